@@ -1,0 +1,276 @@
+//! Python bindings for the ccsim engine: conversion only, no simulation logic.
+//!
+//! `ccsim._core.run(scenario)` takes TOML text or a dict (the Python builder's structure),
+//! validates it in the engine, runs it with the GIL released, and returns plain Python
+//! data (dicts and lists, columns for the tables); the `ccsim` package turns that into
+//! DataFrames, files and plots. Every scenario problem raises `ScenarioError` carrying the
+//! field path.
+
+use ccsim::results::{BatchMean, Results};
+use ccsim::scenario::decode::ScenarioError as EngineError;
+use ccsim::Scenario;
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+create_exception!(_core, ScenarioError, PyValueError, "A scenario is invalid: the message names the field path and what was expected.");
+
+fn scenario_error(e: EngineError) -> PyErr {
+    let err = ScenarioError::new_err(e.to_string());
+    Python::with_gil(|py| {
+        let v = err.value(py);
+        let _ = v.setattr("path", e.path.clone());
+        let _ = v.setattr("detail", e.message.clone());
+    });
+    err
+}
+
+fn to_value(obj: &Bound<'_, PyAny>, path: &str) -> Result<Option<toml::Value>, EngineError> {
+    if obj.is_none() {
+        return Ok(None);
+    }
+    if obj.is_instance_of::<PyBool>() {
+        return Ok(Some(toml::Value::Boolean(obj.extract::<bool>().unwrap_or(false))));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return obj
+            .extract::<i64>()
+            .map(|i| Some(toml::Value::Integer(i)))
+            .map_err(|_| EngineError::new(path, "expected an integer that fits in 64 bits"));
+    }
+    if obj.is_instance_of::<PyFloat>() {
+        return Ok(Some(toml::Value::Float(obj.extract::<f64>().unwrap_or(f64::NAN))));
+    }
+    if obj.is_instance_of::<PyString>() {
+        return Ok(Some(toml::Value::String(obj.extract::<String>().unwrap_or_default())));
+    }
+    if let Ok(d) = obj.downcast::<PyDict>() {
+        let mut t = toml::Table::new();
+        for (k, v) in d.iter() {
+            let key: String = k
+                .extract()
+                .map_err(|_| EngineError::new(path, format!("expected string keys, got {}", k.repr().map(|r| r.to_string()).unwrap_or_default())))?;
+            let sub = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+            if let Some(val) = to_value(&v, &sub)? {
+                t.insert(key, val);
+            }
+        }
+        return Ok(Some(toml::Value::Table(t)));
+    }
+    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        let mut out = Vec::new();
+        for (i, item) in obj.try_iter().map_err(|_| EngineError::new(path, "expected a list"))?.enumerate() {
+            let item = item.map_err(|_| EngineError::new(path, "expected a list"))?;
+            if let Some(v) = to_value(&item, &format!("{path}[{i}]"))? {
+                out.push(v);
+            }
+        }
+        return Ok(Some(toml::Value::Array(out)));
+    }
+    // numpy scalars and other number-likes
+    if let Ok(i) = obj.call_method0("__index__").and_then(|x| x.extract::<i64>()) {
+        return Ok(Some(toml::Value::Integer(i)));
+    }
+    if let Ok(x) = obj.call_method0("__float__").and_then(|x| x.extract::<f64>()) {
+        return Ok(Some(toml::Value::Float(x)));
+    }
+    let ty = obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());
+    Err(EngineError::new(path, format!("expected a string, number, boolean, list or table, got a Python {ty}")))
+}
+
+fn parse(scenario: &Bound<'_, PyAny>) -> PyResult<Scenario> {
+    if let Ok(text) = scenario.extract::<String>() {
+        return Scenario::from_toml_str(&text).map_err(scenario_error);
+    }
+    if scenario.downcast::<PyDict>().is_err() {
+        return Err(ScenarioError::new_err("expected the scenario as TOML text (str) or a dict"));
+    }
+    let v = to_value(scenario, "").map_err(scenario_error)?.expect("dict is not None");
+    Scenario::from_value(&v).map_err(scenario_error)
+}
+
+fn bm<'py>(py: Python<'py>, b: &BatchMean) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("mean", b.mean)?;
+    d.set_item("sd", b.sd)?;
+    d.set_item("intervals", b.intervals)?;
+    Ok(d)
+}
+
+fn results_to_py<'py>(py: Python<'py>, r: &Results, wall: f64) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    let run = PyDict::new(py);
+    run.set_item("name", &r.name)?;
+    run.set_item("seed", r.seed)?;
+    run.set_item("duration_s", r.duration_s)?;
+    run.set_item("interval_s", r.interval_s)?;
+    run.set_item("discard", r.discard)?;
+    run.set_item("events", r.events)?;
+    run.set_item("wall_seconds", wall)?;
+    run.set_item("peak_packets", r.peak_packets)?;
+    run.set_item("jain_goodput", r.jain_goodput)?;
+    run.set_item("conserved", r.conserved)?;
+    out.set_item("run", run)?;
+
+    let flows = PyList::empty(py);
+    for f in &r.flows {
+        let d = PyDict::new(py);
+        d.set_item("name", &f.name)?;
+        d.set_item("src", &f.src)?;
+        d.set_item("dst", &f.dst)?;
+        d.set_item("app", f.app)?;
+        d.set_item("cc", f.cc)?;
+        d.set_item("packet_size", f.packet_size)?;
+        let t = &f.totals;
+        let totals = PyDict::new(py);
+        totals.set_item("sent", t.sent)?;
+        totals.set_item("retransmitted", t.retransmitted)?;
+        totals.set_item("delivered", t.delivered)?;
+        totals.set_item("delivered_bytes", t.delivered_bytes)?;
+        totals.set_item("received", t.received)?;
+        totals.set_item("data_dropped", t.data_dropped)?;
+        totals.set_item("acks_sent", t.acks_sent)?;
+        totals.set_item("acks_received", t.acks_received)?;
+        totals.set_item("acks_dropped", t.acks_dropped)?;
+        totals.set_item("data_in_network", f.data_in_network)?;
+        totals.set_item("acks_in_network", f.acks_in_network)?;
+        totals.set_item("timeouts", f.timeouts)?;
+        d.set_item("totals", totals)?;
+        d.set_item("goodput_pps", bm(py, &f.goodput_pps)?)?;
+        d.set_item("goodput_bps", bm(py, &f.goodput_bps)?)?;
+        d.set_item("delay_s", bm(py, &f.delay_s)?)?;
+        d.set_item("owd_s", bm(py, &f.owd_s)?)?;
+        d.set_item("drop_rate", bm(py, &f.drop_rate)?)?;
+        d.set_item("retx_rate", bm(py, &f.retx_rate)?)?;
+        d.set_item("final_cwnd", f.final_cwnd)?;
+        d.set_item("conserved", f.conserved)?;
+        flows.append(d)?;
+    }
+    out.set_item("flows", flows)?;
+
+    let ports = PyList::empty(py);
+    for p in &r.ports {
+        let d = PyDict::new(py);
+        d.set_item("name", &p.name)?;
+        d.set_item("bandwidth_bps", p.bandwidth_bps)?;
+        d.set_item("delay_s", p.delay_s)?;
+        d.set_item("departures", p.departures)?;
+        d.set_item("bytes_departed", p.bytes_departed)?;
+        d.set_item("drops", p.drops)?;
+        d.set_item("utilisation", p.utilisation)?;
+        d.set_item("max_queue_packets", p.max_queue_packets)?;
+        d.set_item("max_queue_bytes", p.max_queue_bytes)?;
+        ports.append(d)?;
+    }
+    out.set_item("ports", ports)?;
+
+    let it = &r.intervals;
+    let iv = PyDict::new(py);
+    iv.set_item("flow", &it.flow)?;
+    iv.set_item("interval", &it.interval)?;
+    iv.set_item("start_s", &it.start_s)?;
+    iv.set_item("end_s", &it.end_s)?;
+    iv.set_item("goodput_pps", &it.goodput_pps)?;
+    iv.set_item("goodput_bps", &it.goodput_bps)?;
+    iv.set_item("delay_s", &it.delay_s)?;
+    iv.set_item("delay_samples", &it.delay_samples)?;
+    iv.set_item("owd_s", &it.owd_s)?;
+    iv.set_item("drop_rate", &it.drop_rate)?;
+    iv.set_item("retx_rate", &it.retx_rate)?;
+    iv.set_item("sent", &it.sent)?;
+    iv.set_item("delivered", &it.delivered)?;
+    iv.set_item("drops", &it.drops)?;
+    iv.set_item("retransmitted", &it.retransmitted)?;
+    out.set_item("intervals", iv)?;
+
+    let c = &r.cwnd_trace;
+    let cw = PyDict::new(py);
+    cw.set_item("flow", &c.flow)?;
+    cw.set_item("time_s", &c.time_s)?;
+    cw.set_item("cwnd", &c.cwnd)?;
+    cw.set_item("ssthresh", &c.ssthresh)?;
+    cw.set_item("outstanding", &c.outstanding)?;
+    out.set_item("cwnd_trace", cw)?;
+
+    let q = &r.queue_trace;
+    let qt = PyDict::new(py);
+    qt.set_item("port", &q.port)?;
+    qt.set_item("time_s", &q.time_s)?;
+    qt.set_item("packets", &q.packets)?;
+    qt.set_item("bytes", &q.bytes)?;
+    out.set_item("queue_trace", qt)?;
+    Ok(out)
+}
+
+/// Validate and run a scenario (TOML text or dict); returns the results as plain data.
+#[pyfunction]
+fn run<'py>(py: Python<'py>, scenario: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+    let sc = parse(scenario)?;
+    let t0 = std::time::Instant::now();
+    let res = py.allow_threads(|| ccsim::run(&sc)).map_err(scenario_error)?;
+    let wall = t0.elapsed().as_secs_f64();
+    results_to_py(py, &res, wall)
+}
+
+/// Validate a scenario (TOML text or dict) without running it, routing included; returns a
+/// short description.
+#[pyfunction]
+fn validate<'py>(py: Python<'py>, scenario: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+    let sc = parse(scenario)?;
+    ccsim::scenario::build::build_world(&sc).map_err(scenario_error)?;
+    let d = PyDict::new(py);
+    d.set_item("name", &sc.name)?;
+    d.set_item("description", &sc.description)?;
+    d.set_item("duration_s", ccsim::sim::time::to_secs(sc.duration))?;
+    d.set_item("nodes", sc.nodes.len())?;
+    d.set_item("links", sc.links.len())?;
+    d.set_item("flows", sc.flows.len())?;
+    Ok(d)
+}
+
+/// The benchmark dumbbell's scenario text.
+#[pyfunction]
+#[pyo3(signature = (flows, duration, seed=1))]
+fn dumbbell_toml(flows: usize, duration: f64, seed: u64) -> String {
+    ccsim::bench::dumbbell_toml(flows, duration, seed)
+}
+
+/// Run the benchmark dumbbell (GIL released) and return its measurements.
+#[pyfunction]
+#[pyo3(signature = (flows, duration, seed=1))]
+fn bench_dumbbell<'py>(py: Python<'py>, flows: usize, duration: f64, seed: u64) -> PyResult<Bound<'py, PyDict>> {
+    if flows == 0 || !(duration > 0.0) {
+        return Err(ScenarioError::new_err("bench: expected flows >= 1 and duration > 0"));
+    }
+    let r = py.allow_threads(|| ccsim::bench::run_dumbbell(flows, duration, seed)).map_err(scenario_error)?;
+    let d = PyDict::new(py);
+    d.set_item("flows", r.flows)?;
+    d.set_item("sim_seconds", r.sim_seconds)?;
+    d.set_item("wall_seconds", r.wall_seconds)?;
+    d.set_item("build_seconds", r.build_seconds)?;
+    d.set_item("events", r.events)?;
+    d.set_item("events_per_second", r.events_per_second())?;
+    d.set_item("bottleneck_departures", r.bottleneck_departures)?;
+    d.set_item("bottleneck_pkts_per_wall_second", r.departures_per_second())?;
+    d.set_item("sim_seconds_per_wall_second", r.sim_seconds / r.wall_seconds)?;
+    d.set_item("rss_before_kb", r.rss_before_kb)?;
+    d.set_item("peak_rss_kb", r.peak_rss_kb)?;
+    d.set_item("bytes_per_flow", r.bytes_per_flow())?;
+    d.set_item("utilisation", r.utilisation)?;
+    d.set_item("jain", r.jain)?;
+    d.set_item("bottleneck_drops", r.drops)?;
+    d.set_item("timeouts", r.timeouts)?;
+    Ok(d)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(dumbbell_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_dumbbell, m)?)?;
+    Ok(())
+}

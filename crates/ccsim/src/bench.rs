@@ -1,0 +1,107 @@
+//! The standard benchmark: an N-flow NewReno dumbbell (issue 2; DESIGN.md "Speed").
+//!
+//! N senders on 1 Gb/s, 0.5 ms access links; a 100 Mb/s, 20 ms bottleneck with a 1-BDP
+//! drop-tail buffer of 1500-byte packets (RTT 42 ms, BDP 350 packets); N receivers on
+//! 1 Gb/s, 0.5 ms links; flow i starts at i/N seconds. No traces.
+
+use crate::scenario::Scenario;
+use crate::sim::time::to_secs;
+use crate::world::World;
+use std::fmt::Write;
+use std::time::Instant;
+
+/// The dumbbell as scenario TOML (also what `ccsim bench --print-scenario` shows).
+pub fn dumbbell_toml(flows: usize, duration_s: f64, seed: u64) -> String {
+    let bdp_packets = (100e6 * 0.042 / 8.0 / 1500.0_f64).round() as u64;
+    let mut s = String::new();
+    let _ = writeln!(s, "name = \"bench-dumbbell-{flows}\"\nseed = {seed}\nduration = \"{duration_s}s\"");
+    let _ = writeln!(s, "[measure]\ninterval = \"{}s\"\ndiscard = 1\ntrace_cwnd = false\ntrace_queues = false", duration_s / 10.0);
+    let hosts: Vec<String> = (0..flows).flat_map(|i| [format!("\"s{i}\""), format!("\"r{i}\"")]).collect();
+    let _ = writeln!(s, "[nodes]\nhosts = [{}]\nswitches = [\"left\", \"right\"]", hosts.join(", "));
+    let _ = writeln!(
+        s,
+        "[[links]]\nbetween = [\"left\", \"right\"]\nbandwidth = \"100Mbps\"\ndelay = \"20ms\"\nbuffer = \"{bdp_packets}pkt\""
+    );
+    for i in 0..flows {
+        let _ = writeln!(s, "[[links]]\nbetween = [\"s{i}\", \"left\"]\nbandwidth = \"1Gbps\"\ndelay = \"0.5ms\"\nbuffer = \"{bdp_packets}pkt\"");
+        let _ = writeln!(s, "[[links]]\nbetween = [\"right\", \"r{i}\"]\nbandwidth = \"1Gbps\"\ndelay = \"0.5ms\"\nbuffer = \"{bdp_packets}pkt\"");
+    }
+    for i in 0..flows {
+        let start = i as f64 / flows as f64;
+        let _ = writeln!(
+            s,
+            "[[flows]]\nname = \"f{i}\"\nsrc = \"s{i}\"\ndst = \"r{i}\"\napp = \"ftp\"\ncc = \"newreno\"\npacket_size = \"1500B\"\nack_size = \"40B\"\nstart = \"{start}s\""
+        );
+    }
+    s
+}
+
+/// Resident-set figures from /proc (Linux); zero elsewhere.
+pub fn rss_kb() -> (u64, u64) {
+    let text = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+#[derive(Clone, Debug)]
+pub struct BenchReport {
+    pub flows: usize,
+    pub sim_seconds: f64,
+    pub wall_seconds: f64,
+    pub build_seconds: f64,
+    pub events: u64,
+    pub bottleneck_departures: u64,
+    pub utilisation: f64,
+    pub jain: f64,
+    pub rss_before_kb: u64,
+    pub peak_rss_kb: u64,
+    pub drops: u64,
+    pub timeouts: u64,
+}
+
+impl BenchReport {
+    pub fn events_per_second(&self) -> f64 {
+        self.events as f64 / self.wall_seconds
+    }
+    pub fn departures_per_second(&self) -> f64 {
+        self.bottleneck_departures as f64 / self.wall_seconds
+    }
+    pub fn bytes_per_flow(&self) -> f64 {
+        (self.peak_rss_kb.saturating_sub(self.rss_before_kb)) as f64 * 1024.0 / self.flows as f64
+    }
+}
+
+pub fn run_dumbbell(flows: usize, duration_s: f64, seed: u64) -> Result<BenchReport, crate::ScenarioError> {
+    let sc = Scenario::from_toml_str(&dumbbell_toml(flows, duration_s, seed))?;
+    let (rss_before_kb, _) = rss_kb();
+    let t0 = Instant::now();
+    let mut w: World = crate::scenario::build::build_world(&sc)?;
+    let build_seconds = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    w.run();
+    let wall_seconds = t1.elapsed().as_secs_f64();
+    let (_, peak_rss_kb) = rss_kb();
+    let results = crate::Results::collect(&sc, &w);
+    let bottleneck = &w.ports[0]; // links[0] forward: left -> right
+    let timeouts = w.flows.iter().filter_map(|f| f.sender.as_ref()).map(|s| s.timeouts).sum();
+    Ok(BenchReport {
+        flows,
+        sim_seconds: to_secs(w.end),
+        wall_seconds,
+        build_seconds,
+        events: w.events.processed(),
+        bottleneck_departures: bottleneck.stats.departures,
+        utilisation: to_secs(bottleneck.stats.busy_ps) / to_secs(w.end),
+        jain: results.jain_goodput,
+        rss_before_kb,
+        peak_rss_kb,
+        drops: bottleneck.stats.drops,
+        timeouts,
+    })
+}

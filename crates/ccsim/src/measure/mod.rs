@@ -1,0 +1,117 @@
+//! Measurement: per-flow counters, interval statistics (batch means), fairness, traces.
+//!
+//! Source: Keshav 1991 §6.4 (keshav91-experiments.md §2.7): per flow and per interval,
+//! effective throughput (first-time deliveries, retransmissions excluded), mean round-trip
+//! delay, drop rate and retransmission rate; the first interval is discarded; the table
+//! reports the mean of the remaining interval means and their standard deviation.
+pub mod stats;
+
+/// Counters for one flow over one measurement interval (and, separately, the whole run).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowCounters {
+    /// Data packets put on the wire (first transmissions and retransmissions).
+    pub sent: u64,
+    pub retransmitted: u64,
+    /// First-time in-order deliveries at the sink (goodput).
+    pub delivered: u64,
+    pub delivered_bytes: u64,
+    /// Data packets that reached the sink (duplicates included).
+    pub received: u64,
+    pub data_dropped: u64,
+    pub acks_sent: u64,
+    pub acks_received: u64,
+    pub acks_dropped: u64,
+    /// Sum (seconds) and count of the sender's RTT samples.
+    pub rtt_sum: f64,
+    pub rtt_n: u64,
+    /// Sum (seconds) and count of one-way delays measured at the sink.
+    pub owd_sum: f64,
+    pub owd_n: u64,
+}
+
+impl FlowCounters {
+    pub fn add(&mut self, o: &FlowCounters) {
+        self.sent += o.sent;
+        self.retransmitted += o.retransmitted;
+        self.delivered += o.delivered;
+        self.delivered_bytes += o.delivered_bytes;
+        self.received += o.received;
+        self.data_dropped += o.data_dropped;
+        self.acks_sent += o.acks_sent;
+        self.acks_received += o.acks_received;
+        self.acks_dropped += o.acks_dropped;
+        self.rtt_sum += o.rtt_sum;
+        self.rtt_n += o.rtt_n;
+        self.owd_sum += o.owd_sum;
+        self.owd_n += o.owd_n;
+    }
+}
+
+/// One row per (flow, interval), stored by column.
+#[derive(Clone, Debug, Default)]
+pub struct IntervalTable {
+    pub flow: Vec<u32>,
+    pub interval: Vec<u32>,
+    pub start_s: Vec<f64>,
+    pub end_s: Vec<f64>,
+    pub goodput_pps: Vec<f64>,
+    pub goodput_bps: Vec<f64>,
+    /// Mean RTT (s); NaN when the interval had no sample.
+    pub delay_s: Vec<f64>,
+    pub delay_samples: Vec<u64>,
+    pub owd_s: Vec<f64>,
+    pub drop_rate: Vec<f64>,
+    pub retx_rate: Vec<f64>,
+    pub sent: Vec<u64>,
+    pub delivered: Vec<u64>,
+    pub drops: Vec<u64>,
+    pub retransmitted: Vec<u64>,
+}
+
+impl IntervalTable {
+    pub fn push(&mut self, flow: u32, interval: u32, start_s: f64, end_s: f64, c: &FlowCounters) {
+        let len = end_s - start_s;
+        self.flow.push(flow);
+        self.interval.push(interval);
+        self.start_s.push(start_s);
+        self.end_s.push(end_s);
+        self.goodput_pps.push(c.delivered as f64 / len);
+        self.goodput_bps.push(c.delivered_bytes as f64 * 8.0 / len);
+        self.delay_s.push(if c.rtt_n > 0 { c.rtt_sum / c.rtt_n as f64 } else { f64::NAN });
+        self.delay_samples.push(c.rtt_n);
+        self.owd_s.push(if c.owd_n > 0 { c.owd_sum / c.owd_n as f64 } else { f64::NAN });
+        self.drop_rate.push(c.data_dropped as f64 / len);
+        self.retx_rate.push(c.retransmitted as f64 / len);
+        self.sent.push(c.sent);
+        self.delivered.push(c.delivered);
+        self.drops.push(c.data_dropped);
+        self.retransmitted.push(c.retransmitted);
+    }
+
+    pub fn len(&self) -> usize {
+        self.flow.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.flow.is_empty()
+    }
+}
+
+/// Decimated time series, stored by column: periodic samples of congestion windows and
+/// queue lengths (one sample per entity per trace period, so a long run stays small).
+#[derive(Clone, Debug, Default)]
+pub struct CwndTrace {
+    pub flow: Vec<u32>,
+    pub time_s: Vec<f64>,
+    pub cwnd: Vec<f64>,
+    pub ssthresh: Vec<f64>,
+    pub outstanding: Vec<u64>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct QueueTrace {
+    pub port: Vec<u32>,
+    pub time_s: Vec<f64>,
+    pub packets: Vec<u32>,
+    pub bytes: Vec<u64>,
+}

@@ -1,0 +1,8 @@
+//! Network elements: packets and their arena, ports (queue + transmitter + pipe), topology
+//! and routing.
+pub mod packet;
+pub mod port;
+pub mod routing;
+
+pub use packet::{Packet, PacketArena, PacketId, PacketKind};
+pub use port::Port;

@@ -1,0 +1,123 @@
+//! Packets and the arena that owns them.
+//!
+//! Packets live in one `Vec` and move through the network by index; a freed slot goes on a
+//! free list and is reused, so a run in steady state allocates nothing per packet. A sink
+//! turns the data packet it received into the ACK in place (same slot), which saves an
+//! allocation and a free per packet.
+
+use crate::sim::SimTime;
+
+pub type PacketId = u32;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum PacketKind {
+    Data,
+    Ack,
+}
+
+/// Flag bits in [`Packet::flags`].
+pub mod flags {
+    /// Congestion experienced: set by a queue discipline (DECbit, ECN, ...).
+    pub const CE: u8 = 1;
+    /// This data packet is a retransmission.
+    pub const RETX: u8 = 2;
+    /// ACK: the data packet that caused it carried CE (echo to the sender).
+    pub const ECHO_CE: u8 = 4;
+    /// ACK: the data packet that caused it was a retransmission.
+    pub const ECHO_RETX: u8 = 8;
+    /// Data packet is a duplicate at the sink (set on the ACK it causes).
+    pub const DUP: u8 = 16;
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    /// Data: sequence number (in packets). ACK: cumulative ACK, the next sequence expected.
+    pub seq: u64,
+    /// Data: time of this transmission. ACK: echo of the data packet's value.
+    pub tx_time: SimTime,
+    /// Data: time of the first transmission of this sequence number. ACK: echo.
+    pub first_tx_time: SimTime,
+    pub flow: u32,
+    /// Size on the wire, bytes.
+    pub size: u32,
+    /// Start of this packet's route in the routes arena (a list of port ids).
+    pub route: u32,
+    /// Index of the next port on the route to enter.
+    pub hop: u16,
+    pub route_len: u16,
+    pub kind: PacketKind,
+    pub flags: u8,
+    /// Small code field for explicit feedback schemes (JCC's R, ADPM marks, ...).
+    pub code: u8,
+}
+
+impl Packet {
+    #[inline]
+    pub fn has(&self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
+}
+
+const EMPTY: Packet = Packet {
+    seq: 0,
+    tx_time: 0,
+    first_tx_time: 0,
+    flow: 0,
+    size: 0,
+    route: 0,
+    hop: 0,
+    route_len: 0,
+    kind: PacketKind::Data,
+    flags: 0,
+    code: 0,
+};
+
+#[derive(Default)]
+pub struct PacketArena {
+    slots: Vec<Packet>,
+    free: Vec<PacketId>,
+}
+
+impl PacketArena {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    #[inline]
+    pub fn alloc(&mut self, p: Packet) -> PacketId {
+        if let Some(id) = self.free.pop() {
+            self.slots[id as usize] = p;
+            id
+        } else {
+            self.slots.push(p);
+            (self.slots.len() - 1) as PacketId
+        }
+    }
+
+    #[inline]
+    pub fn free(&mut self, id: PacketId) {
+        self.slots[id as usize] = EMPTY;
+        self.free.push(id);
+    }
+
+    #[inline]
+    pub fn get(&self, id: PacketId) -> &Packet {
+        &self.slots[id as usize]
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        &mut self.slots[id as usize]
+    }
+
+    /// Packets currently allocated (in queues, in transmission or in pipes).
+    pub fn live(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+
+    /// Slots ever allocated: the arena's high-water mark.
+    pub fn capacity_used(&self) -> usize {
+        self.slots.len()
+    }
+}

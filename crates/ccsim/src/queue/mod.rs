@@ -1,0 +1,84 @@
+//! Queue disciplines: one file per discipline, all behind [`QueueDiscipline`].
+//!
+//! The trait is shaped like Linux's `Qdisc_ops`: `enqueue` either accepts the arriving packet
+//! or names the packet it dropped (the arriving one, or another already queued, as Fair
+//! Queueing's drop-from-the-longest-queue needs), and `dequeue` hands the next packet to the
+//! transmitter. Marking (DECbit, ECN, ...) happens inside the discipline.
+//!
+//! The port holds a [`Qdisc`], an enum over the disciplines, so the per-packet path is a
+//! `match`, not a virtual call. Adding a discipline: one file implementing the trait, one enum
+//! variant, one arm in each `match` below, and its name in `scenario`.
+
+pub mod droptail;
+
+use crate::net::{PacketArena, PacketId};
+use crate::sim::SimTime;
+pub use droptail::DropTail;
+
+/// How much a buffer holds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BufferLimit {
+    Packets(u32),
+    Bytes(u64),
+    Unlimited,
+}
+
+/// Result of offering a packet to a queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Accepted,
+    /// This packet was dropped: the arriving one, or one that was already queued (in which
+    /// case the arriving packet was accepted).
+    Dropped(PacketId),
+}
+
+/// The state of the transmitter the queue feeds, for disciplines whose buffer accounting
+/// counts the packet in service (keshav91-experiments.md §2.3, gap G7).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct InService {
+    /// Size in bytes of the packet being transmitted, or None if the line is idle.
+    pub bytes: Option<u32>,
+}
+
+pub trait QueueDiscipline {
+    fn enqueue(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict;
+    fn dequeue(&mut self, arena: &mut PacketArena, now: SimTime) -> Option<PacketId>;
+    fn len_packets(&self) -> u32;
+    fn len_bytes(&self) -> u64;
+    /// Visit every queued packet (for conservation checks at the end of a run; not hot).
+    fn for_each(&self, f: &mut dyn FnMut(PacketId));
+}
+
+pub enum Qdisc {
+    DropTail(DropTail),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $q:ident => $e:expr) => {
+        match $self {
+            Qdisc::DropTail($q) => $e,
+        }
+    };
+}
+
+impl QueueDiscipline for Qdisc {
+    #[inline]
+    fn enqueue(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict {
+        dispatch!(self, q => q.enqueue(pkt, arena, now, tx))
+    }
+    #[inline]
+    fn dequeue(&mut self, arena: &mut PacketArena, now: SimTime) -> Option<PacketId> {
+        dispatch!(self, q => q.dequeue(arena, now))
+    }
+    #[inline]
+    fn len_packets(&self) -> u32 {
+        dispatch!(self, q => q.len_packets())
+    }
+    #[inline]
+    fn len_bytes(&self) -> u64 {
+        dispatch!(self, q => q.len_bytes())
+    }
+    fn for_each(&self, f: &mut dyn FnMut(PacketId)) {
+        dispatch!(self, q => q.for_each(f))
+    }
+}

@@ -1,0 +1,150 @@
+//! What a run produces: per-flow summaries with batch means, per-port statistics, the
+//! interval table, traces, fairness and a conservation check.
+
+use crate::measure::stats::{batch_means, jain_index};
+use crate::measure::{CwndTrace, FlowCounters, IntervalTable, QueueTrace};
+use crate::scenario::Scenario;
+use crate::sim::time::to_secs;
+use crate::world::World;
+
+/// Mean and standard deviation of interval means (first `discard` intervals dropped).
+#[derive(Clone, Copy, Debug)]
+pub struct BatchMean {
+    pub mean: f64,
+    pub sd: f64,
+    pub intervals: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct FlowSummary {
+    pub name: String,
+    pub src: String,
+    pub dst: String,
+    pub app: &'static str,
+    pub cc: &'static str,
+    pub packet_size: u32,
+    pub totals: FlowCounters,
+    pub goodput_pps: BatchMean,
+    pub goodput_bps: BatchMean,
+    pub delay_s: BatchMean,
+    pub owd_s: BatchMean,
+    pub drop_rate: BatchMean,
+    pub retx_rate: BatchMean,
+    pub timeouts: u64,
+    pub final_cwnd: f64,
+    /// Data and ACK packets of this flow still in the network at the end.
+    pub data_in_network: u64,
+    pub acks_in_network: u64,
+    /// sent == received + dropped + in network, for data and for ACKs.
+    pub conserved: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct PortSummary {
+    pub name: String,
+    pub bandwidth_bps: u64,
+    pub delay_s: f64,
+    pub departures: u64,
+    pub bytes_departed: u64,
+    pub drops: u64,
+    pub utilisation: f64,
+    pub max_queue_packets: u32,
+    pub max_queue_bytes: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Results {
+    pub name: String,
+    pub seed: u64,
+    pub duration_s: f64,
+    pub interval_s: f64,
+    pub discard: u32,
+    pub flows: Vec<FlowSummary>,
+    pub ports: Vec<PortSummary>,
+    pub intervals: IntervalTable,
+    pub cwnd_trace: CwndTrace,
+    pub queue_trace: QueueTrace,
+    /// Jain's index over the flows' mean goodput (packets/s).
+    pub jain_goodput: f64,
+    pub events: u64,
+    pub peak_packets: usize,
+    /// Whole-run conservation: every flow conserved.
+    pub conserved: bool,
+}
+
+fn column_for(table: &IntervalTable, flow: u32, col: &[f64]) -> Vec<f64> {
+    table.flow.iter().zip(col).filter(|(f, _)| **f == flow).map(|(_, v)| *v).collect()
+}
+
+impl Results {
+    pub fn collect(sc: &Scenario, w: &World) -> Results {
+        let discard = sc.measure.discard as usize;
+        let bm = |flow: u32, col: &[f64]| {
+            let (mean, sd, intervals) = batch_means(&column_for(&w.intervals, flow, col), discard);
+            BatchMean { mean, sd, intervals }
+        };
+        let in_net = w.in_network();
+        let mut flows = Vec::with_capacity(w.flows.len());
+        for (i, f) in w.flows.iter().enumerate() {
+            let t = &f.total;
+            let (d_net, a_net) = in_net[i];
+            let conserved = t.sent == t.received + t.data_dropped + d_net && t.acks_sent == t.acks_received + t.acks_dropped + a_net;
+            let spec = &sc.flows[i];
+            flows.push(FlowSummary {
+                name: f.name.clone(),
+                src: sc.nodes[f.src as usize].name.clone(),
+                dst: sc.nodes[f.dst as usize].name.clone(),
+                app: spec.app.name(),
+                cc: f.sender.as_ref().map(|s| s.cc.name()).unwrap_or("none"),
+                packet_size: f.packet_size,
+                totals: *t,
+                goodput_pps: bm(i as u32, &w.intervals.goodput_pps),
+                goodput_bps: bm(i as u32, &w.intervals.goodput_bps),
+                delay_s: bm(i as u32, &w.intervals.delay_s),
+                owd_s: bm(i as u32, &w.intervals.owd_s),
+                drop_rate: bm(i as u32, &w.intervals.drop_rate),
+                retx_rate: bm(i as u32, &w.intervals.retx_rate),
+                timeouts: f.sender.as_ref().map(|s| s.timeouts).unwrap_or(0),
+                final_cwnd: f.sender.as_ref().map(|s| crate::transport::cc::CongestionControl::cwnd(&s.cc)).unwrap_or(f64::NAN),
+                data_in_network: d_net,
+                acks_in_network: a_net,
+                conserved,
+            });
+        }
+        let dur = to_secs(sc.duration);
+        let ports = w
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(i, p)| PortSummary {
+                name: w.port_names[i].clone(),
+                bandwidth_bps: p.bandwidth_bps,
+                delay_s: to_secs(p.delay),
+                departures: p.stats.departures,
+                bytes_departed: p.stats.bytes_departed,
+                drops: p.stats.drops,
+                utilisation: (to_secs(p.stats.busy_ps) / dur).min(1.0),
+                max_queue_packets: p.stats.max_queue_packets,
+                max_queue_bytes: p.stats.max_queue_bytes,
+            })
+            .collect();
+        let goodputs: Vec<f64> = flows.iter().map(|f: &FlowSummary| f.goodput_pps.mean).filter(|x| !x.is_nan()).collect();
+        let conserved = flows.iter().all(|f| f.conserved);
+        Results {
+            name: sc.name.clone(),
+            seed: sc.seed,
+            duration_s: dur,
+            interval_s: to_secs(sc.measure.interval),
+            discard: sc.measure.discard,
+            flows,
+            ports,
+            intervals: w.intervals.clone(),
+            cwnd_trace: w.cwnd_trace.clone(),
+            queue_trace: w.queue_trace.clone(),
+            jain_goodput: jain_index(&goodputs),
+            events: w.events.processed(),
+            peak_packets: w.peak_live_packets,
+            conserved,
+        }
+    }
+}

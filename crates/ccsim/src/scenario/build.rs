@@ -1,0 +1,141 @@
+//! Scenario -> World.
+
+use super::decode::{Result, ScenarioError};
+use super::schema::{CcKind, NodeKind, QueueKind, QueueSpec, Scenario, Selection};
+use crate::measure::{CwndTrace, IntervalTable, QueueTrace};
+use crate::net::routing::{explicit_path, shortest_path, Adjacency};
+use crate::net::{PacketArena, Port};
+use crate::queue::{DropTail, Qdisc};
+use crate::sim::{EventKind, EventQueue, Rng};
+use crate::traffic::App;
+use crate::transport::cc::{generic::Generic, jk::Jk, newreno::NewReno, reno::Reno, Cc};
+use crate::transport::{Sender, Sink};
+use crate::world::{Flow, World};
+
+fn make_qdisc(q: &QueueSpec) -> Qdisc {
+    match q.kind {
+        QueueKind::DropTail => Qdisc::DropTail(DropTail::new(q.buffer, q.count_in_service)),
+    }
+}
+
+pub fn build_world(sc: &Scenario) -> Result<World> {
+    let n = sc.nodes.len();
+    let mut adj: Adjacency = vec![Vec::new(); n];
+    let mut ports = Vec::with_capacity(sc.links.len() * 2);
+    let mut port_names = Vec::with_capacity(sc.links.len() * 2);
+    for (i, l) in sc.links.iter().enumerate() {
+        let fwd = ports.len() as u32;
+        ports.push(Port::new(l.a as u32, l.b as u32, l.bandwidth_bps, l.delay, make_qdisc(&l.forward)));
+        port_names.push(sc.port_name(i, true));
+        ports.push(Port::new(l.b as u32, l.a as u32, l.bandwidth_bps, l.delay, make_qdisc(&l.reverse)));
+        port_names.push(sc.port_name(i, false));
+        adj[l.a].push((l.b as u32, fwd));
+        adj[l.b].push((l.a as u32, fwd + 1));
+    }
+
+    let mut routes: Vec<u32> = Vec::new();
+    let mut flows = Vec::with_capacity(sc.flows.len());
+    let mut events = EventQueue::new();
+    for (i, fs) in sc.flows.iter().enumerate() {
+        let path = format!("flows[{i}]");
+        let name_of = |x: usize| sc.nodes[x].name.as_str();
+        let resolve = |explicit: &Option<Vec<usize>>, from: usize, to: usize, key: &str| -> Result<Vec<u32>> {
+            match explicit {
+                Some(nodes) => {
+                    let ids: Vec<u32> = nodes.iter().map(|&x| x as u32).collect();
+                    explicit_path(&adj, &ids).map_err(|j| {
+                        ScenarioError::new(
+                            format!("{path}.{key}[{}]", j + 1),
+                            format!("nodes {:?} and {:?} are not joined by a link", name_of(nodes[j]), name_of(nodes[j + 1])),
+                        )
+                    })
+                }
+                None => shortest_path(&adj, from as u32, to as u32).ok_or_else(|| {
+                    ScenarioError::new(format!("{path}.dst"), format!("no route from {:?} to {:?}", name_of(from), name_of(to)))
+                }),
+            }
+        };
+        let fwd = resolve(&fs.route, fs.src, fs.dst, "route")?;
+        let rev_explicit = fs.reverse_route.clone().or_else(|| fs.route.as_ref().map(|r| r.iter().rev().copied().collect()));
+        let rev = resolve(&rev_explicit, fs.dst, fs.src, "reverse_route")?;
+        if fwd.len() > u16::MAX as usize || rev.len() > u16::MAX as usize {
+            return Err(ScenarioError::new(format!("{path}.route"), "route longer than 65535 hops"));
+        }
+        let route = routes.len() as u32;
+        routes.extend_from_slice(&fwd);
+        let rev_route = routes.len() as u32;
+        routes.extend_from_slice(&rev);
+
+        let t = &fs.transport;
+        let w = fs.max_window;
+        let cc = match t.cc {
+            CcKind::None => None,
+            CcKind::Generic => Some(Cc::Generic(Generic::new(w))),
+            CcKind::Jk => Some(Cc::Jk(Jk::new(w, t.initial_cwnd, t.dupack_threshold))),
+            CcKind::Reno => Some(Cc::Reno(Reno::new(w, t.initial_cwnd, t.dupack_threshold))),
+            CcKind::NewReno => Some(Cc::NewReno(NewReno::new(w, t.initial_cwnd, t.dupack_threshold))),
+        };
+        let sender = cc.map(|cc| Sender::new(cc, w, t.rto, t.timers));
+        let rng = Rng::stream(sc.seed, &format!("flow/{}", fs.name));
+        flows.push(Flow {
+            name: fs.name.clone(),
+            src: fs.src as u32,
+            dst: fs.dst as u32,
+            route,
+            route_len: fwd.len() as u16,
+            rev_route,
+            rev_route_len: rev.len() as u16,
+            sender,
+            sink: Sink::new(),
+            app: App::new(fs.app.clone(), fs.start, fs.stop, rng),
+            packet_size: fs.packet_size,
+            ack_size: fs.ack_size,
+            next_seq: 0,
+            cur: Default::default(),
+            total: Default::default(),
+        });
+        events.schedule(fs.start, EventKind::FlowStart, i as u32);
+        if fs.stop < sc.duration {
+            events.schedule(fs.stop, EventKind::FlowStop, i as u32);
+        }
+    }
+
+    let m = &sc.measure;
+    let n_intervals = sc.duration / m.interval;
+    for k in 1..=n_intervals {
+        events.schedule(k * m.interval, EventKind::IntervalEnd, (k - 1) as u32);
+    }
+    let traced_flows: Vec<u32> = match &m.trace_cwnd {
+        Selection::None => vec![],
+        Selection::All | Selection::Switches => (0..sc.flows.len() as u32).collect(),
+        Selection::Indices(ix) => ix.iter().map(|&x| x as u32).collect(),
+    };
+    let traced_ports: Vec<u32> = match &m.trace_queues {
+        Selection::None => vec![],
+        Selection::All => (0..ports.len() as u32).collect(),
+        Selection::Switches => (0..ports.len() as u32).filter(|&p| sc.nodes[ports[p as usize].from as usize].kind == NodeKind::Switch).collect(),
+        Selection::Indices(ix) => ix.iter().map(|&x| x as u32).collect(),
+    };
+    if !traced_flows.is_empty() || !traced_ports.is_empty() {
+        events.schedule(0, EventKind::TraceSample, 0);
+    }
+
+    Ok(World {
+        now: 0,
+        end: sc.duration,
+        events,
+        packets: PacketArena::new(),
+        ports,
+        port_names,
+        routes,
+        flows,
+        interval: m.interval,
+        intervals: IntervalTable::default(),
+        trace_period: m.trace_period,
+        traced_flows,
+        traced_ports,
+        cwnd_trace: CwndTrace::default(),
+        queue_trace: QueueTrace::default(),
+        peak_live_packets: 0,
+    })
+}

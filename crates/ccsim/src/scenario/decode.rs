@@ -1,0 +1,201 @@
+//! Reading a TOML value tree with errors that name the field path.
+//!
+//! Every error says where (`links[2].bandwidth`) and what was expected, and lists the allowed
+//! names where there is a list. Unknown keys are errors too: `Obj::finish` lists the keys
+//! that table accepts (exactly those the decoder asked for), so a typo never passes silently.
+
+use std::fmt;
+use toml::Value;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// Field path, e.g. `links[2].bandwidth`; empty for whole-file errors.
+    pub path: String,
+    pub message: String,
+}
+
+impl ScenarioError {
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError { path: path.into(), message: message.into() }
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+pub type Result<T> = std::result::Result<T, ScenarioError>;
+
+pub fn describe(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("the string {s:?}"),
+        Value::Integer(i) => format!("the integer {i}"),
+        Value::Float(x) => format!("the number {x}"),
+        Value::Boolean(b) => format!("{b}"),
+        Value::Datetime(d) => format!("the date {d}"),
+        Value::Array(_) => "a list".into(),
+        Value::Table(_) => "a table".into(),
+    }
+}
+
+pub fn join_path(base: &str, key: &str) -> String {
+    if base.is_empty() {
+        key.to_string()
+    } else {
+        format!("{base}.{key}")
+    }
+}
+
+/// A table being decoded.
+pub struct Obj<'a> {
+    pub path: String,
+    table: &'a toml::Table,
+    asked: Vec<&'static str>,
+}
+
+impl<'a> Obj<'a> {
+    pub fn new(v: &'a Value, path: &str) -> Result<Self> {
+        match v {
+            Value::Table(t) => Ok(Obj { path: path.to_string(), table: t, asked: Vec::new() }),
+            other => Err(ScenarioError::new(path, format!("expected a table, got {}", describe(other)))),
+        }
+    }
+
+    pub fn at(&self, key: &str) -> String {
+        join_path(&self.path, key)
+    }
+
+    pub fn has(&self, key: &str) -> bool {
+        self.table.contains_key(key)
+    }
+
+    pub fn get(&mut self, key: &'static str) -> Option<&'a Value> {
+        if !self.asked.contains(&key) {
+            self.asked.push(key);
+        }
+        self.table.get(key)
+    }
+
+    fn wrong(&self, key: &str, expected: &str, v: &Value) -> ScenarioError {
+        ScenarioError::new(self.at(key), format!("expected {expected}, got {}", describe(v)))
+    }
+
+    pub fn str(&mut self, key: &'static str) -> Result<Option<&'a str>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.as_str())),
+            Some(v) => Err(self.wrong(key, "a string", v)),
+        }
+    }
+
+    pub fn req_str(&mut self, key: &'static str) -> Result<&'a str> {
+        self.str(key)?.ok_or_else(|| ScenarioError::new(self.at(key), "is required (a string)"))
+    }
+
+    /// A non-negative integer.
+    pub fn uint(&mut self, key: &'static str) -> Result<Option<u64>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Integer(i)) if *i >= 0 => Ok(Some(*i as u64)),
+            Some(v) => Err(self.wrong(key, "a non-negative integer", v)),
+        }
+    }
+
+    pub fn float(&mut self, key: &'static str) -> Result<Option<f64>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Integer(i)) => Ok(Some(*i as f64)),
+            Some(Value::Float(x)) if x.is_finite() => Ok(Some(*x)),
+            Some(v) => Err(self.wrong(key, "a number", v)),
+        }
+    }
+
+    pub fn boolean(&mut self, key: &'static str) -> Result<Option<bool>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Boolean(b)) => Ok(Some(*b)),
+            Some(v) => Err(self.wrong(key, "true or false", v)),
+        }
+    }
+
+    /// A quantity with a unit, written as a string ("80kbps") or a bare number in the base
+    /// unit (from the Python builder).
+    pub fn quantity<T>(&mut self, key: &'static str, parse: fn(&str) -> std::result::Result<T, String>) -> Result<Option<T>> {
+        let text = match self.get(key) {
+            None => return Ok(None),
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Integer(i)) => i.to_string(),
+            Some(Value::Float(x)) => x.to_string(),
+            Some(v) => {
+                let expected = parse("?").err().unwrap_or_else(|| "a quantity".into());
+                return Err(self.wrong(key, &expected, v));
+            }
+        };
+        parse(&text).map(Some).map_err(|expected| ScenarioError::new(self.at(key), format!("expected {expected}, got {text:?}")))
+    }
+
+    /// A string that must be one of `allowed`.
+    pub fn choice(&mut self, key: &'static str, what: &str, allowed: &[&'static str]) -> Result<Option<&'static str>> {
+        match self.str(key)? {
+            None => Ok(None),
+            Some(s) => match allowed.iter().find(|a| **a == s) {
+                Some(a) => Ok(Some(*a)),
+                None => Err(ScenarioError::new(
+                    self.at(key),
+                    format!("unknown {what} {s:?}; expected one of: {}", allowed.join(", ")),
+                )),
+            },
+        }
+    }
+
+    pub fn array(&mut self, key: &'static str) -> Result<Option<&'a Vec<Value>>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Array(a)) => Ok(Some(a)),
+            Some(v) => Err(self.wrong(key, "a list", v)),
+        }
+    }
+
+    pub fn table(&mut self, key: &'static str) -> Result<Option<Obj<'a>>> {
+        let path = self.at(key);
+        match self.get(key) {
+            None => Ok(None),
+            Some(v) => Obj::new(v, &path).map(Some),
+        }
+    }
+
+    /// Fail on any key the decoder did not ask for.
+    pub fn finish(self) -> Result<()> {
+        for k in self.table.keys() {
+            if !self.asked.iter().any(|a| a == k) {
+                let mut allowed = self.asked.clone();
+                allowed.sort_unstable();
+                return Err(ScenarioError::new(
+                    self.at(k),
+                    format!("unknown key {k:?}; allowed keys here: {}", allowed.join(", ")),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The strings of a list field, each checked.
+pub fn string_list<'a>(items: &'a [Value], path: &str) -> Result<Vec<&'a str>> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            Value::String(s) => Ok(s.as_str()),
+            other => Err(ScenarioError::new(format!("{path}[{i}]"), format!("expected a string, got {}", describe(other)))),
+        })
+        .collect()
+}

@@ -1,0 +1,9 @@
+//! Scenarios: the TOML format, unit parsing, validation with field paths, and the builder
+//! that turns a validated scenario into a [`crate::world::World`].
+pub mod build;
+pub mod decode;
+pub mod schema;
+pub mod units;
+
+pub use decode::ScenarioError;
+pub use schema::Scenario;

@@ -1,0 +1,631 @@
+//! The scenario: what a TOML file (or the Python builder) describes, validated.
+//!
+//! The format is documented for users in docs/scenario-format.md. Decoding resolves every
+//! name to an index and every default to a value, so building the world cannot fail on
+//! anything the user wrote except routing (checked in `build`).
+
+use super::decode::{join_path, string_list, Obj, Result, ScenarioError};
+use super::units;
+use crate::queue::BufferLimit;
+use crate::sim::{time::from_secs, SimTime, PS_PER_SEC};
+use crate::traffic::AppKind;
+use crate::transport::cc::{generic::Generic, jk::Jk, newreno::NewReno, reno::Reno, TransportDefaults};
+use crate::transport::rtt::{RtoConfig, RtoFormula, SampleFrom};
+use crate::transport::TimerMode;
+use toml::Value;
+
+pub const CC_NAMES: &[&str] = &["generic", "jk", "reno", "newreno", "none"];
+pub const APP_NAMES: &[&str] = &["ftp", "telnet", "poisson", "cbr", "onoff"];
+pub const QUEUE_NAMES: &[&str] = &["droptail"];
+pub const NODE_KINDS: &[&str] = &["host", "switch"];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    Host,
+    Switch,
+}
+
+#[derive(Clone, Debug)]
+pub struct NodeSpec {
+    pub name: String,
+    pub kind: NodeKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum QueueKind {
+    DropTail,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueSpec {
+    pub kind: QueueKind,
+    pub buffer: BufferLimit,
+    pub count_in_service: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct LinkSpec {
+    pub a: usize,
+    pub b: usize,
+    pub bandwidth_bps: u64,
+    pub delay: SimTime,
+    /// Queue of the port sending from a to b, and from b to a.
+    pub forward: QueueSpec,
+    pub reverse: QueueSpec,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CcKind {
+    None,
+    Generic,
+    Jk,
+    Reno,
+    NewReno,
+}
+
+#[derive(Clone, Debug)]
+pub struct TransportSpec {
+    pub cc: CcKind,
+    pub initial_cwnd: f64,
+    pub dupack_threshold: u32,
+    pub rto: RtoConfig,
+    pub timers: TimerMode,
+}
+
+#[derive(Clone, Debug)]
+pub struct FlowSpec {
+    pub name: String,
+    pub src: usize,
+    pub dst: usize,
+    pub app: AppKind,
+    pub transport: TransportSpec,
+    pub max_window: u32,
+    pub packet_size: u32,
+    pub ack_size: u32,
+    pub start: SimTime,
+    pub stop: SimTime,
+    /// Explicit node sequences, if given.
+    pub route: Option<Vec<usize>>,
+    pub reverse_route: Option<Vec<usize>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Selection {
+    None,
+    All,
+    /// Only ports leaving switches (queue traces' default).
+    Switches,
+    Indices(Vec<usize>),
+}
+
+#[derive(Clone, Debug)]
+pub struct MeasureSpec {
+    pub interval: SimTime,
+    pub discard: u32,
+    pub trace_period: SimTime,
+    pub trace_cwnd: Selection,
+    pub trace_queues: Selection,
+}
+
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    pub name: String,
+    pub description: String,
+    pub seed: u64,
+    pub duration: SimTime,
+    pub measure: MeasureSpec,
+    pub nodes: Vec<NodeSpec>,
+    pub links: Vec<LinkSpec>,
+    pub flows: Vec<FlowSpec>,
+}
+
+impl Scenario {
+    /// Parse and validate TOML text.
+    pub fn from_toml_str(text: &str) -> Result<Scenario> {
+        let table = toml::from_str::<toml::Table>(text).map_err(|e| {
+            let msg = e.message().to_string();
+            match e.span() {
+                Some(s) => {
+                    let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
+                    ScenarioError::new("", format!("not valid TOML (line {line}): {msg}"))
+                }
+                None => ScenarioError::new("", format!("not valid TOML: {msg}")),
+            }
+        })?;
+        Scenario::from_value(&Value::Table(table))
+    }
+
+    /// Validate a value tree (from TOML or from the Python builder's dict).
+    pub fn from_value(v: &Value) -> Result<Scenario> {
+        decode_scenario(v)
+    }
+
+    /// Port name for link `i` in direction a->b (`forward`) or b->a.
+    pub fn port_name(&self, link: usize, forward: bool) -> String {
+        let l = &self.links[link];
+        let (x, y) = if forward { (l.a, l.b) } else { (l.b, l.a) };
+        format!("{}->{}", self.nodes[x].name, self.nodes[y].name)
+    }
+
+    pub fn node_index(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n.name == name)
+    }
+}
+
+fn node_ref(nodes: &[NodeSpec], name: &str, path: &str) -> Result<usize> {
+    nodes.iter().position(|n| n.name == name).ok_or_else(|| {
+        let names: Vec<&str> = nodes.iter().take(20).map(|n| n.name.as_str()).collect();
+        let more = if nodes.len() > 20 { ", ..." } else { "" };
+        ScenarioError::new(path, format!("no node named {name:?}; nodes are: {}{more}", names.join(", ")))
+    })
+}
+
+fn decode_scenario(v: &Value) -> Result<Scenario> {
+    let mut top = Obj::new(v, "")?;
+    let name = top.str("name")?.unwrap_or("scenario").to_string();
+    let description = top.str("description")?.unwrap_or("").to_string();
+    let seed = top.uint("seed")?.unwrap_or(1);
+    let duration = top
+        .quantity("duration", units::duration)?
+        .ok_or_else(|| ScenarioError::new("duration", "is required (a duration such as \"30s\")"))?;
+    if duration == 0 {
+        return Err(ScenarioError::new("duration", "expected a positive duration, got 0"));
+    }
+
+    let nodes = decode_nodes(&mut top)?;
+    let links = decode_links(&mut top, &nodes)?;
+    let flows = decode_flows(&mut top, &nodes, duration)?;
+    let measure = decode_measure(&mut top, duration, &nodes, &links, &flows)?;
+    top.finish()?;
+    Ok(Scenario { name, description, seed, duration, measure, nodes, links, flows })
+}
+
+fn decode_nodes(top: &mut Obj) -> Result<Vec<NodeSpec>> {
+    let mut t = top.table("nodes")?.ok_or_else(|| {
+        ScenarioError::new("nodes", "is required: a table with lists `hosts` and `switches`")
+    })?;
+    let mut nodes: Vec<NodeSpec> = Vec::new();
+    for (key, kind) in [("hosts", NodeKind::Host), ("switches", NodeKind::Switch)] {
+        let path = t.at(key);
+        if let Some(items) = t.array(key)? {
+            for (i, name) in string_list(items, &path)?.into_iter().enumerate() {
+                if name.is_empty() {
+                    return Err(ScenarioError::new(format!("{path}[{i}]"), "expected a non-empty node name"));
+                }
+                if nodes.iter().any(|n| n.name == name) {
+                    return Err(ScenarioError::new(format!("{path}[{i}]"), format!("node {name:?} is declared twice")));
+                }
+                nodes.push(NodeSpec { name: name.to_string(), kind });
+            }
+        }
+    }
+    t.finish()?;
+    if nodes.is_empty() {
+        return Err(ScenarioError::new("nodes", "declares no nodes"));
+    }
+    Ok(nodes)
+}
+
+fn decode_queue(o: &mut Obj, base: Option<&QueueSpec>, sender_kind: NodeKind) -> Result<QueueSpec> {
+    let kind = match o.choice("queue", "queue discipline", QUEUE_NAMES)? {
+        Some("droptail") => QueueKind::DropTail,
+        _ => base.map(|b| b.kind.clone()).unwrap_or(QueueKind::DropTail),
+    };
+    let default_buffer = match sender_kind {
+        // A host's own interface queue is its send buffer: it does not drop.
+        NodeKind::Host => BufferLimit::Unlimited,
+        NodeKind::Switch => BufferLimit::Packets(100),
+    };
+    let buffer = o.quantity("buffer", units::buffer)?.or(base.map(|b| b.buffer)).unwrap_or(default_buffer);
+    let count_in_service = o.boolean("count_in_service")?.or(base.map(|b| b.count_in_service)).unwrap_or(true);
+    Ok(QueueSpec { kind, buffer, count_in_service })
+}
+
+fn decode_links(top: &mut Obj, nodes: &[NodeSpec]) -> Result<Vec<LinkSpec>> {
+    let items = match top.array("links")? {
+        Some(a) => a,
+        None => return Ok(Vec::new()),
+    };
+    let mut links = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let path = format!("links[{i}]");
+        let mut o = Obj::new(item, &path)?;
+        let between = o.array("between")?.ok_or_else(|| {
+            ScenarioError::new(o.at("between"), "is required: the two node names, e.g. [\"h1\", \"sw\"]")
+        })?;
+        let bpath = o.at("between");
+        let ends = string_list(between, &bpath)?;
+        if ends.len() != 2 {
+            return Err(ScenarioError::new(bpath, format!("expected exactly two node names, got {}", ends.len())));
+        }
+        let a = node_ref(nodes, ends[0], &format!("{bpath}[0]"))?;
+        let b = node_ref(nodes, ends[1], &format!("{bpath}[1]"))?;
+        if a == b {
+            return Err(ScenarioError::new(bpath, "a link joins two different nodes"));
+        }
+        let bandwidth_bps = o
+            .quantity("bandwidth", units::bandwidth)?
+            .ok_or_else(|| ScenarioError::new(o.at("bandwidth"), "is required (a bandwidth such as \"80kbps\")"))?;
+        let delay = o.quantity("delay", units::duration)?.unwrap_or(0);
+        // Shared queue settings, then per-direction overrides.
+        let shared_a = decode_queue(&mut o, None, nodes[a].kind)?;
+        let shared_b = {
+            // Same keys, but the default buffer depends on which end sends.
+            let buffer_given = o.has("buffer");
+            let mut q = shared_a.clone();
+            if !buffer_given {
+                q.buffer = match nodes[b].kind {
+                    NodeKind::Host => BufferLimit::Unlimited,
+                    NodeKind::Switch => BufferLimit::Packets(100),
+                };
+            }
+            q
+        };
+        let forward = match o.table("forward")? {
+            Some(mut f) => {
+                let q = decode_queue(&mut f, Some(&shared_a), nodes[a].kind)?;
+                f.finish()?;
+                q
+            }
+            None => shared_a,
+        };
+        let reverse = match o.table("reverse")? {
+            Some(mut r) => {
+                let q = decode_queue(&mut r, Some(&shared_b), nodes[b].kind)?;
+                r.finish()?;
+                q
+            }
+            None => shared_b,
+        };
+        o.finish()?;
+        links.push(LinkSpec { a, b, bandwidth_bps, delay, forward, reverse });
+    }
+    Ok(links)
+}
+
+fn decode_node_list(o: &mut Obj, key: &'static str, nodes: &[NodeSpec]) -> Result<Option<Vec<usize>>> {
+    let path = o.at(key);
+    match o.array(key)? {
+        None => Ok(None),
+        Some(items) => {
+            let names = string_list(items, &path)?;
+            if names.len() < 2 {
+                return Err(ScenarioError::new(path, "expected at least two node names"));
+            }
+            names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| node_ref(nodes, n, &format!("{path}[{i}]")))
+                .collect::<Result<Vec<_>>>()
+                .map(Some)
+        }
+    }
+}
+
+fn transport_defaults(cc: CcKind) -> TransportDefaults {
+    match cc {
+        CcKind::Generic => Generic::defaults(),
+        CcKind::Jk => Jk::defaults(),
+        CcKind::Reno => Reno::defaults(),
+        CcKind::NewReno | CcKind::None => NewReno::defaults(),
+    }
+}
+
+fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
+    let d = transport_defaults(cc);
+    let mut spec = TransportSpec { cc, initial_cwnd: 1.0, dupack_threshold: 3, rto: d.rto, timers: d.timers };
+    let mut p = match params {
+        None => return Ok(spec),
+        Some(p) => p,
+    };
+    if cc == CcKind::None {
+        p.finish()?; // an uncontrolled flow takes no parameters
+        return Ok(spec);
+    }
+    if let Some(x) = p.quantity("initial_rto", units::duration)? {
+        if x == 0 {
+            return Err(ScenarioError::new(p.at("initial_rto"), "expected a positive duration"));
+        }
+        spec.rto.initial_rto = x;
+    }
+    if let Some(x) = p.quantity("min_rto", units::duration)? {
+        spec.rto.min_rto = x;
+    }
+    if let Some(x) = p.quantity("max_rto", units::duration)? {
+        spec.rto.max_rto = x;
+    }
+    if spec.rto.max_rto < spec.rto.min_rto {
+        return Err(ScenarioError::new(p.at("max_rto"), "expected max_rto >= min_rto"));
+    }
+    if let Some(k) = p.boolean("karn")? {
+        spec.rto.karn = k;
+    }
+    if let Some(b) = p.boolean("backoff")? {
+        spec.rto.backoff = b;
+    }
+    match p.choice("rtt_sample", "RTT sample origin", &["first", "last"])? {
+        Some("first") => spec.rto.sample_from = SampleFrom::First,
+        Some(_) => spec.rto.sample_from = SampleFrom::Last,
+        None => {}
+    }
+    if cc == CcKind::Generic {
+        if let Some(beta) = p.float("beta")? {
+            if !(beta > 0.0 && beta <= 100.0) {
+                return Err(ScenarioError::new(p.at("beta"), format!("expected a number in (0, 100], got {beta}")));
+            }
+            spec.rto.formula = RtoFormula::Beta(beta);
+        }
+        match p.choice("retransmit", "retransmission rule", &["expired", "go_back_n"])? {
+            Some("go_back_n") => spec.timers = TimerMode::Single,
+            Some(_) => spec.timers = TimerMode::PerPacket,
+            None => {}
+        }
+    } else {
+        if let Some(k) = p.float("rto_k")? {
+            if !(k >= 0.0 && k <= 100.0) {
+                return Err(ScenarioError::new(p.at("rto_k"), format!("expected a number in [0, 100], got {k}")));
+            }
+            spec.rto.formula = RtoFormula::MeanDev(k);
+        }
+        if let Some(w) = p.float("initial_cwnd")? {
+            if !(w >= 1.0 && w <= 1e6) {
+                return Err(ScenarioError::new(p.at("initial_cwnd"), format!("expected a number in [1, 1e6], got {w}")));
+            }
+            spec.initial_cwnd = w;
+        }
+        if let Some(n) = p.uint("dupack_threshold")? {
+            if !(1..=1000).contains(&n) {
+                return Err(ScenarioError::new(p.at("dupack_threshold"), format!("expected an integer in [1, 1000], got {n}")));
+            }
+            spec.dupack_threshold = n as u32;
+        }
+    }
+    p.finish()?;
+    Ok(spec)
+}
+
+fn gap_from_rate(o: &mut Obj, size: u32, required_for: &str) -> Result<Option<SimTime>> {
+    let rate = o.quantity("rate", units::packet_rate)?;
+    let bitrate = o.quantity("bitrate", units::bandwidth)?;
+    match (rate, bitrate) {
+        (Some(_), Some(_)) => Err(ScenarioError::new(o.at("bitrate"), "give either rate or bitrate, not both")),
+        (Some(r), None) => Ok(Some(from_secs(1.0 / r).max(1))),
+        (None, Some(b)) => Ok(Some(from_secs(size as f64 * 8.0 / b as f64).max(1))),
+        (None, None) if required_for.is_empty() => Ok(None),
+        (None, None) => Err(ScenarioError::new(
+            o.at("rate"),
+            format!("is required for app {required_for:?} (\"10pps\"), or give bitrate (\"40kbps\")"),
+        )),
+    }
+}
+
+fn decode_app(o: &mut Obj, app: &str, packet_size: u32, duration: SimTime) -> Result<AppKind> {
+    Ok(match app {
+        "ftp" => AppKind::Ftp { packets: o.uint("packets")?.filter(|&n| n > 0) },
+        "telnet" | "poisson" => {
+            let gap = o.quantity("mean_gap", units::duration)?;
+            let from_rate = gap_from_rate(o, packet_size, "")?;
+            let mean_gap = match (gap, from_rate) {
+                (Some(_), Some(_)) => return Err(ScenarioError::new(o.at("mean_gap"), "give either mean_gap or rate, not both")),
+                (Some(g), None) => g,
+                (None, Some(g)) => g,
+                (None, None) if app == "telnet" => 5 * PS_PER_SEC, // Keshav §6.5: mean 5 s
+                (None, None) => {
+                    return Err(ScenarioError::new(o.at("mean_gap"), "is required for app \"poisson\" (\"0.5s\"), or give rate (\"2pps\")"))
+                }
+            };
+            if mean_gap == 0 {
+                return Err(ScenarioError::new(o.at("mean_gap"), "expected a positive duration"));
+            }
+            if app == "telnet" {
+                AppKind::Telnet { mean_gap }
+            } else {
+                AppKind::Poisson { mean_gap }
+            }
+        }
+        "cbr" => AppKind::Cbr { gap: gap_from_rate(o, packet_size, "cbr")?.unwrap() },
+        "onoff" => {
+            let gap = gap_from_rate(o, packet_size, "onoff")?.unwrap();
+            let path = o.at("on");
+            let items = o.array("on")?.ok_or_else(|| {
+                ScenarioError::new(path.clone(), "is required for app \"onoff\": a list of [start, end] periods, e.g. [[\"0s\", \"300s\"]]")
+            })?;
+            let mut on = Vec::new();
+            for (i, it) in items.iter().enumerate() {
+                let ipath = format!("{path}[{i}]");
+                let pair = match it {
+                    Value::Array(a) if a.len() == 2 => a,
+                    _ => return Err(ScenarioError::new(ipath, "expected a [start, end] pair of durations")),
+                };
+                let mut ends = [0; 2];
+                for (j, e) in pair.iter().enumerate() {
+                    let text = match e {
+                        Value::String(s) => s.clone(),
+                        Value::Integer(x) => x.to_string(),
+                        Value::Float(x) => x.to_string(),
+                        _ => return Err(ScenarioError::new(format!("{ipath}[{j}]"), "expected a duration")),
+                    };
+                    ends[j] = units::duration(&text).map_err(|e| ScenarioError::new(format!("{ipath}[{j}]"), format!("expected {e}, got {text:?}")))?;
+                }
+                if ends[1] <= ends[0] || on.last().is_some_and(|&(_, b)| ends[0] < b) {
+                    return Err(ScenarioError::new(ipath, "expected periods with start < end, in time order, not overlapping"));
+                }
+                on.push((ends[0], ends[1]));
+            }
+            let _ = duration;
+            AppKind::OnOff { gap, on }
+        }
+        _ => unreachable!("app name checked by choice()"),
+    })
+}
+
+fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], duration: SimTime) -> Result<Vec<FlowSpec>> {
+    let items = match top.array("flows")? {
+        Some(a) => a,
+        None => return Ok(Vec::new()),
+    };
+    let mut flows: Vec<FlowSpec> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let path = format!("flows[{i}]");
+        let mut o = Obj::new(item, &path)?;
+        let name = o.str("name")?.map(str::to_string).unwrap_or_else(|| format!("flow{i}"));
+        if flows.iter().any(|f| f.name == name) {
+            return Err(ScenarioError::new(o.at("name"), format!("flow name {name:?} is used twice")));
+        }
+        let endpoint = |o: &mut Obj, key: &'static str| -> Result<usize> {
+            let p = o.at(key);
+            let n = o.req_str(key)?;
+            let idx = node_ref(nodes, n, &p)?;
+            if nodes[idx].kind != NodeKind::Host {
+                return Err(ScenarioError::new(p, format!("node {n:?} is a switch; flows start and end at hosts")));
+            }
+            Ok(idx)
+        };
+        let src = endpoint(&mut o, "src")?;
+        let dst = endpoint(&mut o, "dst")?;
+        if src == dst {
+            return Err(ScenarioError::new(o.at("dst"), "expected a destination other than the source"));
+        }
+        let app_name = o.choice("app", "application", APP_NAMES)?.unwrap_or("ftp");
+        let default_cc = match app_name {
+            "ftp" | "telnet" => "newreno",
+            _ => "none",
+        };
+        let cc_name = o.choice("cc", "congestion control algorithm", CC_NAMES)?.unwrap_or(default_cc);
+        let cc = match cc_name {
+            "generic" => CcKind::Generic,
+            "jk" => CcKind::Jk,
+            "reno" => CcKind::Reno,
+            "newreno" => CcKind::NewReno,
+            _ => CcKind::None,
+        };
+        if cc == CcKind::None && app_name == "ftp" {
+            return Err(ScenarioError::new(
+                o.at("cc"),
+                "app \"ftp\" needs flow control (an infinite source without it has no rate); use app \"cbr\" for an uncontrolled source",
+            ));
+        }
+        let default_size = if app_name == "telnet" { 40 } else { 1000 };
+        let packet_size = o.quantity("packet_size", units::size)?.unwrap_or(default_size);
+        let ack_size = o.quantity("ack_size", units::size)?.unwrap_or(40);
+        for (key, v) in [("packet_size", packet_size), ("ack_size", ack_size)] {
+            if v > 65_535 {
+                return Err(ScenarioError::new(o.at(key), format!("expected at most 65535 bytes, got {v}")));
+            }
+        }
+        let max_window = match o.uint("max_window")? {
+            None => 1_000_000,
+            Some(w) if (1..=100_000_000).contains(&w) => w as u32,
+            Some(w) => return Err(ScenarioError::new(o.at("max_window"), format!("expected an integer in [1, 100000000], got {w}"))),
+        };
+        let start = o.quantity("start", units::duration)?.unwrap_or(0);
+        if start >= duration {
+            return Err(ScenarioError::new(o.at("start"), "expected a start time before the end of the run (duration)"));
+        }
+        let stop = o.quantity("stop", units::duration)?.unwrap_or(SimTime::MAX);
+        if stop <= start {
+            return Err(ScenarioError::new(o.at("stop"), "expected a stop time after start"));
+        }
+        let app = decode_app(&mut o, app_name, packet_size as u32, duration)?;
+        let params = o.table("params")?;
+        let transport = decode_transport(params, cc)?;
+        let route = decode_node_list(&mut o, "route", nodes)?;
+        let reverse_route = decode_node_list(&mut o, "reverse_route", nodes)?;
+        for (key, r, from, to) in [("route", &route, src, dst), ("reverse_route", &reverse_route, dst, src)] {
+            if let Some(r) = r {
+                if r[0] != from || *r.last().unwrap() != to {
+                    return Err(ScenarioError::new(
+                        join_path(&path, key),
+                        format!("expected a node list from {:?} to {:?}", nodes[from].name, nodes[to].name),
+                    ));
+                }
+            }
+        }
+        o.finish()?;
+        flows.push(FlowSpec {
+            name,
+            src,
+            dst,
+            app,
+            transport,
+            max_window,
+            packet_size: packet_size as u32,
+            ack_size: ack_size as u32,
+            start,
+            stop,
+            route,
+            reverse_route,
+        });
+    }
+    Ok(flows)
+}
+
+fn decode_selection(o: &mut Obj, key: &'static str, names: &[String], default: Selection) -> Result<Selection> {
+    let path = o.at(key);
+    match o.get(key) {
+        None => Ok(default),
+        Some(Value::Boolean(true)) => Ok(Selection::All),
+        Some(Value::Boolean(false)) => Ok(Selection::None),
+        Some(Value::String(s)) if s == "all" => Ok(Selection::All),
+        Some(Value::String(s)) if s == "none" => Ok(Selection::None),
+        Some(Value::String(s)) if s == "switches" && key == "trace_queues" => Ok(Selection::Switches),
+        Some(Value::Array(items)) => {
+            let mut idx = Vec::new();
+            for (i, n) in string_list(items, &path)?.into_iter().enumerate() {
+                match names.iter().position(|x| x == n) {
+                    Some(k) => idx.push(k),
+                    None => {
+                        let shown: Vec<&str> = names.iter().take(20).map(String::as_str).collect();
+                        return Err(ScenarioError::new(format!("{path}[{i}]"), format!("no such name {n:?}; expected one of: {}", shown.join(", "))));
+                    }
+                }
+            }
+            Ok(Selection::Indices(idx))
+        }
+        Some(v) => Err(ScenarioError::new(
+            path,
+            format!("expected true, false, \"all\", \"none\"{} or a list of names, got {}", if key == "trace_queues" { ", \"switches\"" } else { "" }, super::decode::describe(v)),
+        )),
+    }
+}
+
+fn decode_measure(top: &mut Obj, duration: SimTime, nodes: &[NodeSpec], links: &[LinkSpec], flows: &[FlowSpec]) -> Result<MeasureSpec> {
+    let flow_names: Vec<String> = flows.iter().map(|f| f.name.clone()).collect();
+    let port_names: Vec<String> = links
+        .iter()
+        .flat_map(|l| [format!("{}->{}", nodes[l.a].name, nodes[l.b].name), format!("{}->{}", nodes[l.b].name, nodes[l.a].name)])
+        .collect();
+    let default_interval = duration / 8;
+    let mut m = match top.table("measure")? {
+        Some(m) => m,
+        None => {
+            return Ok(MeasureSpec {
+                interval: default_interval.max(1),
+                discard: 1,
+                trace_period: (duration / 2000).max(1),
+                trace_cwnd: Selection::All,
+                trace_queues: Selection::Switches,
+            })
+        }
+    };
+    let interval = m.quantity("interval", units::duration)?.unwrap_or(default_interval).max(1);
+    if interval > duration {
+        return Err(ScenarioError::new(m.at("interval"), "expected an interval no longer than the run (duration)"));
+    }
+    let n_intervals = duration / interval;
+    let discard = m.uint("discard")?.unwrap_or(1);
+    if discard >= n_intervals {
+        return Err(ScenarioError::new(
+            m.at("discard"),
+            format!("expected fewer than the {n_intervals} whole intervals in the run, got {discard}"),
+        ));
+    }
+    let trace_period = m.quantity("trace_period", units::duration)?.unwrap_or((duration / 2000).max(1));
+    if trace_period == 0 {
+        return Err(ScenarioError::new(m.at("trace_period"), "expected a positive duration"));
+    }
+    let trace_cwnd = decode_selection(&mut m, "trace_cwnd", &flow_names, Selection::All)?;
+    let trace_queues = decode_selection(&mut m, "trace_queues", &port_names, Selection::Switches)?;
+    m.finish()?;
+    Ok(MeasureSpec { interval, discard: discard as u32, trace_period, trace_cwnd, trace_queues })
+}

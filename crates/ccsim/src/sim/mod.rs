@@ -1,0 +1,8 @@
+//! Simulation kernel: integer time, the event queue and random-number streams.
+pub mod events;
+pub mod rng;
+pub mod time;
+
+pub use events::{Event, EventKind, EventQueue};
+pub use rng::Rng;
+pub use time::{SimTime, PS_PER_SEC};

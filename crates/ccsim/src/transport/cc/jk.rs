@@ -1,0 +1,79 @@
+//! JK: Jacobson-Karels congestion control as in 4.3BSD-Tahoe.
+//!
+//! Source: Keshav 1991 §6.5 and Scenario 3 (keshav91-experiments.md §3.6): Generic plus
+//! adjustable windows, better timeout calculation and fast retransmit; the window "opens
+//! exponentially, then linearly, until a loss drops it to one" (Tahoe: no fast recovery).
+//! Details from Jacobson 1988 / 4.3BSD-Tahoe (spec [EXT]):
+//! - cwnd starts at 1, ssthresh at the maximum window;
+//! - each new ACK: cwnd += 1 below ssthresh, else cwnd += 1/cwnd;
+//! - third duplicate ACK: fast retransmit, ssthresh = max(min(cwnd, maxwin)/2, 2), cwnd = 1;
+//! - timeout: the same window change, RTO doubles, go back to the oldest unACKed packet;
+//! - RTO = srtt + 2 x mean deviation (Keshav ch. 4's account of BSD; k = 4 via `rto_k`),
+//!   Karn's rule, one timer per connection, continuous-time timers (spec §2.6 [REC]);
+//! - minimum RTO 1 s, 4.3BSD's TCPTV_MIN (two 500 ms ticks). The thesis is silent; without a
+//!   floor, a Telnet's sparse samples drive srtt + 2 mdev below the next RTT and Scenario 1
+//!   shows spurious retransmissions that Table 6.3 does not (`min_rto = "0s"` removes it).
+//! cwnd never grows past the maximum window (growth there could not be used).
+
+use super::{aimd_increase, AckInfo, AckResponse, CongestionControl, TransportDefaults};
+use crate::sim::PS_PER_SEC;
+use crate::transport::rtt::{RtoConfig, RtoFormula, SampleFrom};
+use crate::transport::sender::TimerMode;
+
+#[derive(Clone, Debug)]
+pub struct Jk {
+    cwnd: f64,
+    ssthresh: f64,
+    max_window: f64,
+    dupack_threshold: u32,
+}
+
+impl Jk {
+    pub fn new(max_window: u32, initial_cwnd: f64, dupack_threshold: u32) -> Self {
+        Jk { cwnd: initial_cwnd, ssthresh: max_window as f64, max_window: max_window as f64, dupack_threshold }
+    }
+
+    pub fn defaults() -> TransportDefaults {
+        TransportDefaults {
+            rto: RtoConfig {
+                formula: RtoFormula::MeanDev(2.0),
+                sample_from: SampleFrom::Last,
+                karn: true,
+                backoff: true,
+                initial_rto: 2 * PS_PER_SEC,
+                min_rto: PS_PER_SEC,
+                max_rto: 64 * PS_PER_SEC,
+            },
+            timers: TimerMode::Single,
+        }
+    }
+
+    fn collapse(&mut self) {
+        self.ssthresh = (self.cwnd.min(self.max_window) / 2.0).floor().max(2.0);
+        self.cwnd = 1.0;
+    }
+}
+
+impl CongestionControl for Jk {
+    fn cwnd(&self) -> f64 {
+        self.cwnd
+    }
+    fn ssthresh(&self) -> f64 {
+        self.ssthresh
+    }
+    fn on_new_ack(&mut self, _ack: &AckInfo) -> AckResponse {
+        self.cwnd = aimd_increase(self.cwnd, self.ssthresh, self.max_window);
+        AckResponse::Nothing
+    }
+    fn on_dup_ack(&mut self, count: u32, _ack: &AckInfo) -> bool {
+        if count == self.dupack_threshold {
+            self.collapse();
+            true
+        } else {
+            false
+        }
+    }
+    fn on_timeout(&mut self, _flight: u64, _high_sent: u64) {
+        self.collapse();
+    }
+}

@@ -1,0 +1,132 @@
+//! Congestion control: one file per algorithm, all behind [`CongestionControl`].
+//!
+//! The callback set follows Linux's `tcp_congestion_ops` and quinn-proto's `Controller`:
+//! the sender reports new ACKs, duplicate ACKs, timeouts and explicit congestion signals;
+//! the algorithm changes its window and may ask for a retransmission. Sequence space,
+//! retransmission, RTT estimation and timers belong to the sender, not to the algorithm.
+//!
+//! Adding an algorithm: one file implementing the trait, one variant in [`Cc`] and one line in
+//! `dispatch!`, and its name in `scenario::schema`.
+
+pub mod generic;
+pub mod jk;
+pub mod newreno;
+pub mod reno;
+
+use super::rtt::RtoConfig;
+use super::sender::TimerMode;
+use crate::sim::SimTime;
+
+/// What the sender knows when an ACK arrives, passed to the algorithm.
+#[derive(Clone, Copy, Debug)]
+pub struct AckInfo {
+    pub now: SimTime,
+    /// Packets newly acknowledged by this ACK (0 for a duplicate).
+    pub newly_acked: u64,
+    /// The cumulative ACK (next sequence number the sink expects).
+    pub ack: u64,
+    /// Packets outstanding (snd_nxt - snd_una) before this ACK: RFC 5681's FlightSize.
+    pub flight_before: u64,
+    /// One past the highest sequence number ever sent.
+    pub high_sent: u64,
+    /// The ACK echoes a congestion bit.
+    pub ce: bool,
+}
+
+/// An algorithm's answer to a new ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckResponse {
+    Nothing,
+    /// Retransmit the first unacknowledged packet now (NewReno's partial ACK).
+    RetransmitFirstUnacked,
+}
+
+/// Timer and estimator defaults that come with an algorithm (each overridable by parameters).
+#[derive(Clone, Copy, Debug)]
+pub struct TransportDefaults {
+    pub rto: RtoConfig,
+    pub timers: TimerMode,
+}
+
+pub trait CongestionControl {
+    /// Congestion window in packets (the sender uses min(floor(cwnd), max_window), at least 1).
+    fn cwnd(&self) -> f64;
+    /// Slow-start threshold in packets (infinite where the algorithm has none).
+    fn ssthresh(&self) -> f64 {
+        f64::INFINITY
+    }
+    /// A cumulative ACK advanced the window.
+    fn on_new_ack(&mut self, ack: &AckInfo) -> AckResponse;
+    /// The `count`-th consecutive duplicate ACK; true asks for a fast retransmission.
+    fn on_dup_ack(&mut self, count: u32, ack: &AckInfo) -> bool;
+    /// The retransmission timer expired with `flight` packets outstanding.
+    fn on_timeout(&mut self, flight: u64, high_sent: u64);
+    /// Every ACK, new or duplicate, with its echoed congestion bit (explicit-feedback schemes).
+    fn on_ack_signal(&mut self, _ce: bool) {}
+}
+
+/// The algorithms, as an enum so the per-ACK path is a `match`, not a virtual call.
+#[derive(Clone, Debug)]
+pub enum Cc {
+    Generic(generic::Generic),
+    Jk(jk::Jk),
+    Reno(reno::Reno),
+    NewReno(newreno::NewReno),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            Cc::Generic($c) => $e,
+            Cc::Jk($c) => $e,
+            Cc::Reno($c) => $e,
+            Cc::NewReno($c) => $e,
+        }
+    };
+}
+
+impl CongestionControl for Cc {
+    #[inline]
+    fn cwnd(&self) -> f64 {
+        dispatch!(self, c => c.cwnd())
+    }
+    #[inline]
+    fn ssthresh(&self) -> f64 {
+        dispatch!(self, c => c.ssthresh())
+    }
+    #[inline]
+    fn on_new_ack(&mut self, ack: &AckInfo) -> AckResponse {
+        dispatch!(self, c => c.on_new_ack(ack))
+    }
+    #[inline]
+    fn on_dup_ack(&mut self, count: u32, ack: &AckInfo) -> bool {
+        dispatch!(self, c => c.on_dup_ack(count, ack))
+    }
+    #[inline]
+    fn on_timeout(&mut self, flight: u64, high_sent: u64) {
+        dispatch!(self, c => c.on_timeout(flight, high_sent))
+    }
+    #[inline]
+    fn on_ack_signal(&mut self, ce: bool) {
+        dispatch!(self, c => c.on_ack_signal(ce))
+    }
+}
+
+impl Cc {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Cc::Generic(_) => "generic",
+            Cc::Jk(_) => "jk",
+            Cc::Reno(_) => "reno",
+            Cc::NewReno(_) => "newreno",
+        }
+    }
+}
+
+/// Shared slow-start / congestion-avoidance step: +1 per ACK below ssthresh, else +1/cwnd;
+/// never above `cap` (the maximum window: growth past it could not be used).
+#[inline]
+pub(crate) fn aimd_increase(cwnd: f64, ssthresh: f64, cap: f64) -> f64 {
+    let next = if cwnd < ssthresh { cwnd + 1.0 } else { cwnd + 1.0 / cwnd };
+    next.min(cap)
+}

@@ -1,0 +1,128 @@
+//! Round-trip-time estimation and the retransmission timeout.
+//!
+//! Two estimator families cover the source theses:
+//! - `Beta(b)`: RTO = b x srtt with srtt an exponential average (gain 1/8) — the Generic
+//!   protocol of Keshav 1991 §6.5 ("timeout periods are given by beta*rtt, beta ~ 2").
+//! - `MeanDev(k)`: RTO = srtt + k x mean deviation (gains 1/8 and 1/4) — Jacobson 1988;
+//!   k = 2 as Keshav ch. 4 describes 4.3BSD, k = 4 as RFC 6298.
+//!
+//! Which transmission a sample is measured from (first or most recent), Karn's rule, clamps,
+//! the initial RTO and exponential back-off are per-algorithm defaults, each a parameter.
+
+use crate::sim::SimTime;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RtoFormula {
+    Beta(f64),
+    MeanDev(f64),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SampleFrom {
+    /// From the first transmission of the acknowledged sequence number (Keshav's Generic).
+    First,
+    /// From the transmission that the ACK answers.
+    Last,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RtoConfig {
+    pub formula: RtoFormula,
+    pub sample_from: SampleFrom,
+    /// Skip samples from retransmitted packets (Karn and Partridge).
+    pub karn: bool,
+    /// Double the RTO on each expiry until a fresh sample arrives.
+    pub backoff: bool,
+    pub initial_rto: SimTime,
+    pub min_rto: SimTime,
+    pub max_rto: SimTime,
+}
+
+#[derive(Clone, Debug)]
+pub struct RttEstimator {
+    pub cfg: RtoConfig,
+    /// Smoothed RTT and mean deviation, picoseconds (as f64 so small gains do not truncate).
+    srtt: f64,
+    rttvar: f64,
+    has_sample: bool,
+    backoff_shift: u32,
+}
+
+impl RttEstimator {
+    pub fn new(cfg: RtoConfig) -> Self {
+        RttEstimator { cfg, srtt: 0.0, rttvar: 0.0, has_sample: false, backoff_shift: 0 }
+    }
+
+    pub fn sample(&mut self, rtt: SimTime) {
+        let r = rtt as f64;
+        if !self.has_sample {
+            self.srtt = r;
+            self.rttvar = r / 2.0;
+            self.has_sample = true;
+        } else {
+            let err = r - self.srtt;
+            self.srtt += err / 8.0;
+            self.rttvar += (err.abs() - self.rttvar) / 4.0;
+        }
+        self.backoff_shift = 0;
+    }
+
+    pub fn on_expiry(&mut self) {
+        if self.cfg.backoff && self.backoff_shift < 16 {
+            self.backoff_shift += 1;
+        }
+    }
+
+    pub fn srtt(&self) -> Option<SimTime> {
+        self.has_sample.then_some(self.srtt as SimTime)
+    }
+
+    pub fn rto(&self) -> SimTime {
+        let base = if !self.has_sample {
+            self.cfg.initial_rto as f64
+        } else {
+            match self.cfg.formula {
+                RtoFormula::Beta(b) => b * self.srtt,
+                RtoFormula::MeanDev(k) => self.srtt + k * self.rttvar,
+            }
+        };
+        let clamped = base.max(self.cfg.min_rto as f64).min(self.cfg.max_rto as f64) as SimTime;
+        clamped.saturating_mul(1u64 << self.backoff_shift).min(self.cfg.max_rto.max(clamped))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::PS_PER_SEC;
+    fn cfg(formula: RtoFormula) -> RtoConfig {
+        RtoConfig {
+            formula,
+            sample_from: SampleFrom::Last,
+            karn: true,
+            backoff: true,
+            initial_rto: 2 * PS_PER_SEC,
+            min_rto: 0,
+            max_rto: 64 * PS_PER_SEC,
+        }
+    }
+    #[test]
+    fn beta_rto_is_twice_the_average() {
+        let mut e = RttEstimator::new(cfg(RtoFormula::Beta(2.0)));
+        assert_eq!(e.rto(), 2 * PS_PER_SEC);
+        e.sample(PS_PER_SEC);
+        assert_eq!(e.rto(), 2 * PS_PER_SEC);
+        e.sample(PS_PER_SEC);
+        assert_eq!(e.rto(), 2 * PS_PER_SEC);
+    }
+    #[test]
+    fn jacobson_rto_and_backoff() {
+        let mut e = RttEstimator::new(cfg(RtoFormula::MeanDev(4.0)));
+        e.sample(PS_PER_SEC); // srtt 1, rttvar 0.5 -> 3 s
+        assert_eq!(e.rto(), 3 * PS_PER_SEC);
+        e.on_expiry();
+        assert_eq!(e.rto(), 6 * PS_PER_SEC);
+        e.sample(PS_PER_SEC); // a fresh sample clears the back-off
+        assert!(e.rto() < 3 * PS_PER_SEC);
+    }
+}

@@ -1,0 +1,353 @@
+//! The world: every component in flat `Vec`s addressed by index, and the event loop.
+//!
+//! Nothing here allocates per packet: packets come from the arena (and an ACK reuses the slot
+//! of the data packet it answers), events are plain values in a binary heap, counters are
+//! fields. Dispatch is a `match` on the event kind.
+
+use crate::measure::{CwndTrace, FlowCounters, IntervalTable, QueueTrace};
+use crate::net::packet::flags;
+use crate::net::{Packet, PacketArena, PacketId, PacketKind, Port};
+use crate::sim::{time::to_secs, Event, EventKind, EventQueue, SimTime};
+use crate::traffic::App;
+use crate::transport::cc::CongestionControl;
+use crate::transport::sender::NEVER;
+use crate::transport::{Sender, Sink};
+
+pub struct Flow {
+    pub name: String,
+    pub src: u32,
+    pub dst: u32,
+    /// Forward (data) and reverse (ACK) routes: start index in `World::routes` and length.
+    pub route: u32,
+    pub route_len: u16,
+    pub rev_route: u32,
+    pub rev_route_len: u16,
+    /// None for flows without flow control (`cc = "none"`): packets go out as the source
+    /// makes them and the sink does not acknowledge them.
+    pub sender: Option<Sender>,
+    pub sink: Sink,
+    pub app: App,
+    pub packet_size: u32,
+    pub ack_size: u32,
+    /// Next sequence number of an uncontrolled flow.
+    pub next_seq: u64,
+    /// Counters of the current measurement interval, and of the intervals already closed.
+    pub cur: FlowCounters,
+    pub total: FlowCounters,
+}
+
+pub struct World {
+    pub now: SimTime,
+    pub end: SimTime,
+    pub events: EventQueue,
+    pub packets: PacketArena,
+    pub ports: Vec<Port>,
+    pub port_names: Vec<String>,
+    pub routes: Vec<u32>,
+    pub flows: Vec<Flow>,
+    pub interval: SimTime,
+    pub intervals: IntervalTable,
+    pub trace_period: SimTime,
+    pub traced_flows: Vec<u32>,
+    pub traced_ports: Vec<u32>,
+    pub cwnd_trace: CwndTrace,
+    pub queue_trace: QueueTrace,
+    pub peak_live_packets: usize,
+}
+
+impl World {
+    /// Run until the end time. Events scheduled exactly at the end still run.
+    pub fn run(&mut self) {
+        while let Some(t) = self.events.peek_time() {
+            if t > self.end {
+                break;
+            }
+            let ev = self.events.pop().expect("peeked");
+            self.now = ev.time;
+            self.handle(ev);
+        }
+        self.now = self.end;
+        self.peak_live_packets = self.peak_live_packets.max(self.packets.capacity_used());
+        for f in &mut self.flows {
+            let cur = std::mem::take(&mut f.cur);
+            f.total.add(&cur);
+        }
+    }
+
+    #[inline]
+    fn handle(&mut self, ev: Event) {
+        let t = ev.target;
+        match ev.kind {
+            EventKind::PipeArrival => {
+                let p = self.ports[t as usize].on_pipe_arrival(&mut self.events, t);
+                self.arrive(p);
+            }
+            EventKind::TxDone => {
+                self.ports[t as usize].on_tx_done(&mut self.packets, self.now, &mut self.events, t);
+            }
+            EventKind::FlowTimer => self.on_flow_timer(t),
+            EventKind::SourceTick => self.on_source_tick(t),
+            EventKind::FlowStart => self.on_flow_start(t),
+            EventKind::FlowStop => self.on_flow_stop(t),
+            EventKind::IntervalEnd => self.close_interval(t),
+            EventKind::TraceSample => self.sample_traces(),
+        }
+    }
+
+    /// A packet left a pipe at its next node: forward it or deliver it.
+    #[inline]
+    fn arrive(&mut self, pid: PacketId) {
+        let pkt = self.packets.get_mut(pid);
+        pkt.hop += 1;
+        if pkt.hop < pkt.route_len {
+            let port = self.routes[(pkt.route + pkt.hop as u32) as usize];
+            self.send_to_port(pid, port);
+        } else {
+            match pkt.kind {
+                PacketKind::Data => self.deliver_data(pid),
+                PacketKind::Ack => self.deliver_ack(pid),
+            }
+        }
+    }
+
+    #[inline]
+    fn send_to_port(&mut self, pid: PacketId, port: u32) {
+        if let Some(d) = self.ports[port as usize].receive(pid, &mut self.packets, self.now, &mut self.events, port) {
+            let p = self.packets.get(d);
+            let c = &mut self.flows[p.flow as usize].cur;
+            match p.kind {
+                PacketKind::Data => c.data_dropped += 1,
+                PacketKind::Ack => c.acks_dropped += 1,
+            }
+            self.packets.free(d);
+        }
+    }
+
+    #[inline]
+    fn deliver_data(&mut self, pid: PacketId) {
+        let now = self.now;
+        let pkt = *self.packets.get(pid);
+        let flow = &mut self.flows[pkt.flow as usize];
+        flow.cur.received += 1;
+        flow.cur.owd_sum += to_secs(now - pkt.tx_time);
+        flow.cur.owd_n += 1;
+        if flow.sender.is_none() {
+            flow.cur.delivered += 1;
+            flow.cur.delivered_bytes += pkt.size as u64;
+            self.packets.free(pid);
+            return;
+        }
+        let d = flow.sink.on_data(pkt.seq);
+        flow.cur.delivered += d.in_order;
+        flow.cur.delivered_bytes += d.in_order * flow.packet_size as u64;
+        flow.cur.acks_sent += 1;
+        // The data packet becomes its ACK, in place.
+        let mut fl = 0;
+        if pkt.has(flags::CE) {
+            fl |= flags::ECHO_CE;
+        }
+        if pkt.has(flags::RETX) {
+            fl |= flags::ECHO_RETX;
+        }
+        if d.duplicate {
+            fl |= flags::DUP;
+        }
+        let ack = self.packets.get_mut(pid);
+        ack.kind = PacketKind::Ack;
+        ack.seq = flow.sink.rcv_nxt;
+        ack.size = flow.ack_size;
+        ack.route = flow.rev_route;
+        ack.route_len = flow.rev_route_len;
+        ack.hop = 0;
+        ack.flags = fl;
+        let first_port = self.routes[flow.rev_route as usize];
+        self.send_to_port(pid, first_port);
+    }
+
+    #[inline]
+    fn deliver_ack(&mut self, pid: PacketId) {
+        let now = self.now;
+        let pkt = *self.packets.get(pid);
+        self.packets.free(pid);
+        let f = pkt.flow;
+        let flow = &mut self.flows[f as usize];
+        flow.cur.acks_received += 1;
+        let sender = flow.sender.as_mut().expect("ACK for an uncontrolled flow");
+        let out = sender.on_ack(pkt.seq, pkt.tx_time, pkt.first_tx_time, pkt.has(flags::ECHO_RETX), pkt.has(flags::ECHO_CE), now);
+        flow.cur.rtt_sum += to_secs(out.rtt_sample);
+        flow.cur.rtt_n += 1;
+        self.pump(f);
+        self.arm_timer(f);
+    }
+
+    /// Put on the wire everything the sender may send now.
+    #[inline]
+    fn pump(&mut self, f: u32) {
+        let now = self.now;
+        loop {
+            let flow = &mut self.flows[f as usize];
+            let sender = match flow.sender.as_mut() {
+                Some(s) => s,
+                None => return,
+            };
+            let tx = match sender.next_transmission(now) {
+                Some(tx) => tx,
+                None => return,
+            };
+            flow.cur.sent += 1;
+            if tx.retransmission {
+                flow.cur.retransmitted += 1;
+            }
+            let pkt = Packet {
+                seq: tx.seq,
+                tx_time: now,
+                first_tx_time: tx.first_tx,
+                flow: f,
+                size: flow.packet_size,
+                route: flow.route,
+                hop: 0,
+                route_len: flow.route_len,
+                kind: PacketKind::Data,
+                flags: if tx.retransmission { flags::RETX } else { 0 },
+                code: 0,
+            };
+            let first_port = self.routes[flow.route as usize];
+            let pid = self.packets.alloc(pkt);
+            self.send_to_port(pid, first_port);
+        }
+    }
+
+    /// Make sure a timer event is armed no later than the sender's earliest deadline.
+    #[inline]
+    fn arm_timer(&mut self, f: u32) {
+        if let Some(s) = self.flows[f as usize].sender.as_mut() {
+            let d = s.next_deadline();
+            if d != NEVER && d < s.timer_armed_at {
+                s.timer_armed_at = d;
+                self.events.schedule(d, EventKind::FlowTimer, f);
+            }
+        }
+    }
+
+    fn on_flow_timer(&mut self, f: u32) {
+        let now = self.now;
+        if let Some(s) = self.flows[f as usize].sender.as_mut() {
+            if s.timer_armed_at == now {
+                s.timer_armed_at = NEVER;
+            }
+            if s.on_timer(now) {
+                self.pump(f);
+            }
+        }
+        self.arm_timer(f);
+    }
+
+    fn on_flow_start(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        if flow.app.is_ticking() {
+            if let Some(t) = flow.app.first_tick() {
+                self.events.schedule(t, EventKind::SourceTick, f);
+            }
+            return;
+        }
+        if let crate::traffic::AppKind::Ftp { packets } = flow.app.kind {
+            if let Some(s) = flow.sender.as_mut() {
+                s.app_limit = packets.unwrap_or(u64::MAX);
+            }
+        }
+        self.pump(f);
+        self.arm_timer(f);
+    }
+
+    fn on_flow_stop(&mut self, f: u32) {
+        if let Some(s) = self.flows[f as usize].sender.as_mut() {
+            s.app_limit = s.app_limit.min(s.high_sent);
+        }
+    }
+
+    fn on_source_tick(&mut self, f: u32) {
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        if let Some(next) = flow.app.next_tick(now) {
+            self.events.schedule(next, EventKind::SourceTick, f);
+        }
+        match flow.sender.as_mut() {
+            Some(s) => {
+                s.app_limit += 1;
+                self.pump(f);
+                self.arm_timer(f);
+            }
+            None => {
+                let pkt = Packet {
+                    seq: flow.next_seq,
+                    tx_time: now,
+                    first_tx_time: now,
+                    flow: f,
+                    size: flow.packet_size,
+                    route: flow.route,
+                    hop: 0,
+                    route_len: flow.route_len,
+                    kind: PacketKind::Data,
+                    flags: 0,
+                    code: 0,
+                };
+                flow.next_seq += 1;
+                flow.cur.sent += 1;
+                let first_port = self.routes[flow.route as usize];
+                let pid = self.packets.alloc(pkt);
+                self.send_to_port(pid, first_port);
+            }
+        }
+    }
+
+    fn close_interval(&mut self, k: u32) {
+        let end = self.now;
+        let start = end - self.interval;
+        self.peak_live_packets = self.peak_live_packets.max(self.packets.capacity_used());
+        for (i, f) in self.flows.iter_mut().enumerate() {
+            self.intervals.push(i as u32, k, to_secs(start), to_secs(end), &f.cur);
+            let cur = std::mem::take(&mut f.cur);
+            f.total.add(&cur);
+        }
+    }
+
+    fn sample_traces(&mut self) {
+        let t = to_secs(self.now);
+        for &f in &self.traced_flows {
+            if let Some(s) = &self.flows[f as usize].sender {
+                self.cwnd_trace.flow.push(f);
+                self.cwnd_trace.time_s.push(t);
+                self.cwnd_trace.cwnd.push(s.cc.cwnd().min(s.max_window as f64));
+                self.cwnd_trace.ssthresh.push(s.cc.ssthresh());
+                self.cwnd_trace.outstanding.push(s.outstanding());
+            }
+        }
+        for &p in &self.traced_ports {
+            let port = &self.ports[p as usize];
+            self.queue_trace.port.push(p);
+            self.queue_trace.time_s.push(t);
+            self.queue_trace.packets.push(port.queue_packets());
+            self.queue_trace.bytes.push(port.queue_bytes());
+        }
+        let next = self.now + self.trace_period;
+        if next <= self.end {
+            self.events.schedule(next, EventKind::TraceSample, 0);
+        }
+    }
+
+    /// Data and ACK packets of each flow still inside the network (queues, lines, pipes).
+    pub fn in_network(&self) -> Vec<(u64, u64)> {
+        let mut counts = vec![(0u64, 0u64); self.flows.len()];
+        for port in &self.ports {
+            port.for_each_packet(&mut |pid| {
+                let p = self.packets.get(pid);
+                let c = &mut counts[p.flow as usize];
+                match p.kind {
+                    PacketKind::Data => c.0 += 1,
+                    PacketKind::Ack => c.1 += 1,
+                }
+            });
+        }
+        counts
+    }
+}
