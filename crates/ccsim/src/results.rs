@@ -117,7 +117,7 @@ impl Results {
             .iter()
             .enumerate()
             .map(|(i, p)| PortSummary {
-                name: w.port_names[i].clone(),
+                name: sc.port_name(i / 2, i % 2 == 0),
                 bandwidth_bps: p.bandwidth_bps,
                 delay_s: to_secs(p.delay),
                 departures: p.stats.departures,

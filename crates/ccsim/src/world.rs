@@ -42,7 +42,6 @@ pub struct World {
     pub events: EventQueue,
     pub packets: PacketArena,
     pub ports: Vec<Port>,
-    pub port_names: Vec<String>,
     pub routes: Vec<u32>,
     pub flows: Vec<Flow>,
     pub interval: SimTime,
@@ -351,3 +350,4 @@ impl World {
         counts
     }
 }
+

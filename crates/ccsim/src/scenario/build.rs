@@ -22,13 +22,10 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
     let n = sc.nodes.len();
     let mut adj: Adjacency = vec![Vec::new(); n];
     let mut ports = Vec::with_capacity(sc.links.len() * 2);
-    let mut port_names = Vec::with_capacity(sc.links.len() * 2);
-    for (i, l) in sc.links.iter().enumerate() {
+    for l in &sc.links {
         let fwd = ports.len() as u32;
         ports.push(Port::new(l.a as u32, l.b as u32, l.bandwidth_bps, l.delay, make_qdisc(&l.forward)));
-        port_names.push(sc.port_name(i, true));
         ports.push(Port::new(l.b as u32, l.a as u32, l.bandwidth_bps, l.delay, make_qdisc(&l.reverse)));
-        port_names.push(sc.port_name(i, false));
         adj[l.a].push((l.b as u32, fwd));
         adj[l.b].push((l.a as u32, fwd + 1));
     }
@@ -126,7 +123,6 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         events,
         packets: PacketArena::new(),
         ports,
-        port_names,
         routes,
         flows,
         interval: m.interval,

@@ -79,7 +79,7 @@ impl Sender {
             timer_mode,
             dupacks: 0,
             deadline: NEVER,
-            slots: SlotRing::new((max_window as usize).min(64)),
+            slots: SlotRing::new(8),
             retransmit: VecDeque::new(),
             timer_armed_at: NEVER,
             timeouts: 0,
