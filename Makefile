@@ -1,0 +1,45 @@
+# ccsim: the two commands a newcomer needs are `make demo` and `make test`.
+# Needs only python3 (>= 3.11), pip and cargo; everything else installs from the package
+# registries into .venv, pinned by requirements.lock and Cargo.lock.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.ccsim-installed
+RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock
+
+.PHONY: demo test install test-rust test-python bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.deps: requirements.lock | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	touch $@
+
+$(STAMP): $(VENV)/.deps pyproject.toml $(RUST_SOURCES) $(shell find python -name '*.py')
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet --locked
+	touch $@
+
+install: $(STAMP)
+
+demo: install
+	$(BIN)/ccsim run scenarios/examples/keshav-s1-jk-fcfs.toml --out results/demo/keshav-s1
+	$(BIN)/ccsim run scenarios/examples/dumbbell.toml --out results/demo/dumbbell
+	@echo
+	@echo "Outputs: results/demo/keshav-s1/ and results/demo/dumbbell/ (summary.json, *.parquet, cwnd.png, queues.png)"
+
+test-rust:
+	cargo test --locked -p ccsim --quiet
+
+test-python: install
+	$(BIN)/python -m pytest -q
+
+test: install test-rust test-python
+
+bench: install
+	$(BIN)/ccsim bench dumbbell --flows 100 --duration 30
+	$(BIN)/ccsim bench dumbbell --flows 1000 --duration 30
+
+clean:
+	rm -rf $(VENV) target results

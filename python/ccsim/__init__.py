@@ -1,0 +1,25 @@
+"""ccsim: a fast packet-level simulator and research testbed for network congestion control.
+
+The engine is Rust (``ccsim._core``); this package is the front end::
+
+    import ccsim
+    res = ccsim.run("scenarios/examples/keshav-s1-jk-fcfs.toml")
+    print(res.flows[["name", "goodput_pps", "delay_s"]])
+
+    sc = ccsim.Scenario("two-flows", duration="60s")
+    sc.hosts("a", "b", "c"); sc.switches("sw")
+    sc.link("a", "sw", bandwidth="10Mbps"); sc.link("b", "sw", bandwidth="10Mbps")
+    sc.link("sw", "c", bandwidth="1Mbps", delay="10ms", buffer="20pkt")
+    sc.flow("a", "c", cc="newreno"); sc.flow("b", "c", cc="jk")
+    res = sc.run()
+
+Every problem with a scenario raises :class:`ScenarioError`, whose message names the field
+path (``links[2].bandwidth``) and what was expected.
+"""
+
+from ._core import ScenarioError, __version__
+from .builder import Scenario
+from .results import Results
+from .api import run, validate, load_scenario
+
+__all__ = ["ScenarioError", "Scenario", "Results", "run", "validate", "load_scenario", "__version__"]

@@ -1,0 +1,163 @@
+"""Build scenarios in Python.
+
+The builder produces exactly the structure a TOML scenario file has (docs/scenario-format.md),
+so ``Scenario.to_toml()`` writes a file that ``ccsim run`` accepts and that gives the same
+results. Values with units are strings ("80kbps", "2s", "1000B", "40pkt"); bare numbers are
+read in the base unit (bit/s, seconds, bytes, packets).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+import tempfile
+from typing import Any
+
+
+class Scenario:
+    """A scenario under construction.
+
+    >>> sc = Scenario("demo", duration="10s", seed=3)
+    >>> sc.hosts("a", "b"); sc.switches("s")
+    >>> sc.link("a", "s", bandwidth="10Mbps", delay="1ms")
+    >>> sc.link("s", "b", bandwidth="1Mbps", delay="10ms", buffer="20pkt")
+    >>> sc.flow("a", "b", app="ftp", cc="newreno", name="bulk")
+    """
+
+    def __init__(self, name: str = "scenario", *, duration: Any, seed: int = 1, description: str = ""):
+        self._data: dict[str, Any] = {"name": name, "seed": seed, "duration": duration}
+        if description:
+            self._data["description"] = description
+        self._data["nodes"] = {"hosts": [], "switches": []}
+        self._data["links"] = []
+        self._data["flows"] = []
+
+    # -- topology -------------------------------------------------------------------------
+    def hosts(self, *names: str) -> "Scenario":
+        self._data["nodes"]["hosts"].extend(names)
+        return self
+
+    def switches(self, *names: str) -> "Scenario":
+        self._data["nodes"]["switches"].extend(names)
+        return self
+
+    def link(self, a: str, b: str, *, bandwidth: Any, delay: Any = None, buffer: Any = None,
+             queue: str | None = None, count_in_service: bool | None = None,
+             forward: dict | None = None, reverse: dict | None = None) -> "Scenario":
+        """A full-duplex link; queue settings apply to both directions unless ``forward``
+        (a->b) or ``reverse`` (b->a) override them."""
+        d: dict[str, Any] = {"between": [a, b], "bandwidth": bandwidth}
+        for k, v in (("delay", delay), ("buffer", buffer), ("queue", queue),
+                     ("count_in_service", count_in_service), ("forward", forward), ("reverse", reverse)):
+            if v is not None:
+                d[k] = v
+        self._data["links"].append(d)
+        return self
+
+    # -- traffic --------------------------------------------------------------------------
+    def flow(self, src: str, dst: str, *, app: str = "ftp", cc: str | None = None, name: str | None = None,
+             params: dict | None = None, **fields: Any) -> "Scenario":
+        """A flow from ``src`` to ``dst``. Other fields (max_window, packet_size, ack_size,
+        start, stop, mean_gap, rate, bitrate, on, packets, route, reverse_route) go in as given."""
+        d: dict[str, Any] = {"src": src, "dst": dst, "app": app}
+        if name is not None:
+            d["name"] = name
+        if cc is not None:
+            d["cc"] = cc
+        d.update({k: v for k, v in fields.items() if v is not None})
+        if params:
+            d["params"] = dict(params)
+        self._data["flows"].append(d)
+        return self
+
+    def measure(self, **fields: Any) -> "Scenario":
+        """Measurement settings: interval, discard, trace_period, trace_cwnd, trace_queues."""
+        self._data.setdefault("measure", {}).update({k: v for k, v in fields.items() if v is not None})
+        return self
+
+    def set(self, **fields: Any) -> "Scenario":
+        """Set top-level fields (name, seed, duration, description)."""
+        self._data.update(fields)
+        return self
+
+    # -- output ---------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return copy.deepcopy(self._data)
+
+    def to_toml(self) -> str:
+        return dumps_toml(self._data)
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the scenario as TOML (to a temporary file, then renamed)."""
+        atomic_write_text(path, self.to_toml())
+
+    def validate(self) -> dict:
+        from .api import validate
+        return validate(self)
+
+    def run(self, **kw: Any):
+        from .api import run
+        return run(self, **kw)
+
+
+# -- a small TOML writer for the scenario structure -----------------------------------------
+
+def _scalar(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isnan(v) or math.isinf(v):
+            raise ValueError(f"cannot write {v} to TOML")
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)  # JSON string escapes are valid TOML basic strings
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_scalar(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{_key(k)} = {_scalar(x)}" for k, x in v.items()) + " }"
+    raise TypeError(f"cannot write a {type(v).__name__} to TOML")
+
+
+def _key(k: str) -> str:
+    return k if k and all(c.isalnum() or c in "_-" for c in k) else json.dumps(k)
+
+
+def dumps_toml(data: dict) -> str:
+    """Top-level scalars, then tables, then arrays of tables (inline tables inside them)."""
+    lines: list[str] = []
+    tables, arrays = [], []
+    for k, v in data.items():
+        if isinstance(v, dict):
+            tables.append((k, v))
+        elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+            arrays.append((k, v))
+        else:
+            lines.append(f"{_key(k)} = {_scalar(v)}")
+    for k, v in tables:
+        lines.append("")
+        lines.append(f"[{_key(k)}]")
+        lines.extend(f"{_key(kk)} = {_scalar(vv)}" for kk, vv in v.items())
+    for k, items in arrays:
+        for item in items:
+            lines.append("")
+            lines.append(f"[[{_key(k)}]]")
+            lines.extend(f"{_key(kk)} = {_scalar(vv)}" for kk, vv in item.items())
+    return "\n".join(lines) + "\n"
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    path = os.fspath(path)
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=os.path.basename(path))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,171 @@
+"""The ``ccsim`` command.
+
+    ccsim run FILE [--out DIR] [--seed N] [--duration D] [--no-plots]
+    ccsim validate FILE...
+    ccsim bench dumbbell [--flows N] [--duration S] [--seed N]
+    ccsim plot DIR
+
+Exit status: 0 on success, 2 on bad input (the message names the field and what was
+expected), 1 on an internal error, 130 when interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+
+def _err(msg: str) -> int:
+    print(f"ccsim: error: {msg}", file=sys.stderr)
+    return 2
+
+
+def _fmt(mean: float, sd: float | None = None, digits: int = 3) -> str:
+    if mean is None or (isinstance(mean, float) and math.isnan(mean)):
+        return "-"
+    s = f"{mean:.{digits}f}"
+    if sd is not None and not math.isnan(sd) and sd >= 0.5 * 10 ** (-digits):
+        s += f" ± {sd:.{digits}f}"
+    return s
+
+
+def _print_table(res) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    run = res.run
+    t = Table(title=f"{run['name']}: seed {run['seed']}, {run['duration_s']:g} s, "
+                    f"intervals of {run['interval_s']:g} s (first {run['discard']} discarded)")
+    for col in ("flow", "app/cc", "goodput (pkt/s)", "delay RTT (s)", "drops (/s)", "retx (/s)", "sent", "timeouts"):
+        t.add_column(col, justify="left" if col in ("flow", "app/cc") else "right")
+    for _, f in res.flows.iterrows():
+        t.add_row(str(f["name"]), f"{f['app']}/{f['cc']}",
+                  _fmt(f["goodput_pps"], f["goodput_pps_sd"]), _fmt(f["delay_s"], f["delay_s_sd"]),
+                  _fmt(f["drop_rate"], f["drop_rate_sd"]), _fmt(f["retx_rate"], f["retx_rate_sd"]),
+                  str(int(f["sent"])), str(int(f["timeouts"])))
+    con = Console() if sys.stdout.isatty() else Console(width=130)
+    con.print(t)
+    jain = run["jain_goodput"]
+    con.print(f"Jain index (goodput): {jain:.4f}" if jain == jain else "Jain index: -",
+              f"   events: {run['events']:,}   wall: {run['wall_seconds']:.2f} s",
+              f"   packet conservation: {'ok' if run['conserved'] else 'VIOLATED'}")
+
+
+def cmd_run(a) -> int:
+    from . import api
+
+    res = api.run(a.file, seed=a.seed, duration=a.duration)
+    if not a.quiet:
+        _print_table(res)
+    if a.out:
+        paths = res.write(a.out, plots=not a.no_plots)
+        print(f"wrote {len(paths)} files to {a.out}/: " + ", ".join(p.name for p in paths))
+    return 0 if res.run["conserved"] else 1
+
+
+def cmd_validate(a) -> int:
+    from . import api
+    from ._core import ScenarioError
+
+    status = 0
+    for f in a.files:
+        try:
+            d = api.validate(f)
+            print(f"{f}: ok ({d['nodes']} nodes, {d['links']} links, {d['flows']} flows, {d['duration_s']:g} s)")
+        except ScenarioError as e:
+            print(f"{f}: {e}", file=sys.stderr)
+            status = 2
+    return status
+
+
+def cmd_bench(a) -> int:
+    from . import _core
+
+    if a.flows < 1 or a.flows > 1_000_000:
+        return _err(f"--flows: expected an integer in [1, 1000000], got {a.flows}")
+    if not (a.duration > 0 and a.duration <= 1e6):
+        return _err(f"--duration: expected seconds in (0, 1e6], got {a.duration}")
+    if a.print_scenario:
+        print(_core.dumbbell_toml(a.flows, a.duration, a.seed), end="")
+        return 0
+    r = dict(_core.bench_dumbbell(a.flows, a.duration, a.seed))
+    r["scenario"] = "dumbbell"
+    print(json.dumps(r))
+    return 0
+
+
+def cmd_plot(a) -> int:
+    from . import plots
+    from .results import Results
+
+    loaded = Results.read(a.dir)
+    out = Path(a.dir)
+    made = []
+    if len(loaded.cwnd):
+        plots.plot_cwnd(loaded.cwnd, str(out / "cwnd.png"), title=loaded.run["name"])
+        made.append("cwnd.png")
+    if len(loaded.queues):
+        plots.plot_queues(loaded.queues, str(out / "queues.png"), title=loaded.run["name"])
+        made.append("queues.png")
+    print(f"wrote {', '.join(made) or 'nothing (no traces)'} in {out}/")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    p = argparse.ArgumentParser(prog="ccsim", description="Packet-level simulator for congestion-control research.")
+    p.add_argument("--version", action="version", version=f"ccsim {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    r = sub.add_parser("run", help="run a scenario file and print per-flow results")
+    r.add_argument("file", help="scenario TOML file")
+    r.add_argument("--out", metavar="DIR", help="write summary.json, Parquet tables and PNG plots here")
+    r.add_argument("--seed", type=int, help="override the scenario's seed")
+    r.add_argument("--duration", help="override the scenario's duration, e.g. 100s")
+    r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    r.add_argument("-q", "--quiet", action="store_true", help="do not print the results table")
+    r.set_defaults(func=cmd_run)
+
+    v = sub.add_parser("validate", help="check scenario files without running them")
+    v.add_argument("files", nargs="+", metavar="FILE")
+    v.set_defaults(func=cmd_validate)
+
+    b = sub.add_parser("bench", help="run the standard benchmark and print one JSON line")
+    b.add_argument("topology", choices=["dumbbell"])
+    b.add_argument("--flows", type=int, default=100)
+    b.add_argument("--duration", type=float, default=30.0, help="simulated seconds")
+    b.add_argument("--seed", type=int, default=1)
+    b.add_argument("--print-scenario", action="store_true", help="print the benchmark's scenario TOML instead")
+    b.set_defaults(func=cmd_bench)
+
+    pl = sub.add_parser("plot", help="redraw the plots of a results directory")
+    pl.add_argument("dir")
+    pl.set_defaults(func=cmd_plot)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    a = parser.parse_args(argv)
+    if not a.command:
+        parser.print_help()
+        return 2
+    from ._core import ScenarioError
+
+    try:
+        return a.func(a)
+    except ScenarioError as e:
+        return _err(f"{getattr(a, 'file', '') + ': ' if getattr(a, 'file', None) else ''}{e}")
+    except (OSError, ValueError) as e:
+        return _err(str(e))
+    except KeyboardInterrupt:
+        print("ccsim: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

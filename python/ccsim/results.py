@@ -1,0 +1,145 @@
+"""Results of a run: pandas DataFrames in memory; Parquet, JSON and PNG on disk.
+
+Every file is written under a temporary name and renamed, so an interrupted run never
+leaves a half-written file behind.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+
+def _clean(v: Any) -> Any:
+    """NaN/inf -> None so summary.json is strict JSON."""
+    if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
+        return None
+    if isinstance(v, dict):
+        return {k: _clean(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_clean(x) for x in v]
+    return v
+
+
+def _atomic(path: Path, write) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+class Results:
+    """What one run produced.
+
+    Attributes (DataFrames): ``flows`` (one row per flow: batch means and totals),
+    ``intervals`` (one row per flow and measurement interval), ``ports`` (per link
+    direction), ``cwnd`` and ``queues`` (decimated traces). ``run`` is a dict with the
+    run's metadata (name, seed, duration, events, wall time, Jain index, conservation).
+    """
+
+    def __init__(self, raw: dict):
+        self.raw = raw
+        self.run: dict = dict(raw["run"])
+        names = [f["name"] for f in raw["flows"]]
+        rows = []
+        for f in raw["flows"]:
+            row = {k: f[k] for k in ("name", "src", "dst", "app", "cc", "packet_size")}
+            for metric in ("goodput_pps", "goodput_bps", "delay_s", "owd_s", "drop_rate", "retx_rate"):
+                row[metric] = f[metric]["mean"]
+                row[metric + "_sd"] = f[metric]["sd"]
+            row["intervals_used"] = f["goodput_pps"]["intervals"]
+            row.update(f["totals"])
+            row["final_cwnd"] = f["final_cwnd"]
+            row["conserved"] = f["conserved"]
+            rows.append(row)
+        self.flows = pd.DataFrame(rows)
+        self.ports = pd.DataFrame(raw["ports"])
+        iv = pd.DataFrame(raw["intervals"])
+        if len(iv):
+            iv.insert(1, "flow_name", [names[i] for i in iv["flow"]])
+        self.intervals = iv
+        cw = pd.DataFrame(raw["cwnd_trace"])
+        if len(cw):
+            cw.insert(1, "flow_name", [names[i] for i in cw["flow"]])
+        self.cwnd = cw
+        qt = pd.DataFrame(raw["queue_trace"])
+        if len(qt):
+            pnames = list(self.ports["name"])
+            qt.insert(1, "port_name", [pnames[i] for i in qt["port"]])
+        self.queues = qt
+
+    @property
+    def jain(self) -> float:
+        return self.run["jain_goodput"]
+
+    def summary(self) -> dict:
+        """The JSON summary: run metadata, per-flow results, per-port statistics."""
+        return _clean({
+            "run": self.run,
+            "flows": self.raw["flows"],
+            "ports": self.raw["ports"],
+        })
+
+    def flow(self, name: str) -> pd.Series:
+        """One flow's row of ``flows`` by name."""
+        m = self.flows[self.flows["name"] == name]
+        if m.empty:
+            raise KeyError(f"no flow named {name!r}; flows are: {', '.join(self.flows['name'])}")
+        return m.iloc[0]
+
+    def write(self, out_dir: str | os.PathLike, *, plots: bool = True) -> list[Path]:
+        """Write summary.json, intervals.parquet, flows.parquet, ports.parquet, cwnd.parquet,
+        queues.parquet and (if there are traces) cwnd.png / queues.png into ``out_dir``."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        written: list[Path] = []
+
+        def put(name: str, write) -> None:
+            p = out / name
+            _atomic(p, write)
+            written.append(p)
+
+        summary = json.dumps(self.summary(), indent=2, allow_nan=False)
+        put("summary.json", lambda t: Path(t).write_text(summary + "\n", encoding="utf-8"))
+        for name, df in (("flows", self.flows), ("intervals", self.intervals), ("ports", self.ports),
+                         ("cwnd", self.cwnd), ("queues", self.queues)):
+            put(f"{name}.parquet", lambda t, df=df: df.to_parquet(t, index=False))
+        if plots:
+            from . import plots as _plots
+            if len(self.cwnd):
+                put("cwnd.png", lambda t: _plots.plot_cwnd(self.cwnd, t, title=self.run["name"]))
+            if len(self.queues):
+                put("queues.png", lambda t: _plots.plot_queues(self.queues, t, title=self.run["name"]))
+        return written
+
+    @classmethod
+    def read(cls, out_dir: str | os.PathLike) -> "LoadedResults":
+        return LoadedResults(out_dir)
+
+
+class LoadedResults:
+    """Results read back from a directory written by :meth:`Results.write`."""
+
+    def __init__(self, out_dir: str | os.PathLike):
+        out = Path(out_dir)
+        if not (out / "summary.json").exists():
+            from ._core import ScenarioError
+            raise ScenarioError(f"{out}: no summary.json here; expected a directory written by `ccsim run --out`")
+        self.summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+        self.run = self.summary["run"]
+        self.flows = pd.read_parquet(out / "flows.parquet")
+        self.intervals = pd.read_parquet(out / "intervals.parquet")
+        self.ports = pd.read_parquet(out / "ports.parquet")
+        self.cwnd = pd.read_parquet(out / "cwnd.parquet")
+        self.queues = pd.read_parquet(out / "queues.parquet")

@@ -1,0 +1,144 @@
+"""The Python API: builder, run, validate, errors, determinism, conservation."""
+
+import math
+import random
+
+import pytest
+
+import ccsim
+from ccsim.builder import dumps_toml
+
+
+def small(seed=1, duration="60s"):
+    sc = ccsim.Scenario("small", duration=duration, seed=seed)
+    sc.hosts("a", "b", "c", "sink").switches("sw")
+    sc.link("a", "sw", bandwidth="800kbps").link("b", "sw", bandwidth="800kbps").link("c", "sw", bandwidth="800kbps")
+    sc.link("sw", "sink", bandwidth="80kbps", buffer="15pkt")
+    sc.flow("a", "sink", app="ftp", cc="jk", max_window=8, name="ftp-a")
+    sc.flow("b", "sink", app="ftp", cc="generic", max_window=5, name="ftp-b")
+    sc.flow("c", "sink", app="telnet", cc="jk", max_window=5, name="telnet-c")
+    sc.measure(interval="10s", trace_period="100ms")
+    return sc
+
+
+def test_builder_and_toml_file_give_identical_results(tmp_path):
+    sc = small()
+    path = tmp_path / "s.toml"
+    sc.save(path)
+    a = sc.run()
+    b = ccsim.run(path)
+    c = ccsim.run(path.read_text())
+    for r in (b, c):
+        assert a.intervals.equals(r.intervals)
+        assert a.flows.drop(columns=[]).equals(r.flows)
+
+
+def test_same_seed_same_results_different_seed_different_telnet():
+    r1 = small(seed=7).run()
+    r2 = small(seed=7).run()
+    r3 = small(seed=8).run()
+    assert r1.intervals.equals(r2.intervals) and r1.cwnd.equals(r2.cwnd)
+    t1 = r1.intervals[r1.intervals.flow_name == "telnet-c"]["delivered"].tolist()
+    t3 = r3.intervals[r3.intervals.flow_name == "telnet-c"]["delivered"].tolist()
+    assert t1 != t3
+
+
+def test_scenario_error_names_field_and_is_a_value_error():
+    sc = small()
+    sc._data["links"][3]["bandwidth"] = "fast"
+    with pytest.raises(ccsim.ScenarioError) as e:
+        sc.run()
+    assert isinstance(e.value, ValueError)
+    assert e.value.path == "links[3].bandwidth"
+    assert "expected a positive bandwidth" in str(e.value)
+    with pytest.raises(ccsim.ScenarioError, match="flows\\[0\\].src: no node named"):
+        ccsim.run({**small().to_dict(), "flows": [{"src": "zz", "dst": "sink"}]})
+    with pytest.raises(ccsim.ScenarioError, match="expected a string, number"):
+        ccsim.run({**small().to_dict(), "name": object()})
+    with pytest.raises(ccsim.ScenarioError):
+        ccsim.run(42)
+
+
+def test_validate_reports_counts():
+    d = ccsim.validate(small())
+    assert (d["nodes"], d["links"], d["flows"]) == (5, 4, 3)
+
+
+def test_results_frames_and_jain():
+    r = small().run()
+    assert list(r.flows["name"]) == ["ftp-a", "ftp-b", "telnet-c"]
+    assert r.run["conserved"] and r.flows["conserved"].all()
+    assert 1 / 3 <= r.jain <= 1
+    # goodput can never exceed the 80 kb/s bottleneck
+    assert r.flows["goodput_bps"].sum() <= 80_000 * 1.01  # interval edges: a packet or so
+    assert r.flows["goodput_bps"].sum() >= 0.95 * 80_000
+    assert r.flow("ftp-a")["app"] == "ftp"
+    with pytest.raises(KeyError):
+        r.flow("nope")
+
+
+def test_keshav_s1_jk_fcfs_matches_tables_6_2_and_6_3(examples):
+    """Thesis: each FTP 4.99 pkt/s at 1.00 s RTT; each Telnet about 0.95 s RTT."""
+    r = ccsim.run(examples / "keshav-s1-jk-fcfs.toml")
+    for name in ("1 FTP", "2 FTP"):
+        f = r.flow(name)
+        assert abs(f["goodput_pps"] - 4.99) <= 0.05
+        assert abs(f["delay_s"] - 1.00) <= 0.02
+        assert f["data_dropped"] == 0
+    for name in ("3 Telnet", "4 Telnet"):
+        f = r.flow(name)
+        assert abs(f["delay_s"] - 0.95) <= 0.03
+        assert abs(f["goodput_pps"] - 0.2) <= 0.05
+        assert f["retx_rate"] < 0.005  # the thesis prints 0
+
+
+def random_scenario(rng: random.Random) -> dict:
+    """A random connected topology with random flows of every kind."""
+    n_sw = rng.randint(1, 4)
+    n_h = rng.randint(2, 6)
+    sws = [f"s{i}" for i in range(n_sw)]
+    hosts = [f"h{i}" for i in range(n_h)]
+    sc = ccsim.Scenario("random", duration=f"{rng.randint(5, 30)}s", seed=rng.randint(0, 10**6))
+    sc.hosts(*hosts).switches(*sws)
+    bw = lambda: rng.choice(["64kbps", "1Mbps", "10Mbps", "100Mbps"])
+    for i in range(1, n_sw):  # a tree of switches, plus maybe an extra edge
+        sc.link(sws[i], sws[rng.randrange(i)], bandwidth=bw(), delay=f"{rng.randint(0, 20)}ms",
+                buffer=rng.choice(["5pkt", "20pkt", "30KB"]), count_in_service=rng.random() < 0.5)
+    if n_sw > 2 and rng.random() < 0.5:
+        sc.link(sws[0], sws[-1], bandwidth=bw(), delay="3ms", buffer="10pkt")
+    for h in hosts:
+        sc.link(h, rng.choice(sws), bandwidth=bw(), delay=f"{rng.randint(0, 5)}ms")
+    for k in range(rng.randint(1, 6)):
+        src, dst = rng.sample(hosts, 2)
+        app = rng.choice(["ftp", "ftp", "telnet", "poisson", "cbr", "onoff"])
+        kw = {}
+        if app in ("ftp", "telnet"):
+            kw["cc"] = rng.choice(["generic", "jk", "reno", "newreno"])
+            kw["max_window"] = rng.randint(1, 40)
+            if app == "ftp" and rng.random() < 0.3:
+                kw["packets"] = rng.randint(1, 200)
+        else:
+            kw["cc"] = "none"
+            kw["rate"] = f"{rng.uniform(0.5, 50):.2f}pps"
+            if app == "poisson":
+                kw.pop("rate")
+                kw["mean_gap"] = f"{rng.uniform(0.01, 1):.3f}s"
+            if app == "onoff":
+                kw["on"] = [["0s", "1s"], ["2s", "3.5s"]]
+        sc.flow(src, dst, app=app, name=f"f{k}", start=f"{rng.uniform(0, 2):.3f}s", **kw)
+    sc.measure(interval="1s", trace_period="50ms")
+    return sc.to_dict()
+
+
+@pytest.mark.parametrize("case", range(40))
+def test_random_topologies_conserve_packets(case):
+    rng = random.Random(1000 + case)
+    d = random_scenario(rng)
+    r = ccsim.run(d)
+    assert r.run["conserved"], r.flows[["name", "sent", "received", "data_dropped", "data_in_network"]]
+    t = r.flows
+    assert ((t.sent == t.received + t.data_dropped + t.data_in_network)).all()
+    assert ((t.acks_sent == t.acks_received + t.acks_dropped + t.acks_in_network)).all()
+    assert (t.delivered <= t.sent).all()
+    # the TOML form of the same scenario gives the same results
+    assert ccsim.run(dumps_toml(d)).intervals.equals(r.intervals)

@@ -1,0 +1,131 @@
+"""The `ccsim` command: run, validate, bench, plot, and bad input from the command line."""
+
+import json
+
+import pandas as pd
+import pytest
+
+
+def test_run_writes_summary_tables_and_plots(cli, examples, tmp_path):
+    out = tmp_path / "out"
+    r = cli("run", examples / "keshav-s1-jk-fcfs.toml", "--out", out, "--duration", "1000s")
+    assert r.returncode == 0, r.stderr
+    assert "1 FTP" in r.stdout and "goodput" in r.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["run"]["conserved"] is True
+    assert [f["name"] for f in summary["flows"]] == ["1 FTP", "2 FTP", "3 Telnet", "4 Telnet"]
+    iv = pd.read_parquet(out / "intervals.parquet")
+    assert set(iv["flow_name"]) == {"1 FTP", "2 FTP", "3 Telnet", "4 Telnet"}
+    assert len(iv) == 4 * 4  # 1000 s in the example's 250 s intervals
+    cw = pd.read_parquet(out / "cwnd.parquet")
+    assert {"time_s", "cwnd", "flow_name"} <= set(cw.columns) and len(cw) > 100
+    q = pd.read_parquet(out / "queues.parquet")
+    assert "switch->sink" in set(q["port_name"])
+    for png in ("cwnd.png", "queues.png"):
+        data = (out / png).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
+    # nothing half-written left behind
+    assert not [p for p in out.iterdir() if p.name.startswith(".tmp-")]
+
+
+def test_validate_ok_and_bad(cli, examples, tmp_path):
+    r = cli("validate", *sorted(examples.glob("*.toml")))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count(": ok") == len(list(examples.glob("*.toml")))
+
+
+BAD = [
+    # (edit applied to a minimal valid scenario, expected field path, expected words)
+    ("links[0].bandwith = '1Mbps'", "links[0].bandwith", "allowed keys"),
+    ("links[0].bandwidth = '80kg'", "links[0].bandwidth", "expected a positive bandwidth"),
+    ("links[0].bandwidth = '0bps'", "links[0].bandwidth", "expected a positive bandwidth"),
+    ("links[0].bandwidth = '-5Mbps'", "links[0].bandwidth", "expected a positive bandwidth"),
+    ("flows[0].dst = 'nowhere'", "flows[0].dst", "no node named"),
+    ("flows[0].dst = 'island'", "flows[0].dst", "no route"),
+    ("flows[0].cc = 'cubic2'", "flows[0].cc", "expected one of: generic, jk, reno, newreno, none"),
+    ("flows[0].app = 'video'", "flows[0].app", "expected one of: ftp, telnet"),
+    ("flows[0].max_window = 0", "flows[0].max_window", "expected an integer in [1"),
+    ("flows[0].params = {rto_k = -1}", "flows[0].params.rto_k", "expected a number in [0, 100]"),
+    ("flows[0].params = {nonsense = 1}", "flows[0].params.nonsense", "allowed keys"),
+    ("measure.discard = 99", "measure.discard", "expected fewer than"),
+    ("duration = 'forever'", "duration", "expected a non-negative duration"),
+    ("links[0].buffer = '0pkt'", "links[0].buffer", "expected a buffer"),
+    ("links[0].queue = 'red2'", "links[0].queue", "expected one of: droptail"),
+]
+
+MINIMAL = {
+    "name": "minimal",
+    "duration": "10s",
+    "measure": {"interval": "2s"},
+    "nodes": {"hosts": ["a", "b", "island"], "switches": ["s"]},
+    "links": [
+        {"between": ["a", "s"], "bandwidth": "1Mbps"},
+        {"between": ["s", "b"], "bandwidth": "1Mbps", "buffer": "10pkt"},
+    ],
+    "flows": [{"src": "a", "dst": "b", "app": "ftp", "cc": "jk"}],
+}
+
+
+def _apply(edit: str) -> dict:
+    import copy
+    import tomllib
+
+    d = copy.deepcopy(MINIMAL)
+    lhs, rhs = edit.split(" = ", 1)
+    value = tomllib.loads(f"x = {rhs}")["x"]
+    target = d
+    parts = lhs.replace("]", "").replace("[", ".").split(".")
+    for p in parts[:-1]:
+        target = target[int(p)] if p.isdigit() else target[p]
+    target[parts[-1]] = value
+    return d
+
+
+@pytest.mark.parametrize("edit,path,words", BAD)
+def test_bad_input_exits_2_naming_the_field(cli, tmp_path, edit, path, words):
+    from ccsim.builder import dumps_toml
+
+    f = tmp_path / "bad.toml"
+    f.write_text(dumps_toml(_apply(edit)))
+    for cmd in ("run", "validate"):
+        r = cli(cmd, f)
+        assert r.returncode == 2, (cmd, r.stdout, r.stderr)
+        assert path in r.stderr and words in r.stderr, r.stderr
+        assert "Traceback" not in r.stderr and "panicked" not in r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_bad_files_exit_2(cli, tmp_path):
+    f = tmp_path / "broken.toml"
+    f.write_text("name = 'x'\nduration = \n")
+    r = cli("run", f)
+    assert r.returncode == 2 and "not valid TOML" in r.stderr and "Traceback" not in r.stderr
+    r = cli("run", tmp_path / "missing.toml")
+    assert r.returncode == 2 and "no such file" in r.stderr
+    r = cli("run", tmp_path)
+    assert r.returncode == 2 and "directory" in r.stderr
+    r = cli("plot", tmp_path)
+    assert r.returncode == 2 and "summary.json" in r.stderr
+
+
+def test_bench_prints_one_json_line(cli):
+    r = cli("bench", "dumbbell", "--flows", "4", "--duration", "2")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.strip().splitlines()
+    assert len(lines) == 1
+    d = json.loads(lines[0])
+    for key in ("wall_seconds", "events", "events_per_second", "bottleneck_pkts_per_wall_second",
+                "sim_seconds_per_wall_second", "peak_rss_kb", "utilisation", "jain", "bytes_per_flow"):
+        assert key in d
+    assert d["flows"] == 4 and d["events"] > 1000 and 0.2 < d["utilisation"] <= 1.0
+    r = cli("bench", "dumbbell", "--flows", "0")
+    assert r.returncode == 2 and "--flows" in r.stderr
+
+
+def test_plot_redraws(cli, examples, tmp_path):
+    out = tmp_path / "o"
+    assert cli("run", examples / "dumbbell.toml", "--out", out, "--duration", "20s", "-q", "--no-plots").returncode == 0
+    assert not (out / "cwnd.png").exists()
+    r = cli("plot", out)
+    assert r.returncode == 0, r.stderr
+    assert (out / "cwnd.png").exists() and (out / "queues.png").exists()
