@@ -115,7 +115,7 @@ def test_bench_prints_one_json_line(cli):
     assert len(lines) == 1
     d = json.loads(lines[0])
     for key in ("wall_seconds", "events", "events_per_second", "bottleneck_pkts_per_wall_second",
-                "sim_seconds_per_wall_second", "peak_rss_kb", "utilisation", "jain", "bytes_per_flow"):
+                "sim_seconds_per_wall_second", "peak_rss_kb", "utilisation", "jain", "state_bytes_per_flow", "rss_growth_per_flow"):
         assert key in d
     assert d["flows"] == 4 and d["events"] > 1000 and 0.2 < d["utilisation"] <= 1.0
     r = cli("bench", "dumbbell", "--flows", "0")

@@ -19,7 +19,15 @@ path (``links[2].bandwidth``) and what was expected.
 
 from ._core import ScenarioError, __version__
 from .builder import Scenario
-from .results import Results
 from .api import run, validate, load_scenario
+
+
+def __getattr__(name):
+    # pandas is imported only when results are needed, so `import ccsim` stays light.
+    if name == "Results":
+        from .results import Results
+        return Results
+    raise AttributeError(f"module 'ccsim' has no attribute {name!r}")
+
 
 __all__ = ["ScenarioError", "Scenario", "Results", "run", "validate", "load_scenario", "__version__"]

@@ -91,9 +91,17 @@ def cmd_bench(a) -> int:
     if a.print_scenario:
         print(_core.dumbbell_toml(a.flows, a.duration, a.seed), end="")
         return 0
-    r = dict(_core.bench_dumbbell(a.flows, a.duration, a.seed))
-    r["scenario"] = "dumbbell"
-    print(json.dumps(r))
+    # A fresh interpreter that imports only the engine, so peak RSS is the simulator's.
+    import subprocess
+
+    code = ("import json, sys; from ccsim import _core; "
+            f"r = dict(_core.bench_dumbbell({a.flows}, {a.duration!r}, {a.seed})); "
+            "r['scenario'] = 'dumbbell'; print(json.dumps(r))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if proc.returncode != 0:
+        print(proc.stderr, file=sys.stderr, end="")
+        return 1
+    print(proc.stdout, end="")
     return 0
 
 

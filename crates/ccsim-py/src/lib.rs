@@ -256,7 +256,9 @@ fn bench_dumbbell<'py>(py: Python<'py>, flows: usize, duration: f64, seed: u64) 
     d.set_item("sim_seconds_per_wall_second", r.sim_seconds / r.wall_seconds)?;
     d.set_item("rss_before_kb", r.rss_before_kb)?;
     d.set_item("peak_rss_kb", r.peak_rss_kb)?;
-    d.set_item("bytes_per_flow", r.bytes_per_flow())?;
+    d.set_item("state_bytes_per_flow", r.state_bytes_per_flow())?;
+    d.set_item("output_bytes_per_flow", r.output_bytes as f64 / r.flows as f64)?;
+    d.set_item("rss_growth_per_flow", r.rss_growth_per_flow())?;
     d.set_item("utilisation", r.utilisation)?;
     d.set_item("jain", r.jain)?;
     d.set_item("bottleneck_drops", r.drops)?;

@@ -64,6 +64,9 @@ pub struct BenchReport {
     pub peak_rss_kb: u64,
     pub drops: u64,
     pub timeouts: u64,
+    /// Simulation state (structures and their heap), and measurement output, in bytes.
+    pub state_bytes: usize,
+    pub output_bytes: usize,
 }
 
 impl BenchReport {
@@ -73,7 +76,14 @@ impl BenchReport {
     pub fn departures_per_second(&self) -> f64 {
         self.bottleneck_departures as f64 / self.wall_seconds
     }
-    pub fn bytes_per_flow(&self) -> f64 {
+    /// Simulation state per flow (structures and heap, exact), bytes.
+    pub fn state_bytes_per_flow(&self) -> f64 {
+        self.state_bytes as f64 / self.flows as f64
+    }
+    /// Growth of the resident set while building and running, per flow, bytes. Noisier
+    /// than the state count: it includes measurement output and allocator slack, and the
+    /// allocator may reuse memory freed by the scenario parser.
+    pub fn rss_growth_per_flow(&self) -> f64 {
         (self.peak_rss_kb.saturating_sub(self.rss_before_kb)) as f64 * 1024.0 / self.flows as f64
     }
 }
@@ -88,6 +98,7 @@ pub fn run_dumbbell(flows: usize, duration_s: f64, seed: u64) -> Result<BenchRep
     w.run();
     let wall_seconds = t1.elapsed().as_secs_f64();
     let (_, peak_rss_kb) = rss_kb();
+    let (state_bytes, output_bytes) = w.memory_bytes();
     let results = crate::Results::collect(&sc, &w);
     let bottleneck = &w.ports[0]; // links[0] forward: left -> right
     let timeouts = w.flows.iter().filter_map(|f| f.sender.as_ref()).map(|s| s.timeouts).sum();
@@ -104,5 +115,7 @@ pub fn run_dumbbell(flows: usize, duration_s: f64, seed: u64) -> Result<BenchRep
         peak_rss_kb,
         drops: bottleneck.stats.drops,
         timeouts,
+        state_bytes,
+        output_bytes,
     })
 }

@@ -78,7 +78,7 @@ impl World {
         let t = ev.target;
         match ev.kind {
             EventKind::PipeArrival => {
-                let p = self.ports[t as usize].on_pipe_arrival(&mut self.events, t);
+                let p = self.ports[t as usize].on_pipe_arrival(&self.packets, &mut self.events, t);
                 self.arrive(p);
             }
             EventKind::TxDone => {
@@ -201,6 +201,7 @@ impl World {
                 seq: tx.seq,
                 tx_time: now,
                 first_tx_time: tx.first_tx,
+                arrive_at: 0,
                 flow: f,
                 size: flow.packet_size,
                 route: flow.route,
@@ -281,6 +282,7 @@ impl World {
                     seq: flow.next_seq,
                     tx_time: now,
                     first_tx_time: now,
+                    arrive_at: 0,
                     flow: f,
                     size: flow.packet_size,
                     route: flow.route,
@@ -332,6 +334,26 @@ impl World {
         if next <= self.end {
             self.events.schedule(next, EventKind::TraceSample, 0);
         }
+    }
+
+    /// Bytes the simulation state holds: structures plus their heap (exact for our own
+    /// containers; allocator overhead not included). Measurement output (interval table,
+    /// traces) is counted separately in the second value.
+    pub fn memory_bytes(&self) -> (usize, usize) {
+        use std::mem::size_of;
+        let flows: usize = self.flows.capacity() * size_of::<Flow>()
+            + self
+                .flows
+                .iter()
+                .map(|f| f.name.capacity() + f.sender.as_ref().map_or(0, |s| s.memory_bytes()) + f.sink.memory_bytes() + f.app.memory_bytes())
+                .sum::<usize>();
+        let ports: usize = self.ports.capacity() * size_of::<Port>() + self.ports.iter().map(|p| p.memory_bytes()).sum::<usize>();
+        let state = flows + ports + self.routes.capacity() * 4 + self.packets.memory_bytes() + self.events.memory_bytes();
+        let it = &self.intervals;
+        let output = it.len() * (size_of::<u32>() * 2 + size_of::<f64>() * 9 + size_of::<u64>() * 5)
+            + self.cwnd_trace.flow.capacity() * 40
+            + self.queue_trace.port.capacity() * 24;
+        (state, output)
     }
 
     /// Data and ACK packets of each flow still inside the network (queues, lines, pipes).

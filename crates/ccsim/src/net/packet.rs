@@ -38,6 +38,8 @@ pub struct Packet {
     pub tx_time: SimTime,
     /// Data: time of the first transmission of this sequence number. ACK: echo.
     pub first_tx_time: SimTime,
+    /// While in a port's pipe: when it reaches the far node.
+    pub arrive_at: SimTime,
     pub flow: u32,
     /// Size on the wire, bytes.
     pub size: u32,
@@ -63,6 +65,7 @@ const EMPTY: Packet = Packet {
     seq: 0,
     tx_time: 0,
     first_tx_time: 0,
+    arrive_at: 0,
     flow: 0,
     size: 0,
     route: 0,
@@ -114,6 +117,10 @@ impl PacketArena {
     /// Packets currently allocated (in queues, in transmission or in pipes).
     pub fn live(&self) -> usize {
         self.slots.len() - self.free.len()
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<Packet>() + self.free.capacity() * 4
     }
 
     /// Slots ever allocated: the arena's high-water mark.

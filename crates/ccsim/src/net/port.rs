@@ -34,7 +34,8 @@ pub struct Port {
     busy_until: SimTime,
     in_service_bytes: u32,
     txdone_pending: bool,
-    pipe: VecDeque<(SimTime, PacketId)>,
+    /// Packets on the line, oldest first; each carries its arrival time.
+    pipe: VecDeque<PacketId>,
     pub stats: PortStats,
 }
 
@@ -55,7 +56,7 @@ impl Port {
     }
 
     #[inline]
-    fn start_tx(&mut self, pkt: PacketId, arena: &PacketArena, now: SimTime, events: &mut EventQueue, id: u32) {
+    fn start_tx(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, events: &mut EventQueue, id: u32) {
         let size = arena.get(pkt).size;
         let done = now + tx_time(size, self.bandwidth_bps);
         self.busy_until = done;
@@ -67,7 +68,8 @@ impl Port {
         if self.pipe.is_empty() {
             events.schedule(arrive, EventKind::PipeArrival, id);
         }
-        self.pipe.push_back((arrive, pkt));
+        arena.get_mut(pkt).arrive_at = arrive;
+        self.pipe.push_back(pkt);
     }
 
     /// A packet arrives to be sent out of this port. Returns the packet dropped, if any
@@ -121,10 +123,10 @@ impl Port {
 
     /// The head of the pipe reaches the far node: returns it and re-arms the pipe's event.
     #[inline]
-    pub fn on_pipe_arrival(&mut self, events: &mut EventQueue, id: u32) -> PacketId {
-        let (_, p) = self.pipe.pop_front().expect("pipe event with empty pipe");
-        if let Some(&(t, _)) = self.pipe.front() {
-            events.schedule(t, EventKind::PipeArrival, id);
+    pub fn on_pipe_arrival(&mut self, arena: &PacketArena, events: &mut EventQueue, id: u32) -> PacketId {
+        let p = self.pipe.pop_front().expect("pipe event with empty pipe");
+        if let Some(&next) = self.pipe.front() {
+            events.schedule(arena.get(next).arrive_at, EventKind::PipeArrival, id);
         }
         p
     }
@@ -138,11 +140,16 @@ impl Port {
         self.qdisc.len_bytes()
     }
 
+    /// Heap bytes held by the queue and the pipe.
+    pub fn memory_bytes(&self) -> usize {
+        self.qdisc.memory_bytes() + self.pipe.capacity() * std::mem::size_of::<PacketId>()
+    }
+
     /// Every packet this port holds: queued, in service, or in the pipe (the in-service
     /// packet is already in the pipe, since it was pushed there when it started).
     pub fn for_each_packet(&self, f: &mut dyn FnMut(PacketId)) {
         self.qdisc.for_each(f);
-        for &(_, p) in &self.pipe {
+        for &p in &self.pipe {
             f(p);
         }
     }

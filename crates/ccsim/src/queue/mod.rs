@@ -47,6 +47,8 @@ pub trait QueueDiscipline {
     fn len_bytes(&self) -> u64;
     /// Visit every queued packet (for conservation checks at the end of a run; not hot).
     fn for_each(&self, f: &mut dyn FnMut(PacketId));
+    /// Heap bytes held (for the benchmark's memory accounting; not hot).
+    fn memory_bytes(&self) -> usize;
 }
 
 pub enum Qdisc {
@@ -80,5 +82,8 @@ impl QueueDiscipline for Qdisc {
     }
     fn for_each(&self, f: &mut dyn FnMut(PacketId)) {
         dispatch!(self, q => q.for_each(f))
+    }
+    fn memory_bytes(&self) -> usize {
+        dispatch!(self, q => q.memory_bytes())
     }
 }

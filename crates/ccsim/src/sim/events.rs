@@ -99,6 +99,10 @@ impl EventQueue {
         self.heap.is_empty()
     }
 
+    pub fn memory_bytes(&self) -> usize {
+        self.heap.capacity() * std::mem::size_of::<Event>()
+    }
+
     /// Events popped so far.
     pub fn processed(&self) -> u64 {
         self.processed

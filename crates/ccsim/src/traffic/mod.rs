@@ -48,6 +48,13 @@ impl App {
         App { kind, start, stop, rng }
     }
 
+    pub fn memory_bytes(&self) -> usize {
+        match &self.kind {
+            AppKind::OnOff { on, .. } => on.capacity() * 16,
+            _ => 0,
+        }
+    }
+
     /// True for sources that produce packets one at a time (all but FTP).
     pub fn is_ticking(&self) -> bool {
         !matches!(self.kind, AppKind::Ftp { .. })

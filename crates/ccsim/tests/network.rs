@@ -1,0 +1,231 @@
+//! Network elements: drop-tail buffers (packet and byte limits, with and without the packet in
+//! service), drop accounting, and a window flow's queue.
+
+mod common;
+use common::*;
+
+/// Two uncontrolled sources (`app` = "cbr" or "poisson"; a: `size_a`-byte packets at
+/// 120 pkt/s; c: `size_c`-byte packets at 60 pkt/s) overload the 1 Mb/s line sw -> b, whose
+/// drop-tail buffer is `buffer`.
+fn overload_with(app: &str, buffer: &str, count_in_service: bool, size_a: u32, size_c: u32) -> String {
+    format!(
+        r#"
+duration = "20s"
+[measure]
+interval = "5s"
+discard = 1
+trace_period = "1ms"
+trace_queues = ["sw->b"]
+trace_cwnd = "none"
+[nodes]
+hosts = ["a", "c", "b"]
+switches = ["sw"]
+[[links]]
+between = ["a", "sw"]
+bandwidth = "10Mbps"
+delay = "1ms"
+[[links]]
+between = ["c", "sw"]
+bandwidth = "10Mbps"
+delay = "3ms"
+[[links]]
+between = ["sw", "b"]
+bandwidth = "1Mbps"
+delay = "10ms"
+buffer = "{buffer}"
+count_in_service = {count_in_service}
+[[flows]]
+name = "cbr-a"
+src = "a"
+dst = "b"
+app = "{app}"
+rate = "120pps"
+packet_size = "{size_a}B"
+[[flows]]
+name = "cbr-c"
+src = "c"
+dst = "b"
+app = "{app}"
+rate = "60pps"
+packet_size = "{size_c}B"
+"#
+    )
+}
+
+fn overload(buffer: &str, count_in_service: bool, size_a: u32, size_c: u32) -> String {
+    overload_with("cbr", buffer, count_in_service, size_a, size_c)
+}
+
+fn queue_samples(r: &ccsim::Results, port: u32) -> Vec<(u32, u64)> {
+    let q = &r.queue_trace;
+    (0..q.port.len()).filter(|&i| q.port[i] == port).map(|i| (q.packets[i], q.bytes[i])).collect()
+}
+
+fn port_index(r: &ccsim::Results, name: &str) -> u32 {
+    r.ports.iter().position(|p| p.name == name).unwrap() as u32
+}
+
+fn check_overloaded(r: &ccsim::Results) {
+    let p = port(r, "sw->b");
+    assert!(p.drops > 100, "the bottleneck must drop, got {}", p.drops);
+    assert!(p.utilisation > 0.9, "an overloaded line is (almost) always busy: {}", p.utilisation);
+    // Uncontrolled flows: no ACKs, and the other ports never drop.
+    for f in &r.flows {
+        assert_eq!(f.cc, "none");
+        assert_eq!(f.totals.acks_sent, 0);
+    }
+    for q in &r.ports {
+        if q.name != "sw->b" {
+            assert_eq!(q.drops, 0, "port {}", q.name);
+        }
+    }
+}
+
+#[test]
+fn droptail_packet_buffer_counting_the_packet_in_service() {
+    let r = run(&overload("10pkt", true, 1000, 1000));
+    check_overloaded(&r);
+    let p = port(&r, "sw->b");
+    assert!(p.utilisation > 0.999, "constant overload keeps the line busy: {}", p.utilisation);
+    // Queue + the packet in service <= 10: at most 9 wait while the line is busy.
+    assert!(p.max_queue_packets + 1 <= 10, "max queue {} with count_in_service", p.max_queue_packets);
+    assert_eq!(p.max_queue_packets, 9, "the buffer should fill up");
+    let samples = queue_samples(&r, port_index(&r, "sw->b"));
+    assert!(samples.len() > 10_000);
+    assert!(samples.iter().all(|s| s.0 + 1 <= 10));
+    assert!(samples.iter().all(|s| s.1 == s.0 as u64 * 1000), "bytes track packets");
+}
+
+#[test]
+fn droptail_arrivals_coinciding_with_departures() {
+    // 250 pkt/s of 1000 B into a 1 Mb/s line (8 ms each): every other arrival falls on the
+    // exact picosecond a transmission ends. The limit must still hold.
+    let text = r#"
+duration = "5s"
+[measure]
+interval = "1s"
+[nodes]
+hosts = ["a", "b"]
+switches = ["sw"]
+[[links]]
+between = ["a", "sw"]
+bandwidth = "10Mbps"
+[[links]]
+between = ["sw", "b"]
+bandwidth = "1Mbps"
+buffer = "10pkt"
+[[flows]]
+src = "a"
+dst = "b"
+app = "cbr"
+rate = "250pps"
+"#;
+    let r = run(text);
+    let p = port(&r, "sw->b");
+    assert_eq!(p.max_queue_packets, 9);
+    assert_eq!(p.departures, 625, "5 s of a busy 1 Mb/s line");
+    // Packets at 0, 4 ms, ..., 5 s (events at the end time still run): 1251 offered, half
+    // of them carried, nearly all the rest dropped.
+    let f = &r.flows[0];
+    assert_eq!(f.totals.sent, 1251);
+    assert!(f.totals.data_dropped >= 1251 - 625 - 10, "drops {}", f.totals.data_dropped);
+}
+
+#[test]
+fn droptail_packet_buffer_not_counting_the_packet_in_service() {
+    let r = run(&overload("10pkt", false, 1000, 1000));
+    check_overloaded(&r);
+    let p = port(&r, "sw->b");
+    assert!(p.max_queue_packets <= 10);
+    assert_eq!(p.max_queue_packets, 10, "ten may wait behind the one in service");
+    let samples = queue_samples(&r, port_index(&r, "sw->b"));
+    assert!(samples.iter().all(|s| s.0 <= 10));
+    assert!(samples.iter().any(|s| s.0 == 10));
+}
+
+#[test]
+fn droptail_fewer_drops_with_the_larger_effective_buffer() {
+    let with = run(&overload("10pkt", true, 1000, 1000));
+    let without = run(&overload("10pkt", false, 1000, 1000));
+    // Same offered load, same service: the run with one more slot drops one packet fewer
+    // (it holds one more at the end).
+    let dw = port(&with, "sw->b").drops;
+    let dwo = port(&without, "sw->b").drops;
+    assert_eq!(dw, dwo + 1, "drops {dw} (count in service) vs {dwo}");
+}
+
+#[test]
+fn droptail_byte_buffer_with_mixed_packet_sizes() {
+    for count_in_service in [true, false] {
+        let r = run(&overload_with("poisson", "5000B", count_in_service, 1000, 300));
+        check_overloaded(&r);
+        let p = port(&r, "sw->b");
+        let samples = queue_samples(&r, port_index(&r, "sw->b"));
+        if count_in_service {
+            // Queue + in service <= 5000 bytes, and something (>= 300 bytes) is in service
+            // whenever packets wait.
+            assert!(p.max_queue_bytes <= 4700, "max queue {} B", p.max_queue_bytes);
+            assert!(samples.iter().all(|s| s.1 <= 4700));
+        } else {
+            assert!(p.max_queue_bytes <= 5000, "max queue {} B", p.max_queue_bytes);
+            assert!(samples.iter().all(|s| s.1 <= 5000));
+        }
+        // The limit binds: the queue gets within one packet of it.
+        assert!(p.max_queue_bytes > 4000 - if count_in_service { 1000 } else { 0 }, "max queue {} B", p.max_queue_bytes);
+        // Both sizes get through and both get dropped.
+        for f in &r.flows {
+            assert!(f.totals.delivered > 0 && f.totals.data_dropped > 0, "flow {}", f.name);
+        }
+    }
+}
+
+#[test]
+fn droptail_byte_buffer_smaller_packets_fit_where_large_ones_do_not() {
+    // 2500 B buffer, count_in_service: a 1000 B packet needs 1000 B free, a 300 B packet only
+    // 300 B, so with random (Poisson) arrivals the large packets are refused more often.
+    let r = run(&overload_with("poisson", "2500B", true, 1000, 300));
+    let p = port(&r, "sw->b");
+    assert!(p.max_queue_bytes <= 2200);
+    let a = flow(&r, "cbr-a");
+    let c = flow(&r, "cbr-c");
+    let loss_a = a.totals.data_dropped as f64 / a.totals.sent as f64;
+    let loss_c = c.totals.data_dropped as f64 / c.totals.sent as f64;
+    assert!(loss_a > loss_c, "large packets should be dropped more often: {loss_a} vs {loss_c}");
+}
+
+#[test]
+fn unlimited_host_buffer_never_drops_and_queue_is_window_bounded() {
+    // A window-limited flow's packets queue at the bottleneck: the queue never exceeds the
+    // window, and the host's own (unlimited) interface never drops.
+    let text = r#"
+duration = "10s"
+[measure]
+interval = "2s"
+trace_queues = "all"
+[nodes]
+hosts = ["a", "b"]
+switches = ["sw"]
+[[links]]
+between = ["a", "sw"]
+bandwidth = "1Mbps"
+[[links]]
+between = ["sw", "b"]
+bandwidth = "100kbps"
+buffer = "1000pkt"
+[[flows]]
+src = "a"
+dst = "b"
+cc = "generic"
+max_window = 12
+params = { beta = 100 }
+"#;
+    let r = run(text);
+    let p = port(&r, "sw->b");
+    assert_eq!(p.drops, 0);
+    assert!(p.max_queue_packets <= 12 && p.max_queue_packets >= 10, "queue {}", p.max_queue_packets);
+    assert!(r.queue_trace.packets.iter().all(|&q| q <= 12));
+    let f = &r.flows[0];
+    assert_eq!(f.totals.retransmitted, 0);
+    // 100 kb/s carries 12.5 packets/s of 1000 B.
+    assert!((f.goodput_pps.mean - 12.5).abs() < 0.05, "goodput {}", f.goodput_pps.mean);
+}

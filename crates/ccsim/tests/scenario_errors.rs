@@ -1,0 +1,313 @@
+//! Bad input: every error is an `Err` (never a panic) whose path names the offending field,
+//! with a message saying what was expected.
+
+mod common;
+use ccsim::ScenarioError;
+use common::*;
+
+const BASE: &str = r#"
+name = "base"
+duration = "10s"
+[measure]
+interval = "2s"
+discard = 1
+[nodes]
+hosts = ["h1", "h2", "island"]
+switches = ["sw"]
+[[links]]
+between = ["h1", "sw"]
+bandwidth = "800kbps"
+buffer = "40pkt"
+[[links]]
+between = ["sw", "h2"]
+bandwidth = "80kbps"
+delay = "10ms"
+[[flows]]
+name = "f"
+src = "h1"
+dst = "h2"
+app = "ftp"
+cc = "jk"
+max_window = 5
+"#;
+
+/// BASE with one line replaced (the line must exist exactly once).
+fn with(old: &str, new: &str) -> String {
+    assert_eq!(BASE.matches(old).count(), 1, "{old:?} must occur once in BASE");
+    BASE.replacen(old, new, 1)
+}
+
+/// Run `text` (parse, validate, build, run) under catch_unwind: it must not panic and must
+/// return an error, which is returned.
+fn expect_err(text: &str) -> ScenarioError {
+    let owned = text.to_string();
+    let outcome = std::panic::catch_unwind(move || ccsim::run_toml(&owned));
+    match outcome {
+        Err(_) => panic!("the engine panicked on bad input:\n{text}"),
+        Ok(Ok(r)) => {
+            assert_conserved(&r);
+            panic!("bad input was accepted:\n{text}")
+        }
+        Ok(Err(e)) => {
+            // Display puts the path first.
+            let shown = e.to_string();
+            if !e.path.is_empty() {
+                assert!(shown.starts_with(&e.path), "Display {shown:?} should start with the path {:?}", e.path);
+            }
+            assert!(!e.message.is_empty());
+            e
+        }
+    }
+}
+
+fn assert_err(text: &str, path: &str, message_parts: &[&str]) -> ScenarioError {
+    let e = expect_err(text);
+    assert_eq!(e.path, path, "wrong path for error {e}");
+    for part in message_parts {
+        assert!(e.message.contains(part), "message {:?} should contain {part:?}", e.message);
+    }
+    e
+}
+
+#[test]
+fn base_scenario_is_valid() {
+    let r = run(BASE);
+    assert!(r.flows[0].totals.delivered > 0);
+}
+
+#[test]
+fn unknown_key_next_to_a_valid_one() {
+    let e = assert_err(
+        &with("bandwidth = \"80kbps\"\n", "bandwidth = \"80kbps\"\nbandwith = \"80kbps\"\n"),
+        "links[1].bandwith",
+        &["unknown key", "bandwith", "allowed keys"],
+    );
+    // The allowed keys are listed, the misspelt one's correct form among them.
+    for k in ["bandwidth", "between", "buffer", "delay", "count_in_service"] {
+        assert!(e.message.contains(k), "allowed keys in {:?} should include {k}", e.message);
+    }
+    assert!(e.to_string().contains("links[1].bandwith"));
+}
+
+#[test]
+#[ignore = "engine bug: a misspelt required key is reported as the missing key (links[0].bandwidth: is required), not as the unknown key links[0].bandwith; decode_links (schema.rs) fails on the missing bandwidth before Obj::finish reports unknown keys"]
+fn misspelt_required_key_is_reported_as_unknown_key() {
+    // The user wrote `bandwith` instead of `bandwidth`: the error should name what they wrote.
+    let e = expect_err(&with("bandwidth = \"800kbps\"", "bandwith = \"800kbps\""));
+    assert!(e.to_string().contains("links[0].bandwith"), "error {e} should name links[0].bandwith");
+    assert!(e.message.contains("bandwidth"), "error {e} should list the allowed keys");
+}
+
+#[test]
+fn misspelt_required_key_is_at_least_an_error_on_that_link() {
+    let e = expect_err(&with("bandwidth = \"800kbps\"", "bandwith = \"800kbps\""));
+    assert!(e.path.starts_with("links[0]."), "error {e}");
+}
+
+#[test]
+fn unknown_keys_at_every_level() {
+    assert_err(&with("name = \"base\"", "name = \"base\"\nseeed = 3"), "seeed", &["unknown key", "seed"]);
+    assert_err(&with("interval = \"2s\"", "interval = \"2s\"\nintervall = 1"), "measure.intervall", &["unknown key", "interval"]);
+    assert_err(&with("switches = [\"sw\"]", "switches = [\"sw\"]\nrouters = [\"r\"]"), "nodes.routers", &["hosts", "switches"]);
+    assert_err(&with("max_window = 5", "max_window = 5\nmax_windw = 6"), "flows[0].max_windw", &["unknown key", "max_window"]);
+    assert_err(&with("max_window = 5", "max_window = 5\nparams = { rto_kk = 2 }"), "flows[0].params.rto_kk", &["unknown key", "rto_k"]);
+    // beta belongs to the Generic protocol only.
+    assert_err(&with("max_window = 5", "max_window = 5\nparams = { beta = 2 }"), "flows[0].params.beta", &["unknown key"]);
+    assert_err(
+        &with("delay = \"10ms\"", "delay = \"10ms\"\nforward = { bufer = \"3pkt\" }"),
+        "links[1].forward.bufer",
+        &["unknown key", "buffer"],
+    );
+}
+
+#[test]
+fn wrong_units() {
+    assert_err(&with("bandwidth = \"800kbps\"", "bandwidth = \"80kg\""), "links[0].bandwidth", &["bandwidth", "80kg"]);
+    assert_err(&with("delay = \"10ms\"", "delay = \"10 parsecs\""), "links[1].delay", &["duration"]);
+    assert_err(&with("buffer = \"40pkt\"", "buffer = \"lots\""), "links[0].buffer", &["buffer"]);
+    assert_err(&with("duration = \"10s\"", "duration = \"10kbps\""), "duration", &["duration"]);
+    assert_err(&with("max_window = 5", "max_window = 5\npacket_size = \"1000kbps\""), "flows[0].packet_size", &["size"]);
+    assert_err(&with("bandwidth = \"800kbps\"", "bandwidth = true"), "links[0].bandwidth", &["bandwidth"]);
+}
+
+#[test]
+fn zero_and_negative_bandwidth() {
+    for bad in ["\"0bps\"", "\"0kbps\"", "\"-5Mbps\"", "0", "-80000", "\"0.1bps\""] {
+        assert_err(&with("bandwidth = \"80kbps\"", &format!("bandwidth = {bad}")), "links[1].bandwidth", &["bandwidth"]);
+    }
+}
+
+#[test]
+fn other_nonpositive_quantities() {
+    assert_err(&with("buffer = \"40pkt\"", "buffer = \"0pkt\""), "links[0].buffer", &["buffer"]);
+    assert_err(&with("duration = \"10s\"", "duration = \"0s\""), "duration", &["positive"]);
+    assert_err(&with("duration = \"10s\"", "duration = \"-3s\""), "duration", &["duration"]);
+    assert_err(&with("max_window = 5", "max_window = 5\npacket_size = \"0B\""), "flows[0].packet_size", &["size"]);
+    assert_err(&with("max_window = 5", "max_window = 5\npacket_size = \"70000B\""), "flows[0].packet_size", &["65535"]);
+}
+
+#[test]
+fn nonexistent_nodes() {
+    assert_err(&with("dst = \"h2\"", "dst = \"nowhere\""), "flows[0].dst", &["nowhere", "h1", "h2"]);
+    assert_err(&with("src = \"h1\"", "src = \"ghost\""), "flows[0].src", &["ghost"]);
+    assert_err(&with("between = [\"sw\", \"h2\"]", "between = [\"sw\", \"h9\"]"), "links[1].between[1]", &["h9"]);
+    assert_err(&with("dst = \"h2\"", "dst = \"sw\""), "flows[0].dst", &["switch"]);
+    assert_err(&with("dst = \"h2\"", "dst = \"h1\""), "flows[0].dst", &["other than the source"]);
+}
+
+#[test]
+fn destination_without_a_route() {
+    // "island" is a host with no link at all.
+    let e = assert_err(&with("dst = \"h2\"", "dst = \"island\""), "flows[0].dst", &["no route", "h1", "island"]);
+    assert!(e.to_string().starts_with("flows[0].dst"));
+    // Validation passes (routing is checked when the world is built).
+    let sc = ccsim::Scenario::from_toml_str(&with("dst = \"h2\"", "dst = \"island\"")).expect("validates");
+    assert!(ccsim::scenario::build::build_world(&sc).is_err());
+}
+
+#[test]
+fn explicit_route_through_unlinked_nodes() {
+    assert_err(
+        &with("max_window = 5", "max_window = 5\nroute = [\"h1\", \"h2\"]"),
+        "flows[0].route[1]",
+        &["not joined by a link"],
+    );
+    assert_err(&with("max_window = 5", "max_window = 5\nroute = [\"h1\", \"sw\"]"), "flows[0].route", &["from \"h1\" to \"h2\""]);
+}
+
+#[test]
+fn unknown_algorithm_names() {
+    let e = assert_err(&with("cc = \"jk\"", "cc = \"cubic\""), "flows[0].cc", &["cubic"]);
+    for name in ["generic", "jk", "reno", "newreno", "none"] {
+        assert!(e.message.contains(name), "allowed names in {:?} should include {name}", e.message);
+    }
+    let e = assert_err(&with("app = \"ftp\"", "app = \"http\""), "flows[0].app", &["http"]);
+    for name in ["ftp", "telnet", "poisson", "cbr", "onoff"] {
+        assert!(e.message.contains(name));
+    }
+    assert_err(&with("buffer = \"40pkt\"", "buffer = \"40pkt\"\nqueue = \"red\""), "links[0].queue", &["red", "droptail"]);
+    assert_err(&with("cc = \"jk\"", "cc = \"none\""), "flows[0].cc", &["ftp"]);
+}
+
+#[test]
+fn parameters_out_of_range() {
+    assert_err(&with("max_window = 5", "max_window = 0"), "flows[0].max_window", &["[1, 100000000]", "0"]);
+    assert_err(&with("max_window = 5", "max_window = -3"), "flows[0].max_window", &["non-negative"]);
+    assert_err(&with("max_window = 5", "max_window = 1000000000"), "flows[0].max_window", &["[1, 100000000]"]);
+    assert_err(
+        &with("cc = \"jk\"", "cc = \"generic\"\nparams = { beta = -1 }"),
+        "flows[0].params.beta",
+        &["(0, 100]", "-1"],
+    );
+    assert_err(&with("cc = \"jk\"", "cc = \"generic\"\nparams = { beta = 0 }"), "flows[0].params.beta", &["(0, 100]"]);
+    assert_err(&with("max_window = 5", "max_window = 5\nparams = { rto_k = -2 }"), "flows[0].params.rto_k", &["[0, 100]"]);
+    assert_err(&with("max_window = 5", "max_window = 5\nparams = { initial_cwnd = 0.5 }"), "flows[0].params.initial_cwnd", &["[1, 1e6]"]);
+    assert_err(&with("max_window = 5", "max_window = 5\nparams = { dupack_threshold = 0 }"), "flows[0].params.dupack_threshold", &["[1, 1000]"]);
+    assert_err(&with("max_window = 5", "max_window = 5\nparams = { initial_rto = \"0s\" }"), "flows[0].params.initial_rto", &["positive"]);
+    assert_err(
+        &with("max_window = 5", "max_window = 5\nparams = { min_rto = \"2s\", max_rto = \"1s\" }"),
+        "flows[0].params.max_rto",
+        &["max_rto >= min_rto"],
+    );
+    // 10 s in 2 s intervals: 5 intervals, so at most 4 may be discarded.
+    assert_err(&with("discard = 1", "discard = 5"), "measure.discard", &["5"]);
+    assert_err(&with("discard = 1", "discard = 50"), "measure.discard", &["fewer than the 5"]);
+    assert!(ccsim::run_toml(&with("discard = 1", "discard = 4")).is_ok(), "discard = 4 of 5 is allowed");
+    assert_err(&with("interval = \"2s\"", "interval = \"20s\""), "measure.interval", &["no longer than the run"]);
+    assert_err(&with("interval = \"2s\"", "interval = \"2s\"\ntrace_period = \"0s\""), "measure.trace_period", &["positive"]);
+    assert_err(&with("max_window = 5", "max_window = 5\nstart = \"10s\""), "flows[0].start", &["before the end"]);
+    assert_err(&with("max_window = 5", "max_window = 5\nstart = \"2s\"\nstop = \"1s\""), "flows[0].stop", &["after start"]);
+}
+
+#[test]
+fn wrong_types() {
+    assert_err(&with("max_window = 5", "max_window = \"five\""), "flows[0].max_window", &["integer", "five"]);
+    assert_err(&with("name = \"base\"", "name = 7"), "name", &["string"]);
+    assert_err(&with("hosts = [\"h1\", \"h2\", \"island\"]", "hosts = \"h1\""), "nodes.hosts", &["list"]);
+    assert_err(&with("hosts = [\"h1\", \"h2\", \"island\"]", "hosts = [\"h1\", \"h2\", \"island\", \"h1\"]"), "nodes.hosts[3]", &["twice"]);
+    // A key given twice is a TOML error (whole-file, so no path).
+    assert_err(&with("name = \"f\"", "name = \"f\"\nmax_window = 2"), "", &["not valid TOML"]);
+}
+
+#[test]
+fn missing_required_fields() {
+    assert_err(&BASE.replace("duration = \"10s\"\n", ""), "duration", &["required"]);
+    assert_err(&with("src = \"h1\"\n", ""), "flows[0].src", &["required"]);
+    assert_err(&with("bandwidth = \"800kbps\"\n", ""), "links[0].bandwidth", &["required"]);
+}
+
+#[test]
+fn invalid_toml_syntax() {
+    let e = expect_err(&with("max_window = 5", "max_window = = 5"));
+    assert!(e.path.is_empty());
+    assert!(e.message.contains("not valid TOML"), "{e}");
+    assert!(e.message.contains("line"), "the line is given: {e}");
+    let e = expect_err("duration = \"10s\"\n[nodes\nhosts = [\"a\"]\n");
+    assert!(e.message.contains("not valid TOML (line 2)"), "{e}");
+    let e = expect_err("");
+    assert_eq!(e.path, "duration");
+    let e = expect_err("\u{0}\u{1}garbage");
+    assert!(e.message.contains("not valid TOML"));
+}
+
+#[test]
+fn from_toml_str_agrees_with_run_toml() {
+    // Errors found during validation come back from from_toml_str as well.
+    let text = with("cc = \"jk\"", "cc = \"cubic\"");
+    let a = ccsim::Scenario::from_toml_str(&text).unwrap_err();
+    let b = ccsim::run_toml(&text).unwrap_err();
+    assert_eq!(a, b);
+}
+
+/// Scenarios the validator accepts (every duration below its 1.8e7 s limit) whose times add
+/// up past 2^64 ps (about 1.8e7 s): the engine must not panic on them.
+fn accepted_but_overflowing(kind: &str) -> String {
+    let (link_delay, flow) = match kind {
+        "cbr" => ("0s", "app = \"cbr\"\nrate = \"1e-7pps\""), // gap 1e7 s
+        "telnet" => ("0s", "app = \"telnet\"\nmean_gap = \"1.7e7s\"\nstart = \"1s\""),
+        "delay" => ("1.7e7s", "app = \"ftp\"\ncc = \"jk\"\nmax_window = 1\nstart = \"1e7s\""),
+        _ => unreachable!(),
+    };
+    format!(
+        r#"
+duration = "1.7e7s"
+[measure]
+trace_cwnd = "none"
+[nodes]
+hosts = ["a", "b"]
+[[links]]
+between = ["a", "b"]
+bandwidth = "1Mbps"
+delay = "{link_delay}"
+[[flows]]
+src = "a"
+dst = "b"
+{flow}
+"#
+    )
+}
+
+fn assert_no_panic(text: &str) {
+    assert!(ccsim::Scenario::from_toml_str(text).is_ok(), "the validator accepts this scenario");
+    let owned = text.to_string();
+    let outcome = std::panic::catch_unwind(move || ccsim::run_toml(&owned).map(|r| r.conserved));
+    assert!(outcome.is_ok(), "the engine panicked on an accepted scenario:\n{text}");
+}
+
+#[test]
+#[ignore = "engine bug: SimTime overflow. traffic/mod.rs App::next_tick computes `now + gap` unchecked: a CBR gap of 1e7 s is accepted, and the tick after 1e7 s overflows u64 ps (panic in debug, wrap-around into the past in release)"]
+fn huge_cbr_gap_does_not_panic() {
+    assert_no_panic(&accepted_but_overflowing("cbr"));
+}
+
+#[test]
+#[ignore = "engine bug: SimTime overflow. traffic/mod.rs App::first_tick/next_tick add an exponential gap (saturated to u64) to start/now unchecked; telnet mean_gap = 1.7e7 s is accepted and overflows (panic in debug)"]
+fn huge_telnet_gap_does_not_panic() {
+    assert_no_panic(&accepted_but_overflowing("telnet"));
+}
+
+#[test]
+#[ignore = "engine bug: SimTime overflow. net/port.rs Port::start_tx computes `done + self.delay` unchecked; a 1.7e7 s link delay with a flow starting at 1e7 s overflows (panic in debug)"]
+fn huge_link_delay_does_not_panic() {
+    assert_no_panic(&accepted_but_overflowing("delay"));
+}
