@@ -90,7 +90,6 @@ fn unknown_key_next_to_a_valid_one() {
 }
 
 #[test]
-#[ignore = "engine bug: a misspelt required key is reported as the missing key (links[0].bandwidth: is required), not as the unknown key links[0].bandwith; decode_links (schema.rs) fails on the missing bandwidth before Obj::finish reports unknown keys"]
 fn misspelt_required_key_is_reported_as_unknown_key() {
     // The user wrote `bandwith` instead of `bandwidth`: the error should name what they wrote.
     let e = expect_err(&with("bandwidth = \"800kbps\"", "bandwith = \"800kbps\""));
@@ -259,18 +258,18 @@ fn from_toml_str_agrees_with_run_toml() {
     assert_eq!(a, b);
 }
 
-/// Scenarios the validator accepts (every duration below its 1.8e7 s limit) whose times add
-/// up past 2^64 ps (about 1.8e7 s): the engine must not panic on them.
+/// Scenarios at the validator's limits (every duration at most 1e6 s) whose random or summed
+/// times can reach far beyond the run: the engine must not panic on them.
 fn accepted_but_overflowing(kind: &str) -> String {
     let (link_delay, flow) = match kind {
-        "cbr" => ("0s", "app = \"cbr\"\nrate = \"1e-7pps\""), // gap 1e7 s
-        "telnet" => ("0s", "app = \"telnet\"\nmean_gap = \"1.7e7s\"\nstart = \"1s\""),
-        "delay" => ("1.7e7s", "app = \"ftp\"\ncc = \"jk\"\nmax_window = 1\nstart = \"1e7s\""),
+        "cbr" => ("0s", "app = \"cbr\"\nrate = \"1e-6pps\""), // gap 1e6 s
+        "telnet" => ("0s", "app = \"telnet\"\nmean_gap = \"1e6s\"\nstart = \"1s\""),
+        "delay" => ("1e6s", "app = \"ftp\"\ncc = \"jk\"\nmax_window = 1\nstart = \"9.9e5s\""),
         _ => unreachable!(),
     };
     format!(
         r#"
-duration = "1.7e7s"
+duration = "1e6s"
 [measure]
 trace_cwnd = "none"
 [nodes]
@@ -295,19 +294,16 @@ fn assert_no_panic(text: &str) {
 }
 
 #[test]
-#[ignore = "engine bug: SimTime overflow. traffic/mod.rs App::next_tick computes `now + gap` unchecked: a CBR gap of 1e7 s is accepted, and the tick after 1e7 s overflows u64 ps (panic in debug, wrap-around into the past in release)"]
 fn huge_cbr_gap_does_not_panic() {
     assert_no_panic(&accepted_but_overflowing("cbr"));
 }
 
 #[test]
-#[ignore = "engine bug: SimTime overflow. traffic/mod.rs App::first_tick/next_tick add an exponential gap (saturated to u64) to start/now unchecked; telnet mean_gap = 1.7e7 s is accepted and overflows (panic in debug)"]
 fn huge_telnet_gap_does_not_panic() {
     assert_no_panic(&accepted_but_overflowing("telnet"));
 }
 
 #[test]
-#[ignore = "engine bug: SimTime overflow. net/port.rs Port::start_tx computes `done + self.delay` unchecked; a 1.7e7 s link delay with a flow starting at 1e7 s overflows (panic in debug)"]
 fn huge_link_delay_does_not_panic() {
     assert_no_panic(&accepted_but_overflowing("delay"));
 }

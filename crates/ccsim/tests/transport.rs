@@ -173,6 +173,23 @@ fn reno_fast_retransmit_and_fast_recovery_after_a_single_drop() {
 }
 
 #[test]
+fn fast_retransmit_waits_for_exactly_the_threshold_of_duplicate_acks() {
+    // In the single-drop scenario 15 packets follow the lost one, so exactly 15 duplicate
+    // ACKs come back: a threshold of 15 still triggers fast retransmit, 16 needs the timer.
+    let with_threshold = |k: u32| {
+        let text = dumbbell("reno", 16, "10pkt", "1s", "1ms")
+            .replace("max_window = 16", &format!("max_window = 16\nparams = {{ dupack_threshold = {k} }}"));
+        let r = run(&text);
+        let f = &r.flows[0];
+        assert_eq!(f.totals.data_dropped, 1, "threshold {k}: scenario precondition");
+        (f.timeouts, f.totals.retransmitted)
+    };
+    assert_eq!(with_threshold(3), (0, 1));
+    assert_eq!(with_threshold(15), (0, 1));
+    assert_eq!(with_threshold(16), (1, 1));
+}
+
+#[test]
 fn newreno_repairs_several_losses_in_one_window_without_timeout() {
     // Slow start with an unlimited window overshoots into a 10-packet buffer: many drops in
     // one window. 1.6 s covers that single loss episode.
@@ -281,7 +298,7 @@ fn littles_law_window_limited_newreno() {
 }
 
 #[test]
-#[ignore = "engine bug: NewReno full ACK sets cwnd = min(ssthresh, FlightSize + 1) (transport/cc/newreno.rs, on_new_ack), so with nothing outstanding cwnd becomes 1; RFC 6582 step 3 option 1 is min(ssthresh, max(FlightSize, SMSS) + SMSS) = 2"]
+
 fn newreno_full_ack_window_follows_rfc6582_when_nothing_is_outstanding() {
     // max_window 16 stops the inflated window from sending new data during recovery, so the
     // full ACK acknowledges everything: FlightSize = 0 and RFC 6582 gives cwnd = 2.

@@ -97,7 +97,18 @@ impl<'a> Obj<'a> {
     }
 
     pub fn req_str(&mut self, key: &'static str) -> Result<&'a str> {
-        self.str(key)?.ok_or_else(|| ScenarioError::new(self.at(key), "is required (a string)"))
+        self.str(key)?.ok_or_else(|| self.missing(key, "a string"))
+    }
+
+    /// The error for a missing required key; if the table holds a near-miss spelling that
+    /// the decoder does not know, name that instead (what the user actually wrote).
+    pub fn missing(&self, key: &str, what: &str) -> ScenarioError {
+        for k in self.table.keys() {
+            if !self.asked.iter().any(|a| a == k) && near_miss(k, key) {
+                return ScenarioError::new(self.at(k), format!("unknown key {k:?}; did you mean {key:?}?"));
+            }
+        }
+        ScenarioError::new(self.at(key), format!("is required ({what})"))
     }
 
     /// A non-negative integer.
@@ -186,6 +197,26 @@ impl<'a> Obj<'a> {
         }
         Ok(())
     }
+}
+
+/// A likely misspelling: one edit apart, or two for keys of six letters or more.
+fn near_miss(written: &str, key: &str) -> bool {
+    let d = edit_distance(written, key);
+    d <= 1 || (d == 2 && key.len() >= 6 && written.len() >= 6)
+}
+
+/// Levenshtein distance, for "did you mean" hints (short keys only; not hot).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
 }
 
 /// The strings of a list field, each checked.

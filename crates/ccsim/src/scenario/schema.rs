@@ -165,9 +165,7 @@ fn decode_scenario(v: &Value) -> Result<Scenario> {
     let name = top.str("name")?.unwrap_or("scenario").to_string();
     let description = top.str("description")?.unwrap_or("").to_string();
     let seed = top.uint("seed")?.unwrap_or(1);
-    let duration = top
-        .quantity("duration", units::duration)?
-        .ok_or_else(|| ScenarioError::new("duration", "is required (a duration such as \"30s\")"))?;
+    let duration = top.quantity("duration", units::duration)?.ok_or_else(|| top.missing("duration", "a duration such as \"30s\""))?;
     if duration == 0 {
         return Err(ScenarioError::new("duration", "expected a positive duration, got 0"));
     }
@@ -230,9 +228,7 @@ fn decode_links(top: &mut Obj, nodes: &[NodeSpec]) -> Result<Vec<LinkSpec>> {
     for (i, item) in items.iter().enumerate() {
         let path = format!("links[{i}]");
         let mut o = Obj::new(item, &path)?;
-        let between = o.array("between")?.ok_or_else(|| {
-            ScenarioError::new(o.at("between"), "is required: the two node names, e.g. [\"h1\", \"sw\"]")
-        })?;
+        let between = o.array("between")?.ok_or_else(|| o.missing("between", "the two node names, e.g. [\"h1\", \"sw\"]"))?;
         let bpath = o.at("between");
         let ends = string_list(between, &bpath)?;
         if ends.len() != 2 {
@@ -245,7 +241,7 @@ fn decode_links(top: &mut Obj, nodes: &[NodeSpec]) -> Result<Vec<LinkSpec>> {
         }
         let bandwidth_bps = o
             .quantity("bandwidth", units::bandwidth)?
-            .ok_or_else(|| ScenarioError::new(o.at("bandwidth"), "is required (a bandwidth such as \"80kbps\")"))?;
+            .ok_or_else(|| o.missing("bandwidth", "a bandwidth such as \"80kbps\""))?;
         let delay = o.quantity("delay", units::duration)?.unwrap_or(0);
         // Shared queue settings, then per-direction overrides.
         let shared_a = decode_queue(&mut o, None, nodes[a].kind)?;

@@ -38,9 +38,13 @@ pub fn bandwidth(s: &str) -> Result<u64, String> {
     Ok(v.round() as u64)
 }
 
+/// Longest duration accepted anywhere: 10^6 s (11.6 days). Sums of a few such times stay
+/// far from u64 picosecond overflow (1.8 x 10^7 s).
+pub const MAX_SECONDS: f64 = 1e6;
+
 /// Duration. Units: s, ms, us, ns, ps, min.
 pub fn duration(s: &str) -> Result<SimTime, String> {
-    const EXPECT: &str = "a non-negative duration such as \"2s\", \"500ms\" or \"10us\"";
+    const EXPECT: &str = "a non-negative duration up to 1e6 s, such as \"2s\", \"500ms\" or \"10us\"";
     let (n, unit) = split_number(s).ok_or_else(|| EXPECT.to_string())?;
     let secs = match unit.as_str() {
         "" | "s" | "sec" => n,
@@ -51,7 +55,7 @@ pub fn duration(s: &str) -> Result<SimTime, String> {
         "min" => n * 60.0,
         _ => return Err(EXPECT.to_string()),
     };
-    if !(secs.is_finite() && secs >= 0.0 && secs < 1.8e7) {
+    if !(secs.is_finite() && secs >= 0.0 && secs <= MAX_SECONDS) {
         return Err(EXPECT.to_string());
     }
     Ok(from_secs(secs))

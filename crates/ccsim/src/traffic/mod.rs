@@ -65,7 +65,7 @@ impl App {
         let t = match &self.kind {
             AppKind::Ftp { .. } => return None,
             AppKind::Telnet { mean_gap } | AppKind::Poisson { mean_gap } => {
-                self.start + self.rng.exponential(*mean_gap as f64).round() as SimTime
+                self.start.saturating_add(self.rng.exponential(*mean_gap as f64).round() as SimTime)
             }
             AppKind::Cbr { .. } => self.start,
             AppKind::OnOff { .. } => self.start,
@@ -78,9 +78,9 @@ impl App {
         let t = match &self.kind {
             AppKind::Ftp { .. } => return None,
             AppKind::Telnet { mean_gap } | AppKind::Poisson { mean_gap } => {
-                now + (self.rng.exponential(*mean_gap as f64).round() as SimTime).max(1)
+                now.saturating_add((self.rng.exponential(*mean_gap as f64).round() as SimTime).max(1))
             }
-            AppKind::Cbr { gap } | AppKind::OnOff { gap, .. } => now + gap,
+            AppKind::Cbr { gap } | AppKind::OnOff { gap, .. } => now.saturating_add(*gap),
         };
         self.fit(t)
     }
@@ -100,7 +100,7 @@ impl App {
             }
             _ => t,
         };
-        (t < self.stop).then_some(t)
+        (t < self.stop && t != SimTime::MAX).then_some(t)
     }
 }
 

@@ -8,8 +8,8 @@
 //! - a partial ACK (below `recover`) retransmits the first unacknowledged packet, deflates
 //!   cwnd by the amount acknowledged and adds one back, and stays in recovery, so several
 //!   losses in one window are repaired without a timeout;
-//! - a full ACK ends recovery with cwnd = min(ssthresh, FlightSize + 1) (RFC 6582's first
-//!   option, which avoids a burst);
+//! - a full ACK ends recovery with cwnd = min(ssthresh, max(FlightSize, 1) + 1) (RFC 6582
+//!   §3.2 step 3, first option, which avoids a burst);
 //! - timeout: recover = highest sequence sent, ssthresh = max(FlightSize/2, 2), cwnd = 1.
 //! The sender restarts the retransmission timer on every new ACK, partial ones included
 //! (RFC 6582's "Slow-but-Steady" variant).
@@ -59,7 +59,7 @@ impl CongestionControl for NewReno {
         if ack.ack >= self.recover {
             // Full ACK: everything outstanding when loss was detected is acknowledged.
             let flight_after = ack.flight_before.saturating_sub(ack.newly_acked) as f64;
-            self.cwnd = self.ssthresh.min(flight_after + 1.0);
+            self.cwnd = self.ssthresh.min(flight_after.max(1.0) + 1.0);
             self.in_recovery = false;
             AckResponse::Nothing
         } else {
