@@ -289,8 +289,12 @@ dst = "b"
 fn assert_no_panic(text: &str) {
     assert!(ccsim::Scenario::from_toml_str(text).is_ok(), "the validator accepts this scenario");
     let owned = text.to_string();
-    let outcome = std::panic::catch_unwind(move || ccsim::run_toml(&owned).map(|r| r.conserved));
-    assert!(outcome.is_ok(), "the engine panicked on an accepted scenario:\n{text}");
+    let outcome = std::panic::catch_unwind(move || ccsim::run_toml(&owned));
+    match outcome {
+        Err(_) => panic!("the engine panicked on an accepted scenario:\n{text}"),
+        Ok(Ok(r)) => assert_conserved(&r),
+        Ok(Err(e)) => panic!("validated scenario failed to build: {e}"),
+    }
 }
 
 #[test]
