@@ -116,6 +116,14 @@ mod tests {
         assert_eq!(e.rto(), 2 * PS_PER_SEC);
     }
     #[test]
+    fn gains_are_one_eighth_and_one_quarter() {
+        let mut e = RttEstimator::new(cfg(RtoFormula::MeanDev(4.0)));
+        e.sample(PS_PER_SEC); // srtt 1, rttvar 0.5
+        e.sample(2 * PS_PER_SEC); // srtt 1 + 1/8, rttvar 0.5 + (1 - 0.5)/4
+        assert_eq!(e.srtt(), Some(1_125_000_000_000));
+        assert_eq!(e.rto(), 3_625_000_000_000); // 1.125 + 4 x 0.625
+    }
+    #[test]
     fn jacobson_rto_and_backoff() {
         let mut e = RttEstimator::new(cfg(RtoFormula::MeanDev(4.0)));
         e.sample(PS_PER_SEC); // srtt 1, rttvar 0.5 -> 3 s
