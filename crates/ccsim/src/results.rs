@@ -72,15 +72,22 @@ pub struct Results {
     pub conserved: bool,
 }
 
-fn column_for(table: &IntervalTable, flow: u32, col: &[f64]) -> Vec<f64> {
-    table.flow.iter().zip(col).filter(|(f, _)| **f == flow).map(|(_, v)| *v).collect()
+/// Row indices of each flow's intervals, in time order (one pass over the table).
+fn rows_by_flow(table: &IntervalTable, flows: usize) -> Vec<Vec<usize>> {
+    let mut rows = vec![Vec::new(); flows];
+    for (i, &f) in table.flow.iter().enumerate() {
+        rows[f as usize].push(i);
+    }
+    rows
 }
 
 impl Results {
     pub fn collect(sc: &Scenario, w: &World) -> Results {
         let discard = sc.measure.discard as usize;
+        let rows = rows_by_flow(&w.intervals, w.flows.len());
         let bm = |flow: u32, col: &[f64]| {
-            let (mean, sd, intervals) = batch_means(&column_for(&w.intervals, flow, col), discard);
+            let values: Vec<f64> = rows[flow as usize].iter().map(|&i| col[i]).collect();
+            let (mean, sd, intervals) = batch_means(&values, discard);
             BatchMean { mean, sd, intervals }
         };
         let in_net = w.in_network();

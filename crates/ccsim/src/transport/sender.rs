@@ -56,6 +56,8 @@ pub struct Sender {
     timer_mode: TimerMode,
     dupacks: u32,
     /// Single mode: deadline of the connection's timer (NEVER when nothing is outstanding).
+    /// Per-packet mode: a lower bound on the earliest per-packet deadline (exact after each
+    /// timer event; an early event only costs a scan of the window).
     deadline: SimTime,
     slots: SlotRing,
     /// Sequence numbers to retransmit ahead of new data, regardless of the window.
@@ -129,7 +131,9 @@ impl Sender {
                 }
             }
             TimerMode::PerPacket => {
-                self.slots.get_mut(seq).deadline = now + self.rtt.rto();
+                let d = now + self.rtt.rto();
+                self.slots.get_mut(seq).deadline = d;
+                self.deadline = self.deadline.min(d);
             }
         }
         Transmission { seq, first_tx: self.slots.get(seq).first_tx, retransmission }
@@ -179,16 +183,7 @@ impl Sender {
     /// The earliest time at which a timer must fire (NEVER if no timer is running).
     #[inline]
     pub fn next_deadline(&self) -> SimTime {
-        match self.timer_mode {
-            TimerMode::Single => self.deadline,
-            TimerMode::PerPacket => {
-                let mut d = NEVER;
-                for s in self.snd_una..self.high_sent {
-                    d = d.min(self.slots.get(s).deadline);
-                }
-                d
-            }
-        }
+        self.deadline
     }
 
     /// A timer event fired at `now`. Returns true if it expired a timer (packets will be
@@ -215,14 +210,18 @@ impl Sender {
             }
             TimerMode::PerPacket => {
                 let mut expired = false;
+                let mut earliest = NEVER;
                 for s in self.snd_una..self.high_sent {
                     let slot = self.slots.get_mut(s);
                     if slot.deadline <= now {
                         slot.deadline = NEVER; // set again when it is resent
                         self.retransmit.push_back(s);
                         expired = true;
+                    } else {
+                        earliest = earliest.min(slot.deadline);
                     }
                 }
+                self.deadline = earliest;
                 if expired {
                     let flight = self.snd_nxt.max(self.snd_una) - self.snd_una;
                     self.cc.on_timeout(flight, self.high_sent);
