@@ -9,6 +9,7 @@
 //! `match`, not a virtual call. Adding a discipline: one file implementing the trait, one enum
 //! variant, one arm in each `match` below, and its name in `scenario`.
 
+pub mod decbit;
 pub mod droptail;
 
 use crate::net::{PacketArena, PacketId};

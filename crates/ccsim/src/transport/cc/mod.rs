@@ -8,6 +8,7 @@
 //! Adding an algorithm: one file implementing the trait, one variant in [`Cc`] and one line in
 //! `dispatch!`, and its name in `scenario::schema`.
 
+pub mod dec;
 pub mod generic;
 pub mod jk;
 pub mod newreno;

@@ -1,0 +1,338 @@
+//! DEC: the DECbit source window rule.
+//!
+//! Source: Keshav 1991 ch. 6, §6.5 and §6.6.3 (keshav91-experiments.md §3.7, gap G10): the
+//! window follows the congestion bits the sink echoes in its ACKs, control acts only once per
+//! two round trips, and the scheme "keeps the average queue length close to one". The rule
+//! itself is Ramakrishnan & Jain (TOCS 1990) as the spec reads it [EXT]:
+//! - after a window change from W_old to W, ignore the next W_old ACKs (they answer packets
+//!   sent before the change), then look at the bits of the next W ACKs;
+//! - if at least half of them (`mark_fraction` = 0.5) carry the bit, W <- 0.875 W
+//!   (`decrease_factor`), otherwise W <- W + 1 (`increase`);
+//! - W is kept as a real number, clamped to [1, max window]; the window used is floor(W)
+//!   (`rounding = Round` rounds to the nearest instead; the spec allows either).
+//!
+//! Choices where the sources are silent ([REC] = the spec's recommendation), each a parameter:
+//! - Timeout [REC, G10]: W = 1 (`timeout_window`), DECnet's timeout response. A timeout is a
+//!   window change like any other: the next W_old ACKs are ignored, then W ACKs observed.
+//! - Every decision starts a new observation cycle, even when clamping leaves W unchanged
+//!   (so a source pinned at 1 still acts once per two round trips).
+//! - Every ACK counts, new or duplicate (the sink sends one per data packet, so ACKs stand for
+//!   packets); the bit is read in `on_ack_signal`, which the sender calls for each of them.
+//! - Initial window 1 (`initial_window`; the spec is silent; as JK's cwnd and DECnet's start),
+//!   with nothing to ignore before the first observation.
+//! - No fast retransmit: the DEC source recovers by its timer only (`on_dup_ack` is false).
+//! - Timer [REC, G10], in `Dec::defaults()`: RTO = srtt + 2 x mean deviation (Jacobson), samples
+//!   from the most recent transmission, *no* Karn's rule (reproduces Scenario 8's spurious
+//!   timeouts: retransmission rate = throughput, RTT about 12.3 s on a 24 s path), exponential
+//!   back-off, one timer per connection, initial RTO 2 s. Minimum RTO 1 s (BSD's floor, as JK;
+//!   the spec is silent): with windows pinned at 1 the RTT samples are nearly constant, the
+//!   deviation decays to zero and a Telnet packet slipping into the queue would otherwise fire
+//!   the timer, which Scenario 1's zero retransmissions rule out (`min_rto = "0s"` removes it).
+//!   The alternative of G10, the Generic timer (beta x srtt, first-transmission samples), is
+//!   `rto` / `sample_from` overrides in the scenario.
+
+use super::{AckInfo, AckResponse, CongestionControl, TransportDefaults};
+use crate::sim::PS_PER_SEC;
+use crate::transport::rtt::{RtoConfig, RtoFormula, SampleFrom};
+use crate::transport::sender::TimerMode;
+
+/// How the real-valued window W becomes the integer window the source uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowRounding {
+    Floor,
+    Round,
+}
+
+/// Parameters of the DEC source; `Default` gives the spec's values.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DecParams {
+    /// Window at start, packets. 1.
+    pub initial_window: f64,
+    /// Additive increase per clean observation cycle, packets. 1.
+    pub increase: f64,
+    /// Multiplicative decrease factor. 0.875.
+    pub decrease_factor: f64,
+    /// Fraction of marked ACKs at or above which the window decreases. 0.5.
+    pub mark_fraction: f64,
+    /// Integer window: floor(W) (default) or round(W).
+    pub rounding: WindowRounding,
+    /// Window after a retransmission timeout. 1.
+    pub timeout_window: f64,
+}
+
+impl Default for DecParams {
+    fn default() -> Self {
+        DecParams {
+            initial_window: 1.0,
+            increase: 1.0,
+            decrease_factor: 0.875,
+            mark_fraction: 0.5,
+            rounding: WindowRounding::Floor,
+            timeout_window: 1.0,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Dec {
+    /// Real-valued window W.
+    w: f64,
+    max_window: f64,
+    p: DecParams,
+    /// ACKs still to be ignored after the last change.
+    ignore_left: u32,
+    /// ACKs to observe in this cycle (the integer window after the last change).
+    observe: u32,
+    observed: u32,
+    marked: u32,
+}
+
+impl Dec {
+    pub fn new(max_window: u32, params: DecParams) -> Self {
+        let max_window = (max_window.max(1)) as f64;
+        let mut d = Dec { w: 1.0, max_window, p: params, ignore_left: 0, observe: 1, observed: 0, marked: 0 };
+        d.w = d.clamp(params.initial_window);
+        d.observe = d.window();
+        d
+    }
+
+    pub fn defaults() -> TransportDefaults {
+        TransportDefaults {
+            rto: RtoConfig {
+                formula: RtoFormula::MeanDev(2.0),
+                sample_from: SampleFrom::Last,
+                karn: false,
+                backoff: true,
+                initial_rto: 2 * PS_PER_SEC,
+                min_rto: PS_PER_SEC,
+                max_rto: 64 * PS_PER_SEC,
+            },
+            timers: TimerMode::Single,
+        }
+    }
+
+    #[inline]
+    fn clamp(&self, w: f64) -> f64 {
+        w.max(1.0).min(self.max_window)
+    }
+
+    /// The integer window the source uses.
+    #[inline]
+    pub fn window(&self) -> u32 {
+        let w = match self.p.rounding {
+            WindowRounding::Floor => self.w.floor(),
+            WindowRounding::Round => self.w.round(),
+        };
+        (w as u32).max(1)
+    }
+
+    /// The real-valued window W (for traces).
+    pub fn real_window(&self) -> f64 {
+        self.w
+    }
+
+    /// The window changed (or a decision was taken) with `old` the integer window before it.
+    #[inline]
+    fn start_cycle(&mut self, old: u32) {
+        self.ignore_left = old;
+        self.observe = self.window();
+        self.observed = 0;
+        self.marked = 0;
+    }
+
+    /// One ACK's echoed congestion bit: the whole window rule.
+    #[inline]
+    pub fn on_bit(&mut self, ce: bool) {
+        if self.ignore_left > 0 {
+            self.ignore_left -= 1;
+            return;
+        }
+        self.observed += 1;
+        self.marked += ce as u32;
+        if self.observed >= self.observe {
+            let old = self.window();
+            let w = if self.marked as f64 >= self.p.mark_fraction * self.observed as f64 {
+                self.w * self.p.decrease_factor
+            } else {
+                self.w + self.p.increase
+            };
+            self.w = self.clamp(w);
+            self.start_cycle(old);
+        }
+    }
+}
+
+impl CongestionControl for Dec {
+    fn cwnd(&self) -> f64 {
+        self.window() as f64
+    }
+    fn on_new_ack(&mut self, _ack: &AckInfo) -> AckResponse {
+        AckResponse::Nothing
+    }
+    fn on_dup_ack(&mut self, _count: u32, _ack: &AckInfo) -> bool {
+        false
+    }
+    fn on_timeout(&mut self, _flight: u64, _high_sent: u64) {
+        let old = self.window();
+        self.w = self.clamp(self.p.timeout_window);
+        self.start_cycle(old);
+    }
+    #[inline]
+    fn on_ack_signal(&mut self, ce: bool) {
+        self.on_bit(ce);
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A synthetic ACK (`newly_acked` 0: a duplicate).
+    fn info(ce: bool, newly_acked: u64) -> AckInfo {
+        AckInfo { now: 0, newly_acked, ack: 1, flight_before: 1, high_sent: 1, ce }
+    }
+
+    /// The signal callback, as the sender calls it for every ACK.
+    fn signal(d: &mut Dec, ce: bool) {
+        d.on_ack_signal(ce);
+    }
+
+    /// One new ACK as the sender reports it: the signal first, then the new-ACK callback.
+    fn ack(d: &mut Dec, ce: bool) {
+        signal(d, ce);
+        assert_eq!(d.on_new_ack(&info(ce, 1)), AckResponse::Nothing);
+    }
+
+    fn acks(d: &mut Dec, pattern: &[bool]) {
+        for &ce in pattern {
+            ack(d, ce);
+        }
+    }
+
+    /// A source driven from 1 up to integer window `w` by clean cycles.
+    fn at_window(max: u32, w: u32) -> Dec {
+        let mut d = Dec::new(max, DecParams::default());
+        while d.window() < w {
+            let (ignore, observe) = (d.ignore_left, d.observe);
+            acks(&mut d, &vec![false; (ignore + observe) as usize]);
+        }
+        assert_eq!(d.window(), w);
+        d
+    }
+
+    #[test]
+    fn starts_at_one_and_opens_by_one_after_w_clean_acks() {
+        let mut d = Dec::new(10, DecParams::default());
+        assert_eq!(d.cwnd(), 1.0);
+        ack(&mut d, false); // nothing to ignore at start; one clean ACK of a window of 1
+        assert_eq!(d.cwnd(), 2.0);
+        ack(&mut d, false); // ignored (W_old = 1)
+        ack(&mut d, false); // first of W = 2
+        assert_eq!(d.cwnd(), 2.0);
+        ack(&mut d, false);
+        assert_eq!(d.cwnd(), 3.0);
+    }
+
+    #[test]
+    fn the_w_old_acks_after_a_change_are_ignored() {
+        let mut d = at_window(10, 3); // changed from 2 to 3: ignore 2, observe 3
+        acks(&mut d, &[true, true]); // marked, but they answer packets sent before the change
+        assert_eq!(d.cwnd(), 3.0);
+        acks(&mut d, &[false, false]);
+        assert_eq!(d.cwnd(), 3.0);
+        ack(&mut d, false);
+        assert_eq!(d.cwnd(), 4.0, "the two ignored marks must not count");
+    }
+
+    #[test]
+    fn half_or_more_marked_multiplies_by_0_875() {
+        let mut d = at_window(10, 4); // W = 4.0 exactly; ignore 3, observe 4
+        acks(&mut d, &[false; 3]);
+        acks(&mut d, &[true, false, true, false]); // exactly 50%: decrease
+        assert_eq!(d.real_window(), 3.5);
+        assert_eq!(d.cwnd(), 3.0, "floor of 3.5");
+        // ignore W_old = 4, then observe 3: one of three marked (< 50%): increase
+        acks(&mut d, &[true; 4]);
+        acks(&mut d, &[true, false, false]);
+        assert_eq!(d.real_window(), 4.5);
+        assert_eq!(d.cwnd(), 4.0);
+        // ignore 3, observe 4: three of four marked
+        acks(&mut d, &[false; 3]);
+        acks(&mut d, &[true, true, false, true]);
+        assert!((d.real_window() - 4.5 * 0.875).abs() < 1e-12);
+        assert_eq!(d.cwnd(), 3.0);
+    }
+
+    #[test]
+    fn rounding_can_be_chosen() {
+        let p = DecParams { rounding: WindowRounding::Round, ..DecParams::default() };
+        let mut d = Dec::new(10, p);
+        acks(&mut d, &[false]); // 2
+        acks(&mut d, &[false; 3]); // 3
+        acks(&mut d, &[false; 5]); // 4
+        assert_eq!(d.cwnd(), 4.0);
+        acks(&mut d, &[false; 3]);
+        acks(&mut d, &[true; 4]); // 3.5 rounds to 4
+        assert_eq!(d.real_window(), 3.5);
+        assert_eq!(d.cwnd(), 4.0);
+    }
+
+    #[test]
+    fn window_is_clamped_to_one_and_the_maximum() {
+        let mut d = Dec::new(3, DecParams::default());
+        for _ in 0..20 {
+            ack(&mut d, true);
+            assert!(d.real_window() >= 1.0 && d.cwnd() == 1.0);
+        }
+        for _ in 0..50 {
+            ack(&mut d, false);
+            assert!(d.real_window() <= 3.0 && d.cwnd() <= 3.0);
+        }
+        assert_eq!(d.cwnd(), 3.0);
+        // pinned at 1, a source still decides once per cycle: ignore 1, observe 1
+        let mut d = Dec::new(3, DecParams::default());
+        ack(&mut d, true);
+        assert_eq!((d.cwnd(), d.ignore_left, d.observe), (1.0, 1, 1));
+        // an initial window out of range is clamped too
+        let d = Dec::new(4, DecParams { initial_window: 9.0, ..DecParams::default() });
+        assert_eq!(d.cwnd(), 4.0);
+    }
+
+    #[test]
+    fn timeout_sets_the_window_to_one_and_restarts_the_cycle() {
+        let mut d = at_window(10, 5);
+        d.on_timeout(5, 100);
+        assert_eq!(d.cwnd(), 1.0);
+        acks(&mut d, &[false; 5]); // ACKs of the 5 packets sent before the timeout: ignored
+        assert_eq!(d.cwnd(), 1.0);
+        ack(&mut d, false);
+        assert_eq!(d.cwnd(), 2.0);
+    }
+
+    #[test]
+    fn duplicate_acks_never_ask_for_a_retransmission_but_their_bits_count() {
+        let mut d = Dec::new(10, DecParams::default());
+        let info = info(true, 0);
+        for count in 1..10 {
+            assert!(!d.on_dup_ack(count, &info));
+        }
+        let mut d = at_window(10, 2); // ignore 1, observe 2
+        for _ in 0..3 {
+            signal(&mut d, true); // as the sender calls it for duplicates
+            assert!(!d.on_dup_ack(1, &info));
+        }
+        assert_eq!(d.cwnd(), 1.0, "2 x 0.875 = 1.75, floor 1");
+    }
+
+    #[test]
+    fn defaults_are_the_spec_timer() {
+        let t = Dec::defaults();
+        assert_eq!(t.rto.formula, RtoFormula::MeanDev(2.0));
+        assert_eq!(t.rto.sample_from, SampleFrom::Last);
+        assert!(!t.rto.karn, "G10: no Karn's rule");
+        assert!(t.rto.backoff);
+        assert_eq!(t.rto.initial_rto, 2 * PS_PER_SEC);
+        assert_eq!(t.timers, TimerMode::Single);
+    }
+}
