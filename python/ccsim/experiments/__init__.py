@@ -1,0 +1,1 @@
+"""Reproductions of published congestion-control experiments (scenario files, reference data)."""
