@@ -11,6 +11,7 @@
 
 pub mod decbit;
 pub mod droptail;
+pub mod fq_buffers;
 
 use crate::net::{PacketArena, PacketId};
 use crate::sim::SimTime;
