@@ -129,3 +129,12 @@ def test_plot_redraws(cli, examples, tmp_path):
     r = cli("plot", out)
     assert r.returncode == 0, r.stderr
     assert (out / "cwnd.png").exists() and (out / "queues.png").exists()
+
+
+def test_fq_buffers_experiment_prints_tables_beside_the_thesis(cli, tmp_path):
+    out = tmp_path / "fqbuf.txt"
+    r = cli("experiment", "keshav91-fq-buffers", "--out", out)
+    assert r.returncode == 0, r.stderr
+    for word in ("LINK", "TREE", "HEAP", "PERC", "T3.1", "qualitative findings hold"):
+        assert word in r.stdout
+    assert out.read_text().startswith("Keshav 1991 ch. 3")

@@ -105,6 +105,26 @@ def cmd_bench(a) -> int:
     return 0
 
 
+EXPERIMENTS = {
+    "keshav91-fq-buffers": "Keshav 1991 ch. 3: average and maximum insertion costs of the four FQ buffering "
+                           "structures (LINK, TREE, HEAP, PERC), trace-driven, beside Tables 3.1/3.2",
+}
+
+
+def cmd_experiment(a) -> int:
+    from . import _core
+
+    if a.name == "keshav91-fq-buffers":
+        text, held, total = _core.fq_buffers_report(a.seed)
+    print(text, end="")
+    print(f"\n{held} of {total} of the chapter's qualitative findings hold on this run.")
+    if a.out:
+        from .builder import atomic_write_text
+        atomic_write_text(a.out, text)
+        print(f"wrote {a.out}")
+    return 0
+
+
 def cmd_plot(a) -> int:
     from . import plots
     from .results import Results
@@ -149,6 +169,13 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--seed", type=int, default=1)
     b.add_argument("--print-scenario", action="store_true", help="print the benchmark's scenario TOML instead")
     b.set_defaults(func=cmd_bench)
+
+    e = sub.add_parser("experiment", help="run a thesis experiment that is not a network scenario",
+                       description="\n".join(f"{k}: {v}" for k, v in EXPERIMENTS.items()))
+    e.add_argument("name", choices=sorted(EXPERIMENTS))
+    e.add_argument("--seed", type=int, default=1)
+    e.add_argument("--out", metavar="FILE", help="also write the text report here")
+    e.set_defaults(func=cmd_experiment)
 
     pl = sub.add_parser("plot", help="redraw the plots of a results directory")
     pl.add_argument("dir")

@@ -266,6 +266,14 @@ fn bench_dumbbell<'py>(py: Python<'py>, flows: usize, duration: f64, seed: u64) 
     Ok(d)
 }
 
+/// Keshav 1991 chapter 3's cost evaluation of the four FQ buffering structures, as text;
+/// returns (text, checks held, checks in all).
+#[pyfunction]
+#[pyo3(signature = (seed=1))]
+fn fq_buffers_report(py: Python<'_>, seed: u64) -> (String, usize, usize) {
+    py.allow_threads(|| ccsim::queue::fq_buffers::evaluation::full_report(seed))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
@@ -274,5 +282,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(dumbbell_toml, m)?)?;
     m.add_function(wrap_pyfunction!(bench_dumbbell, m)?)?;
+    m.add_function(wrap_pyfunction!(fq_buffers_report, m)?)?;
     Ok(())
 }

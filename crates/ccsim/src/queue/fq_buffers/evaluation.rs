@@ -1322,6 +1322,59 @@ pub fn render_sweep(points: &[(char, Evaluation)]) -> String {
     s
 }
 
+
+/// The whole chapter-3 evaluation as text: the calibration point against Tables 3.1/3.2, the
+/// trace-length check, the Fig 3.4 sweep with the §3.5 findings checked, and the sizing
+/// example. What `ccsim experiment keshav91-fq-buffers` prints. Returns (text, checks held,
+/// checks in all).
+pub fn full_report(seed: u64) -> (String, usize, usize) {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let base = Workload { seed, ..Workload::default() };
+
+    let _ = writeln!(out, "Keshav 1991 ch. 3: average-case cost of FQ buffering (elementary operations per call)");
+    let _ = writeln!(out, 
+        "cost unit: one link traversal (LINK, TREE) or one heap exchange (HEAP, PERC); inserts include their drops"
+    );
+    out.push('\n');
+    let _ = writeln!(out, 
+        "== Calibration point (thesis: N = 10, B = 200, 2500 s); thesis cells are Table 3.1 at log base 2, constant 1"
+    );
+    let cal = evaluate(&base);
+    let _ = write!(out, "{}", render_table(&cal));
+    out.push('\n');
+
+    let _ = writeln!(out, "== Fig 3.3: trace length (thesis: every metric within 10% of its asymptote at 2500 s)");
+    let long = evaluate(&Workload { duration_s: 4.0 * base.duration_s, ..base.clone() });
+    let _ = write!(out, "{}", render_convergence(&cal, &long));
+    out.push('\n');
+
+    let _ = writeln!(out, 
+        "== Fig 3.4 reconstruction: 35 points on axes A (W*N < B) .. E; '<' cheapest, '>' dearest average insertion"
+    );
+    let points: Vec<(char, Evaluation)> =
+        fig34_sweep(&base).into_iter().map(|p| (p.axis, evaluate(&p.workload))).collect();
+    let _ = write!(out, "{}", render_sweep(&points));
+    out.push('\n');
+    let _ = writeln!(out, "== §3.5 findings on the sweep");
+    for c in qualitative_checks(&points) {
+        let _ = writeln!(out, "{}  {}  [{}]", if c.holds { "PASS" } else { "FAIL" }, c.claim, c.detail);
+    }
+    out.push('\n');
+    let _ = write!(out, "{}", render_sizing(&points));
+    out.push('\n');
+    let _ = writeln!(out, "Table 3.2 (thesis, implementation cost): static = insert() code size relative to LINK, dynamic = instructions per elementary operation");
+    for k in super::Kind::ALL {
+        let r = THESIS.table_3_2(k);
+        let _ = writeln!(out, "  {:4}  static {:.1}  dynamic {:3}", k.name(), r.static_cost, r.dynamic_cost);
+    }
+    out.push('\n');
+    let checks = qualitative_checks(&points);
+    let held = checks.iter().filter(|c| c.holds).count();
+    let _ = writeln!(out, "{} traces of 2500 s (plus one of 10000 s)", points.len() + 1);
+    (out, held, checks.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
