@@ -12,6 +12,8 @@
 pub mod decbit;
 pub mod droptail;
 pub mod fq_buffers;
+pub mod fq;
+pub mod fqbit;
 
 use crate::net::{PacketArena, PacketId};
 use crate::sim::SimTime;
