@@ -85,6 +85,7 @@ impl World {
                 self.ports[t as usize].on_tx_done(&mut self.packets, self.now, &mut self.events, t);
             }
             EventKind::FlowTimer => self.on_flow_timer(t),
+            EventKind::PaceTick => self.on_pace_tick(t),
             EventKind::SourceTick => self.on_source_tick(t),
             EventKind::FlowStart => self.on_flow_start(t),
             EventKind::FlowStop => self.on_flow_stop(t),
@@ -151,6 +152,7 @@ impl World {
         if d.duplicate {
             fl |= flags::DUP;
         }
+        // `code` stays as it is: the ACK echoes the data packet's code (pair marks, ...).
         let ack = self.packets.get_mut(pid);
         ack.kind = PacketKind::Ack;
         ack.seq = flow.sink.rcv_nxt;
@@ -172,14 +174,15 @@ impl World {
         let flow = &mut self.flows[f as usize];
         flow.cur.acks_received += 1;
         let sender = flow.sender.as_mut().expect("ACK for an uncontrolled flow");
-        let out = sender.on_ack(pkt.seq, pkt.tx_time, pkt.first_tx_time, pkt.has(flags::ECHO_RETX), pkt.has(flags::ECHO_CE), now);
+        let out = sender.on_ack(pkt.seq, pkt.tx_time, pkt.first_tx_time, pkt.has(flags::ECHO_RETX), pkt.has(flags::ECHO_CE), pkt.code, now);
         flow.cur.rtt_sum += to_secs(out.rtt_sample);
         flow.cur.rtt_n += 1;
         self.pump(f);
         self.arm_timer(f);
     }
 
-    /// Put on the wire everything the sender may send now.
+    /// Put on the wire everything the sender may send now; for a paced flow, arm the pacing
+    /// event if pacing holds data back.
     #[inline]
     fn pump(&mut self, f: u32) {
         let now = self.now;
@@ -191,7 +194,14 @@ impl World {
             };
             let tx = match sender.next_transmission(now) {
                 Some(tx) => tx,
-                None => return,
+                None => {
+                    if sender.is_paced() {
+                        if let Some(t) = sender.pace_arm() {
+                            self.events.schedule(t, EventKind::PaceTick, f);
+                        }
+                    }
+                    return;
+                }
             };
             flow.cur.sent += 1;
             if tx.retransmission {
@@ -209,7 +219,7 @@ impl World {
                 route_len: flow.route_len,
                 kind: PacketKind::Data,
                 flags: if tx.retransmission { flags::RETX } else { 0 },
-                code: 0,
+                code: tx.code,
             };
             let first_port = self.routes[flow.route as usize];
             let pid = self.packets.alloc(pkt);
@@ -239,6 +249,16 @@ impl World {
                 self.pump(f);
             }
         }
+        self.arm_timer(f);
+    }
+
+    /// A paced flow's next burst may be due.
+    fn on_pace_tick(&mut self, f: u32) {
+        let now = self.now;
+        if let Some(s) = self.flows[f as usize].sender.as_mut() {
+            s.on_pace_event(now);
+        }
+        self.pump(f);
         self.arm_timer(f);
     }
 

@@ -30,6 +30,18 @@ pub mod flags {
     pub const DUP: u8 = 16;
 }
 
+/// Values of [`Packet::code`] that mark probe pairs (Keshav 1991 §4.4: packet-pair). A paced
+/// sender marks the first two packets of each back-to-back burst; the sink echoes the code in
+/// the ACK, so the sender can time the gap between the two ACKs of one pair.
+pub mod pair_code {
+    /// Not part of a probe pair (window flows, retransmissions, single-packet bursts).
+    pub const UNPAIRED: u8 = 0;
+    /// First packet of a back-to-back pair.
+    pub const FIRST: u8 = 1;
+    /// Second packet of a back-to-back pair.
+    pub const SECOND: u8 = 2;
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     /// Data: sequence number (in packets). ACK: cumulative ACK, the next sequence expected.
@@ -50,7 +62,8 @@ pub struct Packet {
     pub route_len: u16,
     pub kind: PacketKind,
     pub flags: u8,
-    /// Small code field for explicit feedback schemes (JCC's R, ADPM marks, ...).
+    /// Small code field for explicit feedback schemes (JCC's R, ADPM marks, ...) and the
+    /// packet-pair marks of [`pair_code`]. An ACK carries the code of the data packet it answers.
     pub code: u8,
 }
 

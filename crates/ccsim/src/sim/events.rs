@@ -20,6 +20,9 @@ pub enum EventKind {
     PipeArrival,
     /// A flow's retransmission timer (target = flow).
     FlowTimer,
+    /// A paced flow may start its next burst (target = flow). Lazy like the timers: the sender
+    /// keeps the release time and at most one armed event; an early event is re-armed.
+    PaceTick,
     /// A flow's traffic source produces its next packet or changes phase (target = flow).
     SourceTick,
     /// A flow starts (target = flow).

@@ -7,10 +7,24 @@
 //! Timers are lazy: the sender keeps its deadlines and the world keeps at most one armed
 //! event per flow; a timer event that fires before the current deadline is re-armed rather
 //! than cancelled, so restarting the RTO on every ACK costs no event-queue operation.
+//!
+//! Pacing (rate-based algorithms, e.g. packet-pair) sits beside the window: when the algorithm
+//! returns a [`Pacing`] rule, new data leaves only in bursts of `burst` packets, back to back,
+//! each burst starting no sooner than `interval` after the previous burst started (the
+//! interval is read afresh at every decision, so a rate change applies at once). A burst
+//! starts only when the window has room for all of it (or for a full window, if that is
+//! smaller), so the window stays a hard cap and a pair is never split; a burst that the
+//! window holds back goes out when an ACK opens the window. The first two packets of a burst
+//! of two or more are marked as a probe pair (`pair_code`). Retransmissions are not paced.
+//! The pacing state is boxed and exists only for algorithms that pace. The world arms one
+//! `PaceTick` per flow for the next release, lazily like the timers: an event that fires
+//! early re-arms, and when a higher rate moves the release earlier an earlier event is added
+//! and the later one fires as a no-op.
 
-use super::cc::{AckInfo, AckResponse, Cc, CongestionControl};
+use super::cc::{AckInfo, AckResponse, Cc, CongestionControl, Pacing};
 use super::rtt::{RtoConfig, RttEstimator, SampleFrom};
 use super::seqspace::SlotRing;
+use crate::net::packet::pair_code;
 use crate::sim::SimTime;
 use std::collections::VecDeque;
 
@@ -22,7 +36,14 @@ pub enum TimerMode {
     Single,
     /// Every outstanding packet has its own timer; exactly the expired packets are resent.
     PerPacket,
+    /// As `PerPacket`, and each packet's timeout doubles every time that packet expires
+    /// (Keshav 1991 §4.4: "the new timeout value for the packet is twice the old value"); a
+    /// new packet starts from the current RTO. Costs one byte per window slot.
+    PerPacketDoubling,
 }
+
+/// Most doublings a per-packet timeout accumulates (2^16 x the RTO, within max_rto).
+const MAX_PACKET_BACKOFF: u8 = 16;
 
 /// A packet the sender wants on the wire now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,6 +51,20 @@ pub struct Transmission {
     pub seq: u64,
     pub first_tx: SimTime,
     pub retransmission: bool,
+    /// Value for the packet's code field (`pair_code`; UNPAIRED for unpaced flows).
+    pub code: u8,
+}
+
+/// Pacing state of a paced flow (boxed; absent for window flows).
+#[derive(Clone, Debug)]
+struct Pacer {
+    /// Start time of the last burst, if any burst has started.
+    last_start: Option<SimTime>,
+    /// Packets in the current burst, and how many of them have been sent.
+    len: u32,
+    sent: u32,
+    /// Time of the earliest pacing event armed in the world's queue (NEVER if none).
+    armed_at: SimTime,
 }
 
 /// What an arriving ACK did, for measurement.
@@ -66,10 +101,16 @@ pub struct Sender {
     pub timer_armed_at: SimTime,
     /// Count of timeouts (expiry events that caused retransmissions).
     pub timeouts: u64,
+    pacer: Option<Box<Pacer>>,
 }
 
 impl Sender {
     pub fn new(cc: Cc, max_window: u32, rto: RtoConfig, timer_mode: TimerMode) -> Self {
+        let mut slots = SlotRing::new(8);
+        if timer_mode == TimerMode::PerPacketDoubling {
+            slots.enable_backoff();
+        }
+        let pacer = cc.uses_pacing().then(|| Box::new(Pacer { last_start: None, len: 0, sent: 0, armed_at: NEVER }));
         Sender {
             cc,
             max_window,
@@ -81,10 +122,11 @@ impl Sender {
             timer_mode,
             dupacks: 0,
             deadline: NEVER,
-            slots: SlotRing::new(8),
+            slots,
             retransmit: VecDeque::new(),
             timer_armed_at: NEVER,
             timeouts: 0,
+            pacer,
         }
     }
 
@@ -105,10 +147,11 @@ impl Sender {
     pub fn next_transmission(&mut self, now: SimTime) -> Option<Transmission> {
         while let Some(seq) = self.retransmit.pop_front() {
             if seq >= self.snd_una && seq < self.high_sent {
-                return Some(self.transmit(seq, now, true));
+                return Some(self.transmit(seq, now, true, pair_code::UNPAIRED));
             }
         }
         if self.snd_nxt < self.app_limit && self.snd_nxt < self.snd_una + self.usable_window() {
+            let code = if self.pacer.is_some() { self.paced_code(now)? } else { pair_code::UNPAIRED };
             let seq = self.snd_nxt;
             self.snd_nxt += 1;
             let first = seq >= self.high_sent;
@@ -116,14 +159,95 @@ impl Sender {
                 self.high_sent = seq + 1;
                 self.slots.ensure(self.snd_una, self.high_sent);
                 self.slots.get_mut(seq).first_tx = now;
+                self.slots.set_backoff(seq, 0);
             }
-            return Some(self.transmit(seq, now, !first));
+            return Some(self.transmit(seq, now, !first, code));
         }
         None
     }
 
+    /// Paced flow with a packet the window and the application allow: None if pacing holds
+    /// it back, else the code of the packet (its place in the current burst).
     #[inline]
-    fn transmit(&mut self, seq: u64, now: SimTime, retransmission: bool) -> Transmission {
+    fn paced_code(&mut self, now: SimTime) -> Option<u8> {
+        let spec = self.cc.pacing();
+        let window = self.usable_window();
+        let window_room = self.snd_una + window - self.snd_nxt;
+        let app_room = self.app_limit - self.snd_nxt;
+        let p = self.pacer.as_mut().expect("paced flow");
+        if p.sent >= p.len {
+            let Some(spec) = spec else { return Some(pair_code::UNPAIRED) };
+            if let Some(t) = p.last_start {
+                if now < t.saturating_add(spec.interval) {
+                    return None;
+                }
+            }
+            let want = spec.burst.max(1) as u64;
+            if window_room < want.min(window) {
+                return None; // the window holds the burst back; an ACK will pump
+            }
+            p.len = want.min(window_room).min(app_room) as u32;
+            p.sent = 0;
+            p.last_start = Some(now);
+        }
+        let code = match (p.len, p.sent) {
+            (0..=1, _) => pair_code::UNPAIRED,
+            (_, 0) => pair_code::FIRST,
+            (_, 1) => pair_code::SECOND,
+            _ => pair_code::UNPAIRED,
+        };
+        p.sent += 1;
+        Some(code)
+    }
+
+    /// True if the algorithm paces (the world then arms pacing events for this flow).
+    #[inline]
+    pub fn is_paced(&self) -> bool {
+        self.pacer.is_some()
+    }
+
+    /// When pacing alone holds back new data: the time the next burst may start (NEVER if
+    /// nothing waits for pacing: no data, window full, or not paced).
+    pub fn pace_release(&self) -> SimTime {
+        let Some(p) = self.pacer.as_deref() else { return NEVER };
+        let Some(last) = p.last_start else { return NEVER };
+        if p.sent < p.len || self.snd_nxt >= self.app_limit {
+            return NEVER;
+        }
+        let Some(Pacing { interval, burst }) = self.cc.pacing() else { return NEVER };
+        let window = self.usable_window();
+        if self.snd_una + window < self.snd_nxt + (burst.max(1) as u64).min(window) {
+            return NEVER;
+        }
+        last.saturating_add(interval)
+    }
+
+    /// After a pump: Some(t) if the world must schedule a pacing event at t (none is armed
+    /// at or before t). Records t as armed.
+    #[inline]
+    pub fn pace_arm(&mut self) -> Option<SimTime> {
+        let t = self.pace_release();
+        let p = self.pacer.as_mut()?;
+        if t != NEVER && t < p.armed_at {
+            p.armed_at = t;
+            Some(t)
+        } else {
+            None
+        }
+    }
+
+    /// A pacing event fired at `now`.
+    #[inline]
+    pub fn on_pace_event(&mut self, now: SimTime) {
+        if let Some(p) = self.pacer.as_mut() {
+            if p.armed_at == now {
+                p.armed_at = NEVER;
+            }
+        }
+    }
+
+    #[inline]
+    fn transmit(&mut self, seq: u64, now: SimTime, retransmission: bool, code: u8) -> Transmission {
         match self.timer_mode {
             TimerMode::Single => {
                 if self.deadline == NEVER {
@@ -135,27 +259,37 @@ impl Sender {
                 self.slots.get_mut(seq).deadline = d;
                 self.deadline = self.deadline.min(d);
             }
+            TimerMode::PerPacketDoubling => {
+                let rto = self.rtt.rto();
+                let timeout = rto.saturating_mul(1u64 << self.slots.backoff(seq)).min(self.rtt.cfg.max_rto.max(rto));
+                let d = now.saturating_add(timeout);
+                self.slots.get_mut(seq).deadline = d;
+                self.deadline = self.deadline.min(d);
+            }
         }
-        Transmission { seq, first_tx: self.slots.get(seq).first_tx, retransmission }
+        Transmission { seq, first_tx: self.slots.get(seq).first_tx, retransmission, code }
     }
 
-    /// An ACK arrived. `echo_*` are the fields of the data packet that caused it.
+    /// An ACK arrived. `echo_*` and `code` are the fields of the data packet that caused it.
     #[inline]
-    pub fn on_ack(&mut self, ack: u64, echo_tx: SimTime, echo_first_tx: SimTime, echo_retx: bool, ce: bool, now: SimTime) -> AckOutcome {
+    #[allow(clippy::too_many_arguments)]
+    pub fn on_ack(&mut self, ack: u64, echo_tx: SimTime, echo_first_tx: SimTime, echo_retx: bool, ce: bool, code: u8, now: SimTime) -> AckOutcome {
         let from = match self.rtt.cfg.sample_from {
             SampleFrom::First => echo_first_tx,
             SampleFrom::Last => echo_tx,
         };
         let rtt_sample = now - from;
-        self.cc.on_ack_signal(ce);
         let info = AckInfo {
             now,
             newly_acked: ack.saturating_sub(self.snd_una),
             ack,
             flight_before: self.snd_nxt.max(self.snd_una) - self.snd_una,
             high_sent: self.high_sent,
+            echo_tx,
             ce,
+            code,
         };
+        self.cc.on_ack_info(&info);
         if ack > self.snd_una {
             if !(self.rtt.cfg.karn && echo_retx) {
                 self.rtt.sample(rtt_sample);
@@ -208,7 +342,8 @@ impl Sender {
                 self.timeouts += 1;
                 true
             }
-            TimerMode::PerPacket => {
+            TimerMode::PerPacket | TimerMode::PerPacketDoubling => {
+                let doubling = self.timer_mode == TimerMode::PerPacketDoubling;
                 let mut expired = false;
                 let mut earliest = NEVER;
                 for s in self.snd_una..self.high_sent {
@@ -217,6 +352,10 @@ impl Sender {
                         slot.deadline = NEVER; // set again when it is resent
                         self.retransmit.push_back(s);
                         expired = true;
+                        if doubling {
+                            let b = self.slots.backoff(s);
+                            self.slots.set_backoff(s, (b + 1).min(MAX_PACKET_BACKOFF));
+                        }
                     } else {
                         earliest = earliest.min(slot.deadline);
                     }
@@ -235,6 +374,132 @@ impl Sender {
 
     /// Approximate heap memory of this sender's rings.
     pub fn memory_bytes(&self) -> usize {
-        self.slots.memory_bytes() + self.retransmit.capacity() * 8
+        self.slots.memory_bytes() + self.retransmit.capacity() * 8 + self.pacer.as_ref().map_or(0, |_| std::mem::size_of::<Pacer>())
+    }
+
+    /// The per-packet timer deadline of `seq` (NEVER when not running); for tests and traces.
+    pub fn packet_deadline(&self, seq: u64) -> SimTime {
+        if seq < self.snd_una || seq >= self.high_sent || self.timer_mode == TimerMode::Single {
+            return NEVER;
+        }
+        self.slots.get(seq).deadline
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::time::from_secs;
+    use crate::transport::cc::generic::Generic;
+    use crate::transport::cc::pp::{Estimator, PacketPair, PpConfig};
+
+    const SEC: SimTime = crate::sim::PS_PER_SEC;
+
+    #[test]
+    fn per_packet_timeouts_double_on_each_expiry() {
+        let rto = PacketPair::defaults().rto; // 3 x srtt, 2 s before the first sample
+        let mut s = Sender::new(Cc::Generic(Generic::new(1)), 1, rto, TimerMode::PerPacketDoubling);
+        s.app_limit = 100;
+        let tx = s.next_transmission(0).unwrap();
+        assert_eq!((tx.seq, tx.retransmission), (0, false));
+        assert_eq!(s.packet_deadline(0), 2 * SEC);
+        s.on_ack(1, 0, 0, false, false, 0, SEC); // RTT 1 s: timeout 3 s
+        assert_eq!(s.next_transmission(SEC).unwrap().seq, 1);
+        assert_eq!(s.packet_deadline(1), 4 * SEC);
+        // The sender's deadline is a lower bound (packet 0's, 2 s); an early event makes it exact.
+        assert!(!s.on_timer(s.next_deadline()));
+        assert_eq!(s.next_deadline(), 4 * SEC);
+        // Each expiry resends the packet with twice its previous timeout: 6 s, 12 s, 24 s.
+        let mut t = 4 * SEC;
+        for timeout in [6, 12, 24] {
+            assert!(!s.on_timer(t - 1), "early event");
+            assert!(s.on_timer(t));
+            let tx = s.next_transmission(t).unwrap();
+            assert_eq!((tx.seq, tx.retransmission, tx.code), (1, true, pair_code::UNPAIRED));
+            assert_eq!(s.packet_deadline(1), t + timeout * SEC, "after expiry at {t}");
+            t += timeout * SEC;
+        }
+        assert_eq!(s.timeouts, 3);
+        // A new packet starts from the plain timeout again (Karn: the ACK of the
+        // retransmission gives no sample, srtt stays 1 s).
+        s.on_ack(2, t - 24 * SEC, SEC, true, false, 0, t - SEC);
+        assert_eq!(s.next_transmission(t - SEC).unwrap().seq, 2);
+        assert_eq!(s.packet_deadline(2), t - SEC + 3 * SEC);
+    }
+
+    #[test]
+    fn plain_per_packet_timers_do_not_double() {
+        let rto = PacketPair::defaults().rto;
+        let mut s = Sender::new(Cc::Generic(Generic::new(1)), 1, rto, TimerMode::PerPacket);
+        s.app_limit = 100;
+        s.next_transmission(0);
+        s.on_ack(1, 0, 0, false, false, 0, SEC);
+        s.next_transmission(SEC);
+        assert!(s.on_timer(4 * SEC));
+        s.next_transmission(4 * SEC);
+        assert_eq!(s.packet_deadline(1), 7 * SEC);
+    }
+
+    #[test]
+    fn pacing_sends_marked_pairs_at_the_rate() {
+        let cfg = PpConfig { estimator: Estimator::Raw, ..PpConfig::default() };
+        let d = PacketPair::defaults();
+        let mut s = Sender::new(Cc::packet_pair(10, cfg), 10, d.rto, d.timers);
+        assert!(s.is_paced());
+        s.app_limit = 1000;
+        // Start-up: one pair, back to back, then the window (2) holds everything.
+        let a = s.next_transmission(0).unwrap();
+        let b = s.next_transmission(0).unwrap();
+        assert_eq!((a.seq, a.code, b.seq, b.code), (0, pair_code::FIRST, 1, pair_code::SECOND));
+        assert!(s.next_transmission(0).is_none());
+        assert_eq!(s.pace_release(), NEVER, "window-limited: no pacing event");
+        // The pair's ACKs 0.1 s apart: mu = 10 pkt/s, R = 0.5 s, lambda = 30 pkt/s.
+        s.on_ack(1, 0, 0, false, false, pair_code::FIRST, from_secs(0.5));
+        assert!(s.next_transmission(from_secs(0.5)).is_none(), "a pair needs room for both");
+        let t1 = from_secs(0.6);
+        s.on_ack(2, 0, 0, false, false, pair_code::SECOND, t1);
+        let interval = from_secs(2.0 / 30.0);
+        assert_eq!(s.cc.pacing(), Some(Pacing { interval, burst: 2 }));
+        // The first paced pair goes at once (0.6 s is long after the start-up pair).
+        let c = s.next_transmission(t1).unwrap();
+        let d2 = s.next_transmission(t1).unwrap();
+        assert_eq!((c.seq, c.code, d2.seq, d2.code), (2, pair_code::FIRST, 3, pair_code::SECOND));
+        assert!(s.next_transmission(t1).is_none());
+        // The next pair is due one interval later; the world arms one event for it.
+        assert_eq!(s.pace_release(), t1 + interval);
+        assert_eq!(s.pace_arm(), Some(t1 + interval));
+        assert_eq!(s.pace_arm(), None, "already armed");
+        assert!(s.next_transmission(t1 + interval - 1).is_none());
+        s.on_pace_event(t1 + interval);
+        let e = s.next_transmission(t1 + interval).unwrap();
+        let f = s.next_transmission(t1 + interval).unwrap();
+        assert_eq!((e.seq, e.code, f.seq, f.code), (4, pair_code::FIRST, 5, pair_code::SECOND));
+        assert!(s.next_transmission(t1 + interval).is_none());
+        // Retransmissions are neither paced nor paired.
+        let mut now = s.next_deadline();
+        while !s.on_timer(now) {
+            now = s.next_deadline();
+        }
+        assert_eq!(now, s.packet_deadline(2).min(t1 + from_secs(3.0 * (0.5 + 0.1 / 8.0))));
+        let r = s.next_transmission(now).unwrap();
+        assert!(r.retransmission);
+        assert_eq!(r.code, pair_code::UNPAIRED);
+    }
+
+    #[test]
+    fn paced_burst_takes_what_the_application_has() {
+        let d = PacketPair::defaults();
+        let mut s = Sender::new(Cc::packet_pair(10, PpConfig::default()), 10, d.rto, d.timers);
+        s.app_limit = 1;
+        let a = s.next_transmission(0).unwrap();
+        assert_eq!(a.code, pair_code::UNPAIRED, "a lone packet is no pair");
+        assert!(s.next_transmission(0).is_none());
+    }
+
+    #[test]
+    fn window_flows_have_no_pacing_state() {
+        let s = Sender::new(Cc::Generic(Generic::new(4)), 4, Generic::defaults().rto, TimerMode::PerPacket);
+        assert!(!s.is_paced());
+        assert_eq!(s.pace_release(), NEVER);
     }
 }

@@ -14,16 +14,39 @@ pub struct SlotInfo {
 }
 
 /// Sender-side ring of [`SlotInfo`] for sequence numbers in `[base, base + capacity)`.
+///
+/// An optional parallel array holds a per-packet timer back-off exponent (Keshav 1991 §4.4:
+/// a packet's timeout doubles on each of its expiries). It is empty, and costs no heap, unless
+/// [`SlotRing::enable_backoff`] was called, so window flows keep 16-byte slots.
 #[derive(Clone, Debug)]
 pub struct SlotRing {
     slots: Vec<SlotInfo>,
     mask: u64,
+    backoff: Box<[u8]>,
 }
 
 impl SlotRing {
     pub fn new(capacity: usize) -> Self {
         let cap = capacity.next_power_of_two().max(4);
-        SlotRing { slots: vec![SlotInfo::default(); cap], mask: cap as u64 - 1 }
+        SlotRing { slots: vec![SlotInfo::default(); cap], mask: cap as u64 - 1, backoff: Box::default() }
+    }
+
+    /// Keep a back-off exponent per slot (all zero now).
+    pub fn enable_backoff(&mut self) {
+        self.backoff = vec![0u8; self.slots.len()].into_boxed_slice();
+    }
+
+    /// Back-off exponent of `seq` (0 when back-off is not enabled).
+    #[inline]
+    pub fn backoff(&self, seq: u64) -> u8 {
+        self.backoff.get((seq & self.mask) as usize).copied().unwrap_or(0)
+    }
+
+    #[inline]
+    pub fn set_backoff(&mut self, seq: u64, shift: u8) {
+        if let Some(b) = self.backoff.get_mut((seq & self.mask) as usize) {
+            *b = shift;
+        }
     }
 
     pub fn capacity(&self) -> u64 {
@@ -39,9 +62,13 @@ impl SlotRing {
         while ((hi - lo) as usize) > cap {
             cap *= 2;
         }
-        let mut next = SlotRing { slots: vec![SlotInfo::default(); cap], mask: cap as u64 - 1 };
+        let mut next = SlotRing { slots: vec![SlotInfo::default(); cap], mask: cap as u64 - 1, backoff: Box::default() };
+        if !self.backoff.is_empty() {
+            next.enable_backoff();
+        }
         for s in lo..hi.min(lo + self.capacity()) {
             *next.get_mut(s) = *self.get(s);
+            next.set_backoff(s, self.backoff(s));
         }
         *self = next;
     }
@@ -57,7 +84,7 @@ impl SlotRing {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.slots.capacity() * std::mem::size_of::<SlotInfo>()
+        self.slots.capacity() * std::mem::size_of::<SlotInfo>() + self.backoff.len()
     }
 }
 
@@ -138,6 +165,21 @@ mod tests {
             assert_eq!(r.get(s).first_tx, s * 100);
         }
         assert!(r.capacity() >= 20);
+    }
+    #[test]
+    fn backoff_array_is_optional_and_survives_growth() {
+        let mut r = SlotRing::new(4);
+        r.set_backoff(3, 5); // disabled: ignored
+        assert_eq!(r.backoff(3), 0);
+        r.enable_backoff();
+        for s in 10..14 {
+            r.set_backoff(s, s as u8);
+        }
+        r.ensure(10, 40);
+        for s in 10..14 {
+            assert_eq!(r.backoff(s), s as u8);
+        }
+        assert_eq!(r.backoff(20), 0);
     }
     #[test]
     fn bitmap_grows_and_keeps_bits() {

@@ -190,7 +190,7 @@ mod tests {
 
     /// A synthetic ACK (`newly_acked` 0: a duplicate).
     fn info(ce: bool, newly_acked: u64) -> AckInfo {
-        AckInfo { now: 0, newly_acked, ack: 1, flight_before: 1, high_sent: 1, ce }
+        AckInfo { now: 0, newly_acked, ack: 1, flight_before: 1, high_sent: 1, echo_tx: 0, ce, code: 0 }
     }
 
     /// The signal callback, as the sender calls it for every ACK.

@@ -7,11 +7,20 @@
 //!
 //! Adding an algorithm: one file implementing the trait, one variant in [`Cc`] and one line in
 //! `dispatch!`, and its name in `scenario::schema`.
+//!
+//! Rate-based algorithms pace beside the window: [`CongestionControl::pacing`] returns a burst
+//! size and an interval between burst starts, and the sender releases new data only in such
+//! bursts (the first two packets of a burst are marked as a probe pair, see
+//! `net::packet::pair_code`). Window algorithms return `None` and are not affected.
+//! An algorithm whose state is large goes into the enum boxed, so window flows stay small.
 
 pub mod dec;
+pub mod fuzzy;
 pub mod generic;
 pub mod jk;
+pub mod kalman;
 pub mod newreno;
+pub mod pp;
 pub mod reno;
 
 use super::rtt::RtoConfig;
@@ -30,8 +39,21 @@ pub struct AckInfo {
     pub flight_before: u64,
     /// One past the highest sequence number ever sent.
     pub high_sent: u64,
+    /// Transmission time of the data packet that caused this ACK (its echo).
+    pub echo_tx: SimTime,
     /// The ACK echoes a congestion bit.
     pub ce: bool,
+    /// The code field echoed from the data packet (`net::packet::pair_code` for paced flows).
+    pub code: u8,
+}
+
+/// A pacing rule: new data leaves in bursts of `burst` packets sent back to back, and a burst
+/// may start no sooner than `interval` after the start of the previous one. Packet-pair sends
+/// pairs (`burst` = 2) every 2/rate. Retransmissions are not paced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pacing {
+    pub interval: SimTime,
+    pub burst: u32,
 }
 
 /// An algorithm's answer to a new ACK.
@@ -64,6 +86,21 @@ pub trait CongestionControl {
     fn on_timeout(&mut self, flight: u64, high_sent: u64);
     /// Every ACK, new or duplicate, with its echoed congestion bit (explicit-feedback schemes).
     fn on_ack_signal(&mut self, _ce: bool) {}
+    /// Every ACK, new or duplicate, before `on_new_ack` / `on_dup_ack`, with all the sender
+    /// knows (echoed code and transmission time: packet-pair). The default passes the echoed
+    /// congestion bit to `on_ack_signal`.
+    #[inline]
+    fn on_ack_info(&mut self, ack: &AckInfo) {
+        self.on_ack_signal(ack.ce)
+    }
+    /// True if this algorithm ever paces: the sender then keeps pacing state for the flow.
+    fn uses_pacing(&self) -> bool {
+        false
+    }
+    /// The pacing rule now, or None to send as the window allows.
+    fn pacing(&self) -> Option<Pacing> {
+        None
+    }
 }
 
 /// The algorithms, as an enum so the per-ACK path is a `match`, not a virtual call.
@@ -73,6 +110,8 @@ pub enum Cc {
     Jk(jk::Jk),
     Reno(reno::Reno),
     NewReno(newreno::NewReno),
+    /// Boxed: its estimator state is large, and most flows are window flows.
+    PacketPair(Box<pp::PacketPair>),
 }
 
 macro_rules! dispatch {
@@ -82,6 +121,7 @@ macro_rules! dispatch {
             Cc::Jk($c) => $e,
             Cc::Reno($c) => $e,
             Cc::NewReno($c) => $e,
+            Cc::PacketPair($c) => $e,
         }
     };
 }
@@ -111,6 +151,18 @@ impl CongestionControl for Cc {
     fn on_ack_signal(&mut self, ce: bool) {
         dispatch!(self, c => c.on_ack_signal(ce))
     }
+    #[inline]
+    fn on_ack_info(&mut self, ack: &AckInfo) {
+        dispatch!(self, c => c.on_ack_info(ack))
+    }
+    #[inline]
+    fn uses_pacing(&self) -> bool {
+        dispatch!(self, c => c.uses_pacing())
+    }
+    #[inline]
+    fn pacing(&self) -> Option<Pacing> {
+        dispatch!(self, c => c.pacing())
+    }
 }
 
 impl Cc {
@@ -120,7 +172,13 @@ impl Cc {
             Cc::Jk(_) => "jk",
             Cc::Reno(_) => "reno",
             Cc::NewReno(_) => "newreno",
+            Cc::PacketPair(_) => "pp",
         }
+    }
+
+    /// Packet-pair (PP_CTH) with its state boxed.
+    pub fn packet_pair(max_window: u32, cfg: pp::PpConfig) -> Cc {
+        Cc::PacketPair(Box::new(pp::PacketPair::new(max_window, cfg)))
     }
 }
 

@@ -1,0 +1,315 @@
+//! Packet-pair (PP_CTH, Keshav 1991 ch. 4-5): pacing, probes, the control law and the window
+//! cap, on single-flow paths (drop-tail is fine with one flow; packet-pair needs FQ only when
+//! flows share a bottleneck). The scenario schema does not know "pp" yet, so each test builds
+//! its world from TOML with a window flow and swaps in a packet-pair sender.
+
+mod common;
+use ccsim::net::packet::pair_code;
+use ccsim::net::PacketKind;
+use ccsim::scenario::build::build_world;
+use ccsim::sim::time::{to_secs, tx_time};
+use ccsim::sim::PS_PER_SEC;
+use ccsim::transport::cc::pp::{Estimator, Horizon, PacketPair, PpConfig};
+use ccsim::transport::cc::Cc;
+use ccsim::transport::Sender;
+use ccsim::world::World;
+use ccsim::{Results, Scenario};
+use common::assert_conserved;
+
+/// a -> sw -> b: access 10 Mb/s, 1 ms; bottleneck sw -> b 1 Mb/s (8 ms per 1000-byte packet,
+/// mu = 125 pkt/s), 20 ms, drop-tail buffer `buf`. R is about 51 ms, so mu R is about 6.4.
+fn single_path(duration: &str, buf: &str) -> String {
+    format!(
+        r#"
+duration = "{duration}"
+[measure]
+interval = "1s"
+discard = 0
+trace_period = "5ms"
+trace_queues = "switches"
+trace_cwnd = false
+[nodes]
+hosts = ["a", "b"]
+switches = ["sw"]
+[[links]]
+between = ["a", "sw"]
+bandwidth = "10Mbps"
+delay = "1ms"
+[[links]]
+between = ["sw", "b"]
+bandwidth = "1Mbps"
+delay = "20ms"
+buffer = "{buf}"
+[[flows]]
+name = "f"
+src = "a"
+dst = "b"
+app = "ftp"
+cc = "generic"
+max_window = 4
+packet_size = "1000B"
+ack_size = "40B"
+"#
+    )
+}
+
+/// a -> s1 -> s2 -> s3 -> b with line rates 10, 2, 5, 10 Mb/s: the bottleneck is s1 -> s2
+/// (2 Mb/s: 4 ms per 1000-byte packet, 250 pkt/s); the slower-than-access links after it are
+/// faster than it, so they keep the pair's spacing.
+fn multi_hop(duration: &str) -> String {
+    format!(
+        r#"
+duration = "{duration}"
+[measure]
+interval = "{duration}"
+discard = 0
+trace_cwnd = false
+trace_queues = false
+[nodes]
+hosts = ["a", "b"]
+switches = ["s1", "s2", "s3"]
+[[links]]
+between = ["a", "s1"]
+bandwidth = "10Mbps"
+delay = "2ms"
+[[links]]
+between = ["s1", "s2"]
+bandwidth = "2Mbps"
+delay = "5ms"
+buffer = "200pkt"
+[[links]]
+between = ["s2", "s3"]
+bandwidth = "5Mbps"
+delay = "3ms"
+[[links]]
+between = ["s3", "b"]
+bandwidth = "10Mbps"
+delay = "1ms"
+[[flows]]
+name = "f"
+src = "a"
+dst = "b"
+app = "ftp"
+cc = "generic"
+max_window = 4
+packet_size = "1000B"
+ack_size = "40B"
+"#
+    )
+}
+
+/// Build the world and give every flow a packet-pair sender with the algorithm's defaults.
+fn pp_world(text: &str, max_window: u32, cfg: PpConfig) -> (Scenario, World) {
+    let sc = Scenario::from_toml_str(text).unwrap_or_else(|e| panic!("scenario rejected: {e}"));
+    let mut w = build_world(&sc).unwrap_or_else(|e| panic!("build failed: {e}"));
+    let d = PacketPair::defaults();
+    for f in &mut w.flows {
+        f.sender = Some(Sender::new(Cc::packet_pair(max_window, cfg), max_window, d.rto, d.timers));
+    }
+    (sc, w)
+}
+
+fn pp(w: &World) -> &PacketPair {
+    match &w.flows[0].sender.as_ref().unwrap().cc {
+        Cc::PacketPair(p) => p,
+        other => panic!("not packet-pair: {}", other.name()),
+    }
+}
+
+/// Run to the end, check conservation, return the results.
+fn finish(sc: &Scenario, w: &mut World) -> Results {
+    w.run();
+    let r = Results::collect(sc, w);
+    assert_conserved(&r);
+    r
+}
+
+/// Retransmissions per one-second measurement interval.
+fn retx_per_interval(r: &Results) -> Vec<u64> {
+    r.intervals.retransmitted.clone()
+}
+
+/// Time-average of a port's queue (packets waiting, in-service excluded) over [from, end].
+fn mean_queue(w: &World, port: u32, from: f64) -> f64 {
+    let t = &w.queue_trace;
+    let v: Vec<f64> = (0..t.port.len()).filter(|&i| t.port[i] == port && t.time_s[i] >= from).map(|i| t.packets[i] as f64).collect();
+    assert!(v.len() > 100, "too few queue samples");
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+#[test]
+fn converges_to_the_setpoint_queue_without_loss() {
+    for estimator in [Estimator::Fuzzy, Estimator::Kalman, Estimator::Raw] {
+        let cfg = PpConfig { estimator, ..PpConfig::default() };
+        let (sc, mut w) = pp_world(&single_path("40s", "100pkt"), 100, cfg);
+        let r = finish(&sc, &mut w);
+        let f = &r.flows[0];
+        assert_eq!(f.cc, "pp");
+        assert_eq!(f.totals.data_dropped, 0, "{estimator:?}");
+        // Start-up overshoots: the first probe finds S = 0, (5.14) asks for 2 mu + n*/R and
+        // holds it for one RTT (no probe returns sooner), so about mu R packets more than the
+        // setpoint queue up. Packets sent then carry timers of 3 x the empty-path RTT, and the
+        // queue pushes their RTT just past it: one spurious retransmission here, in the first
+        // second only. After that, none.
+        let retx = retx_per_interval(&r);
+        assert!(retx[0] <= 1, "{estimator:?}: {retx:?}");
+        assert!(retx[1..].iter().all(|&x| x == 0), "{estimator:?}: {retx:?}");
+        let p = pp(&w);
+        // mu: 1 Mb/s / 8000 bits; the pair gap on a one-flow path is exactly one service time.
+        assert!((p.mu_hat() - 125.0).abs() < 0.125, "{estimator:?}: mu {}", p.mu_hat());
+        // lambda moves around mu with the pair lattice (n_b one side or the other of n*).
+        assert!((p.rate_pps() - 125.0).abs() < 0.05 * 125.0, "{estimator:?}: lambda {}", p.rate_pps());
+        // R: the first packet's RTT, no queueing: 0.8 + 1 + 8 + 20 ms out, 0.32 + 20 + 0.032 + 1 ms back.
+        let r_exp = 0.0008 + 0.001 + 0.008 + 0.02 + 0.00032 + 0.02 + 0.000032 + 0.001;
+        assert!((p.r_estimate().unwrap() - r_exp).abs() < 1e-9, "R {:?}", p.r_estimate());
+        // Law (5.14) has no offset (unlike law (5.9) with alpha < 1, spec A1): n_b = S - R mu
+        // settles at the setpoint, and the bottleneck queue (waiting packets, sampled every
+        // 5 ms) averages the setpoint. Pairs quantise it: at a probe S has the same parity
+        // every time, so n_b moves on a lattice 2 packets wide (here 3.6, 5.6, ...) and the
+        // mean queue can sit up to about one packet off n*.
+        assert!((p.n_b_estimate() - 5.0).abs() < 1.0, "{estimator:?}: n_b {}", p.n_b_estimate());
+        let q = mean_queue(&w, 2, 10.0);
+        assert!((q - 5.0).abs() < 0.25, "{estimator:?}: mean queue {q}");
+        // The bottleneck never idles once the pipe is full: goodput is the line rate.
+        let util = r.ports[2].utilisation;
+        assert!(util > 0.99, "{estimator:?}: utilisation {util}");
+    }
+}
+
+#[test]
+fn setpoint_sets_the_queue() {
+    // Within the pair lattice (about one packet, see above): 1 -> 1.1, 2 -> 3.0, 10 -> 11.0.
+    for setpoint in [1.0, 2.0, 10.0] {
+        let cfg = PpConfig { setpoint, ..PpConfig::default() };
+        let (sc, mut w) = pp_world(&single_path("40s", "100pkt"), 100, cfg);
+        let r = finish(&sc, &mut w);
+        assert_eq!(r.flows[0].totals.data_dropped, 0);
+        assert!(retx_per_interval(&r)[1..].iter().all(|&x| x == 0));
+        let q = mean_queue(&w, 2, 10.0);
+        assert!((q - setpoint).abs() < 1.2, "setpoint {setpoint}: mean queue {q}");
+    }
+}
+
+#[test]
+fn other_horizons_converge_too() {
+    for horizon in [Horizon::SOverMu, Horizon::Srtt, Horizon::Fixed(0.5)] {
+        let cfg = PpConfig { horizon, ..PpConfig::default() };
+        let (sc, mut w) = pp_world(&single_path("40s", "100pkt"), 100, cfg);
+        let r = finish(&sc, &mut w);
+        assert_eq!(r.flows[0].totals.data_dropped, 0, "{horizon:?}");
+        let q = mean_queue(&w, 2, 10.0);
+        assert!((q - 5.0).abs() < 0.25, "{horizon:?}: mean queue {q}");
+    }
+}
+
+#[test]
+fn window_caps_outstanding_packets_and_prevents_loss() {
+    // Window 8 < mu R + setpoint (about 11.4), bottleneck buffer 8 packets (the one in
+    // service counts): the window binds, S never exceeds it, and nothing is lost (spec
+    // V26: window <= buffer => no drops); the pipe (mu R ~ 6.4) is still kept full.
+    let (sc, mut w) = pp_world(&single_path("20s", "8pkt"), 8, PpConfig::default());
+    let mut max_out = 0;
+    for k in 1..=2000u64 {
+        w.end = k * PS_PER_SEC / 100;
+        w.run();
+        max_out = max_out.max(w.flows[0].sender.as_ref().unwrap().outstanding());
+    }
+    let r = Results::collect(&sc, &w);
+    assert_conserved(&r);
+    assert_eq!(max_out, 8);
+    assert_eq!(r.flows[0].totals.data_dropped, 0);
+    assert_eq!(r.flows[0].totals.retransmitted, 0);
+    assert!(r.ports[2].utilisation > 0.97, "utilisation {}", r.ports[2].utilisation);
+}
+
+#[test]
+fn pair_spacing_measures_the_bottleneck_on_a_multi_hop_path() {
+    let cfg = PpConfig { estimator: Estimator::Raw, ..PpConfig::default() };
+    let (sc, mut w) = pp_world(&multi_hop("10s"), 100, cfg);
+    let expect = 2e6 / 8000.0; // 250 pkt/s at the 2 Mb/s link, not the access or later links
+    let mut probes = 0;
+    for k in 1..=1000u64 {
+        w.end = k * PS_PER_SEC / 100;
+        w.run();
+        let p = pp(&w);
+        if p.probes() > probes {
+            probes = p.probes();
+            assert!((p.last_probe_pps() - expect).abs() < 1e-6 * expect, "t {k}0 ms: probe {} pkt/s", p.last_probe_pps());
+        }
+    }
+    assert!(pp(&w).probes() > 1000, "probes {}", pp(&w).probes());
+    let r = Results::collect(&sc, &w);
+    assert_conserved(&r);
+    assert_eq!(r.flows[0].totals.data_dropped, 0);
+    // The queue builds at the bottleneck port (s1 -> s2 = port 2) and nowhere else.
+    assert!(r.ports[2].max_queue_packets >= 5);
+    for (i, p) in r.ports.iter().enumerate() {
+        if i != 2 {
+            assert!(p.max_queue_packets <= 1, "port {} queued {}", p.name, p.max_queue_packets);
+        }
+    }
+}
+
+#[test]
+fn pairs_leave_back_to_back() {
+    let (sc, mut w) = pp_world(&multi_hop("3s"), 100, PpConfig::default());
+    let access_tx = tx_time(1000, 10_000_000);
+    let (mut pairs, mut singles) = (0, 0);
+    let mut last_pair_tx = None;
+    let mut pair_starts = Vec::new();
+    for k in 1..=6000u64 {
+        w.end = k * PS_PER_SEC / 2000; // every 0.5 ms: each packet spends 2.8 ms on the access link
+        w.run();
+        let mut seen = Vec::new();
+        w.ports[0].for_each_packet(&mut |pid| seen.push(*w.packets.get(pid)));
+        for p in &seen {
+            assert_eq!(p.kind, PacketKind::Data);
+            match p.code {
+                pair_code::FIRST => {
+                    // Both on the line (a queued packet has no arrival time yet).
+                    if let Some(q) = seen.iter().find(|q| q.seq == p.seq + 1 && q.arrive_at != 0 && p.arrive_at != 0) {
+                        // The second packet was sent at the same instant and follows the
+                        // first on the wire with no gap.
+                        assert_eq!(q.code, pair_code::SECOND);
+                        assert_eq!(q.tx_time, p.tx_time);
+                        assert_eq!(q.arrive_at, p.arrive_at + access_tx);
+                        if last_pair_tx != Some(p.tx_time) {
+                            pairs += 1;
+                            last_pair_tx = Some(p.tx_time);
+                            pair_starts.push(p.tx_time);
+                        }
+                    }
+                }
+                pair_code::SECOND => assert_eq!(p.seq % 2, 1, "pairs start at even sequence numbers here"),
+                _ => singles += 1,
+            }
+        }
+    }
+    assert!(pairs > 300, "pairs seen {pairs}"); // 125 pairs/s at 250 pkt/s
+    assert_eq!(singles, 0, "no unpaired data on a loss-free path");
+    // Pair starts are at least one pacing interval apart at the final rate's neighbourhood:
+    // never two pairs at once.
+    pair_starts.dedup();
+    assert!(pair_starts.windows(2).all(|x| x[1] > x[0]));
+    let r = Results::collect(&sc, &w);
+    assert_conserved(&r);
+}
+
+#[test]
+fn first_rate_after_start_up_fills_pipe_and_setpoint_within_r() {
+    // The start-up pair's ACKs give R and mu with nothing outstanding (S = 0): n_b = -R mu
+    // (the empty pipe), J = R + S/mu = R, and (5.14) gives lambda = mu + (n* + R mu)/R
+    // = 2 mu + n*/R, to fill the pipe and the setpoint queue within one R.
+    let cfg = PpConfig { estimator: Estimator::Raw, ..PpConfig::default() };
+    let (_sc, mut w) = pp_world(&single_path("1s", "100pkt"), 100, cfg);
+    let mut k = 0;
+    while pp(&w).probes() == 0 {
+        k += 1;
+        w.end = k * PS_PER_SEC / 10_000;
+        w.run();
+    }
+    let p = pp(&w);
+    let r = p.r_estimate().unwrap();
+    assert!((p.rate_pps() - (2.0 * 125.0 + 5.0 / r)).abs() < 1e-6, "lambda {} R {r}", p.rate_pps());
+    assert!(to_secs(w.now) < 0.1);
+}
