@@ -57,12 +57,18 @@ pub trait QueueDiscipline {
 
 pub enum Qdisc {
     DropTail(DropTail),
+    DecBit(decbit::DecBit),
+    Fq(fq::FairQueue),
+    FqBit(fqbit::FqBit),
 }
 
 macro_rules! dispatch {
     ($self:ident, $q:ident => $e:expr) => {
         match $self {
             Qdisc::DropTail($q) => $e,
+            Qdisc::DecBit($q) => $e,
+            Qdisc::Fq($q) => $e,
+            Qdisc::FqBit($q) => $e,
         }
     };
 }

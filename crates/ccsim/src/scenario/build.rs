@@ -5,16 +5,26 @@ use super::schema::{CcKind, NodeKind, QueueKind, QueueSpec, Scenario, Selection}
 use crate::measure::{CwndTrace, IntervalTable, QueueTrace};
 use crate::net::routing::{explicit_path, shortest_path, Adjacency};
 use crate::net::{PacketArena, Port};
-use crate::queue::{DropTail, Qdisc};
+use crate::queue::fq::{FairQueue, FqConfig};
+use crate::queue::fqbit::FqBit;
+use crate::queue::{decbit::DecBit, DropTail, Qdisc};
 use crate::sim::{EventKind, EventQueue, Rng};
 use crate::traffic::App;
-use crate::transport::cc::{generic::Generic, jk::Jk, newreno::NewReno, reno::Reno, Cc};
+use crate::transport::cc::{dec::Dec, generic::Generic, jk::Jk, newreno::NewReno, reno::Reno, Cc};
 use crate::transport::{Sender, Sink};
 use crate::world::{Flow, World};
 
-fn make_qdisc(q: &QueueSpec) -> Qdisc {
+/// The FQ config with the port's buffer settings.
+fn fq_config(cfg: &FqConfig, q: &QueueSpec) -> FqConfig {
+    FqConfig { limit: q.buffer, count_in_service: q.count_in_service, ..cfg.clone() }
+}
+
+fn make_qdisc(q: &QueueSpec, bandwidth_bps: u64) -> Qdisc {
     match q.kind {
         QueueKind::DropTail => Qdisc::DropTail(DropTail::new(q.buffer, q.count_in_service)),
+        QueueKind::DecBit(cfg) => Qdisc::DecBit(DecBit::new(q.buffer, q.count_in_service, bandwidth_bps, cfg)),
+        QueueKind::Fq(ref cfg) => Qdisc::Fq(FairQueue::new(fq_config(cfg, q), bandwidth_bps)),
+        QueueKind::FqBit(ref cfg, fraction) => Qdisc::FqBit(FqBit::new(fq_config(cfg, q), bandwidth_bps, fraction)),
     }
 }
 
@@ -24,8 +34,8 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
     let mut ports = Vec::with_capacity(sc.links.len() * 2);
     for l in &sc.links {
         let fwd = ports.len() as u32;
-        ports.push(Port::new(l.a as u32, l.b as u32, l.bandwidth_bps, l.delay, make_qdisc(&l.forward)));
-        ports.push(Port::new(l.b as u32, l.a as u32, l.bandwidth_bps, l.delay, make_qdisc(&l.reverse)));
+        ports.push(Port::new(l.a as u32, l.b as u32, l.bandwidth_bps, l.delay, make_qdisc(&l.forward, l.bandwidth_bps)));
+        ports.push(Port::new(l.b as u32, l.a as u32, l.bandwidth_bps, l.delay, make_qdisc(&l.reverse, l.bandwidth_bps)));
         adj[l.a].push((l.b as u32, fwd));
         adj[l.b].push((l.a as u32, fwd + 1));
     }
@@ -71,6 +81,8 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
             CcKind::Jk => Some(Cc::Jk(Jk::new(w, t.initial_cwnd, t.dupack_threshold))),
             CcKind::Reno => Some(Cc::Reno(Reno::new(w, t.initial_cwnd, t.dupack_threshold))),
             CcKind::NewReno => Some(Cc::NewReno(NewReno::new(w, t.initial_cwnd, t.dupack_threshold))),
+            CcKind::Dec => Some(Cc::Dec(Dec::new(w, t.dec))),
+            CcKind::Pp => Some(Cc::packet_pair(w, t.pp)),
         };
         let sender = cc.map(|cc| Sender::new(cc, w, t.rto, t.timers));
         let rng = Rng::stream(sc.seed, &format!("flow/{}", fs.name));

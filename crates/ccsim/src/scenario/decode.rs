@@ -129,6 +129,16 @@ impl<'a> Obj<'a> {
         }
     }
 
+    /// A number in [lo, hi].
+    pub fn number_in(&mut self, key: &'static str, lo: f64, hi: f64) -> Result<Option<f64>> {
+        match self.float(key)? {
+            Some(x) if !(x >= lo && x <= hi) => {
+                Err(ScenarioError::new(self.at(key), format!("expected a number in [{lo}, {hi}], got {x}")))
+            }
+            other => Ok(other),
+        }
+    }
+
     pub fn boolean(&mut self, key: &'static str) -> Result<Option<bool>> {
         match self.get(key) {
             None => Ok(None),

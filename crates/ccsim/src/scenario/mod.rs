@@ -2,6 +2,7 @@
 //! that turns a validated scenario into a [`crate::world::World`].
 pub mod build;
 pub mod decode;
+pub mod params;
 pub mod schema;
 pub mod units;
 

@@ -6,7 +6,11 @@
 
 use super::decode::{join_path, string_list, Obj, Result, ScenarioError};
 use super::units;
+use crate::queue::decbit::DecBitConfig;
+use crate::queue::fq::FqConfig;
 use crate::queue::BufferLimit;
+use crate::transport::cc::dec::{Dec, DecParams};
+use crate::transport::cc::pp::{PacketPair, PpConfig};
 use crate::sim::{time::from_secs, SimTime, PS_PER_SEC};
 use crate::traffic::AppKind;
 use crate::transport::cc::{generic::Generic, jk::Jk, newreno::NewReno, reno::Reno, TransportDefaults};
@@ -14,9 +18,9 @@ use crate::transport::rtt::{RtoConfig, RtoFormula, SampleFrom};
 use crate::transport::TimerMode;
 use toml::Value;
 
-pub const CC_NAMES: &[&str] = &["generic", "jk", "reno", "newreno", "none"];
+pub const CC_NAMES: &[&str] = &["generic", "jk", "reno", "newreno", "dec", "pp", "none"];
 pub const APP_NAMES: &[&str] = &["ftp", "telnet", "poisson", "cbr", "onoff"];
-pub const QUEUE_NAMES: &[&str] = &["droptail"];
+pub const QUEUE_NAMES: &[&str] = &["droptail", "fq", "fqbit", "decbit"];
 pub const NODE_KINDS: &[&str] = &["host", "switch"];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,12 +35,17 @@ pub struct NodeSpec {
     pub kind: NodeKind,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub enum QueueKind {
     DropTail,
+    DecBit(DecBitConfig),
+    /// Fair Queueing; the config's buffer fields are overwritten from the QueueSpec.
+    Fq(FqConfig),
+    /// FQ with bit setting: the FQ config and the marking fraction of the fair buffer share.
+    FqBit(FqConfig, f64),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct QueueSpec {
     pub kind: QueueKind,
     pub buffer: BufferLimit,
@@ -61,11 +70,17 @@ pub enum CcKind {
     Jk,
     Reno,
     NewReno,
+    Dec,
+    Pp,
 }
 
 #[derive(Clone, Debug)]
 pub struct TransportSpec {
     pub cc: CcKind,
+    /// Parameters of the DEC source (used when cc is Dec).
+    pub dec: DecParams,
+    /// Parameters of PP_CTH (used when cc is Pp).
+    pub pp: PpConfig,
     pub initial_cwnd: f64,
     pub dupack_threshold: u32,
     pub rto: RtoConfig,
@@ -205,18 +220,56 @@ fn decode_nodes(top: &mut Obj) -> Result<Vec<NodeSpec>> {
 }
 
 fn decode_queue(o: &mut Obj, base: Option<&QueueSpec>, sender_kind: NodeKind) -> Result<QueueSpec> {
-    let kind = match o.choice("queue", "queue discipline", QUEUE_NAMES)? {
-        Some("droptail") => QueueKind::DropTail,
-        _ => base.map(|b| b.kind.clone()).unwrap_or(QueueKind::DropTail),
+    let name = o.choice("queue", "queue discipline", QUEUE_NAMES)?;
+    let params = o.table("queue_params")?;
+    let kind = match (name, params) {
+        (None, None) => base.map(|b| b.kind.clone()).unwrap_or(QueueKind::DropTail),
+        (name, params) => {
+            let name = name.unwrap_or(match base.map(|b| &b.kind) {
+                Some(QueueKind::DecBit(_)) => "decbit",
+                Some(QueueKind::Fq(_)) => "fq",
+                Some(QueueKind::FqBit(..)) => "fqbit",
+                _ => "droptail",
+            });
+            decode_queue_kind(name, params)?
+        }
     };
     let default_buffer = match sender_kind {
-        // A host's own interface queue is its send buffer: it does not drop.
         NodeKind::Host => BufferLimit::Unlimited,
         NodeKind::Switch => BufferLimit::Packets(100),
     };
     let buffer = o.quantity("buffer", units::buffer)?.or(base.map(|b| b.buffer)).unwrap_or(default_buffer);
     let count_in_service = o.boolean("count_in_service")?.or(base.map(|b| b.count_in_service)).unwrap_or(true);
     Ok(QueueSpec { kind, buffer, count_in_service })
+}
+
+/// A discipline and its parameters (`queue_params`, whose allowed keys depend on it).
+fn decode_queue_kind(name: &str, params: Option<Obj>) -> Result<QueueKind> {
+    let mut p = params;
+    let kind = match name {
+        "droptail" => QueueKind::DropTail,
+        "decbit" => QueueKind::DecBit(match p.as_mut() {
+            Some(p) => super::params::decbit(p)?,
+            None => DecBitConfig::default(),
+        }),
+        "fq" => QueueKind::Fq(match p.as_mut() {
+            Some(p) => super::params::fq(p)?,
+            None => FqConfig::default(),
+        }),
+        "fqbit" => match p.as_mut() {
+            Some(p) => {
+                let cfg = super::params::fq(p)?;
+                let fraction = p.number_in("mark_fraction", 0.0, 1.0)?.unwrap_or(crate::queue::fqbit::FQBIT_FRACTION);
+                QueueKind::FqBit(cfg, fraction)
+            }
+            None => QueueKind::FqBit(FqConfig::default(), crate::queue::fqbit::FQBIT_FRACTION),
+        },
+        _ => unreachable!("queue name checked by choice()"),
+    };
+    if let Some(p) = p {
+        p.finish()?;
+    }
+    Ok(kind)
 }
 
 fn decode_links(top: &mut Obj, nodes: &[NodeSpec]) -> Result<Vec<LinkSpec>> {
@@ -243,20 +296,13 @@ fn decode_links(top: &mut Obj, nodes: &[NodeSpec]) -> Result<Vec<LinkSpec>> {
             .quantity("bandwidth", units::bandwidth)?
             .ok_or_else(|| o.missing("bandwidth", "a bandwidth such as \"80kbps\""))?;
         let delay = o.quantity("delay", units::duration)?.unwrap_or(0);
-        // Shared queue settings, then per-direction overrides.
-        let shared_a = decode_queue(&mut o, None, nodes[a].kind)?;
-        let shared_b = {
-            // Same keys, but the default buffer depends on which end sends.
-            let buffer_given = o.has("buffer");
-            let mut q = shared_a.clone();
-            if !buffer_given {
-                q.buffer = match nodes[b].kind {
-                    NodeKind::Host => BufferLimit::Unlimited,
-                    NodeKind::Switch => BufferLimit::Packets(100),
-                };
-            }
-            q
-        };
+        // The link's queue settings describe the switches' output ports. A host's own
+        // interface queue is its send buffer: FIFO, unlimited, no marking, unless a
+        // `forward` / `reverse` table says otherwise.
+        let shared = decode_queue(&mut o, None, NodeKind::Switch)?;
+        let host_port = QueueSpec { kind: QueueKind::DropTail, buffer: BufferLimit::Unlimited, count_in_service: true };
+        let pick = |kind: NodeKind| if kind == NodeKind::Host { host_port.clone() } else { shared.clone() };
+        let (shared_a, shared_b) = (pick(nodes[a].kind), pick(nodes[b].kind));
         let forward = match o.table("forward")? {
             Some(mut f) => {
                 let q = decode_queue(&mut f, Some(&shared_a), nodes[a].kind)?;
@@ -303,13 +349,15 @@ fn transport_defaults(cc: CcKind) -> TransportDefaults {
         CcKind::Generic => Generic::defaults(),
         CcKind::Jk => Jk::defaults(),
         CcKind::Reno => Reno::defaults(),
+        CcKind::Dec => Dec::defaults(),
+        CcKind::Pp => PacketPair::defaults(),
         CcKind::NewReno | CcKind::None => NewReno::defaults(),
     }
 }
 
 fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
     let d = transport_defaults(cc);
-    let mut spec = TransportSpec { cc, initial_cwnd: 1.0, dupack_threshold: 3, rto: d.rto, timers: d.timers };
+    let mut spec = TransportSpec { cc, dec: DecParams::default(), pp: PpConfig::default(), initial_cwnd: 1.0, dupack_threshold: 3, rto: d.rto, timers: d.timers };
     let mut p = match params {
         None => return Ok(spec),
         Some(p) => p,
@@ -356,6 +404,16 @@ fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
             Some(_) => spec.timers = TimerMode::PerPacket,
             None => {}
         }
+    } else if cc == CcKind::Pp {
+        if let Some(x) = p.number_in("timeout_x", 0.1, 100.0)? {
+            spec.rto.formula = RtoFormula::Beta(x);
+        }
+        spec.pp = super::params::pp(&mut p)?;
+    } else if cc == CcKind::Dec {
+        if let Some(k) = p.number_in("rto_k", 0.0, 100.0)? {
+            spec.rto.formula = RtoFormula::MeanDev(k);
+        }
+        spec.dec = super::params::dec(&mut p)?;
     } else {
         if let Some(k) = p.float("rto_k")? {
             if !(k >= 0.0 && k <= 100.0) {
@@ -493,6 +551,8 @@ fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], duration: SimTime) -> Result<
             "jk" => CcKind::Jk,
             "reno" => CcKind::Reno,
             "newreno" => CcKind::NewReno,
+            "dec" => CcKind::Dec,
+            "pp" => CcKind::Pp,
             _ => CcKind::None,
         };
         if cc == CcKind::None && app_name == "ftp" {

@@ -110,6 +110,7 @@ pub enum Cc {
     Jk(jk::Jk),
     Reno(reno::Reno),
     NewReno(newreno::NewReno),
+    Dec(dec::Dec),
     /// Boxed: its estimator state is large, and most flows are window flows.
     PacketPair(Box<pp::PacketPair>),
 }
@@ -121,6 +122,7 @@ macro_rules! dispatch {
             Cc::Jk($c) => $e,
             Cc::Reno($c) => $e,
             Cc::NewReno($c) => $e,
+            Cc::Dec($c) => $e,
             Cc::PacketPair($c) => $e,
         }
     };
@@ -172,6 +174,7 @@ impl Cc {
             Cc::Jk(_) => "jk",
             Cc::Reno(_) => "reno",
             Cc::NewReno(_) => "newreno",
+            Cc::Dec(_) => "dec",
             Cc::PacketPair(_) => "pp",
         }
     }

@@ -1,0 +1,148 @@
+//! Parameters of queue disciplines and congestion-control algorithms, as scenario files
+//! write them (`queue_params = {...}` on a link, `params = {...}` on a flow).
+//!
+//! Each mechanism's defaults live in its own file (its `Config`/`Params` `Default`); this
+//! module only reads the overrides, checks their ranges and names the field on error.
+
+use super::decode::{Obj, Result, ScenarioError};
+use super::units;
+use crate::queue::decbit::{DecBitConfig, FairShareWindow};
+use crate::queue::fq::{DropPolicy, FqConfig};
+use crate::transport::cc::dec::{DecParams, WindowRounding};
+use crate::transport::cc::pp::{Estimator, Horizon, PpConfig, REstimate, Smoothing};
+
+pub fn decbit(p: &mut Obj) -> Result<DecBitConfig> {
+    let mut c = DecBitConfig::default();
+    if let Some(x) = p.number_in("threshold", 0.0, 1e6)? {
+        c.threshold = x;
+    }
+    if let Some(x) = p.boolean("selective")? {
+        c.selective = x;
+    }
+    if let Some(x) = p.number_in("capacity_factor", 0.01, 10.0)? {
+        c.capacity_factor = x;
+    }
+    if let Some(x) = p.boolean("panic")? {
+        c.panic_enabled = x;
+    }
+    if let Some(x) = p.number_in("panic_threshold", 0.0, 1e6)? {
+        c.panic_threshold = x;
+    }
+    let path = p.at("fair_share_window");
+    match p.get("fair_share_window") {
+        None => {}
+        Some(toml::Value::String(s)) if s == "cycle" => c.window = FairShareWindow::Cycle,
+        Some(toml::Value::String(s)) => match units::duration(s) {
+            Ok(t) if t > 0 => c.window = FairShareWindow::Fixed(t),
+            _ => return Err(ScenarioError::new(path, format!("expected \"cycle\" or a positive duration, got {s:?}"))),
+        },
+        Some(v) => {
+            return Err(ScenarioError::new(path, format!("expected \"cycle\" or a duration, got {}", super::decode::describe(v))))
+        }
+    }
+    if let Some(x) = p.boolean("demand_counts_drops")? {
+        c.demand_counts_drops = x;
+    }
+    if let Some(x) = p.boolean("mark_all_when_underloaded")? {
+        c.mark_all_when_underloaded = x;
+    }
+    if let Some(x) = p.quantity("share_refresh", units::duration)? {
+        c.share_refresh = x;
+    }
+    Ok(c)
+}
+
+/// Fair Queueing (Keshav 1991 ch. 2-3; defaults in queue/fq.rs). `delta` is the promptness
+/// parameter in bits (a size such as "1000B" is also accepted and converted to bits).
+pub fn fq(p: &mut Obj) -> Result<FqConfig> {
+    let mut c = FqConfig::default();
+    let path = p.at("delta");
+    match p.get("delta") {
+        None => {}
+        Some(toml::Value::Integer(i)) if *i >= 0 => c.delta_bits = *i as u64,
+        Some(toml::Value::String(s)) if s == "infinite" => c.delta_bits = u64::MAX,
+        Some(toml::Value::String(s)) => match units::size(s) {
+            Ok(bytes) => c.delta_bits = bytes * 8,
+            Err(e) => return Err(ScenarioError::new(path, format!("expected bits (an integer), {e}, or \"infinite\", got {s:?}"))),
+        },
+        Some(v) => return Err(ScenarioError::new(path, format!("expected bits (a non-negative integer) or a size, got {}", super::decode::describe(v)))),
+    }
+    if let Some(x) = p.boolean("charge_drops")? {
+        c.charge_drops = x;
+    }
+    match p.choice("drop_policy", "FQ drop policy", &["longest", "largest_bid"])? {
+        Some("largest_bid") => c.drop_policy = DropPolicy::MaxBid,
+        Some(_) => c.drop_policy = DropPolicy::LongestQueueTail,
+        None => {}
+    }
+    Ok(c)
+}
+
+pub fn dec(p: &mut Obj) -> Result<DecParams> {
+    let mut d = DecParams::default();
+    if let Some(x) = p.number_in("initial_window", 1.0, 1e8)? {
+        d.initial_window = x;
+    }
+    if let Some(x) = p.number_in("increase", 0.0, 1e6)? {
+        d.increase = x;
+    }
+    if let Some(x) = p.number_in("decrease_factor", 0.01, 1.0)? {
+        d.decrease_factor = x;
+    }
+    if let Some(x) = p.number_in("mark_fraction", 0.0, 1.0)? {
+        d.mark_fraction = x;
+    }
+    match p.choice("window_rounding", "window rounding", &["floor", "round"])? {
+        Some("round") => d.rounding = WindowRounding::Round,
+        Some(_) => d.rounding = WindowRounding::Floor,
+        None => {}
+    }
+    if let Some(x) = p.number_in("timeout_window", 1.0, 1e8)? {
+        d.timeout_window = x;
+    }
+    Ok(d)
+}
+
+/// PP_CTH (Keshav 1991 ch. 4-5, §6.5; defaults in transport/cc/pp.rs).
+pub fn pp(p: &mut Obj) -> Result<PpConfig> {
+    let mut c = PpConfig::default();
+    if let Some(x) = p.number_in("setpoint", 0.0, 1e6)? {
+        c.setpoint = x;
+    }
+    if let Some(s) = p.choice("estimator", "rate estimator", &Estimator::NAMES)? {
+        c.estimator = Estimator::from_name(s).expect("listed name");
+    }
+    if let Some(s) = p.choice("smooth", "smoothing target", &Smoothing::NAMES)? {
+        c.smooth = Smoothing::from_name(s).expect("listed name");
+    }
+    let path = p.at("horizon");
+    match p.get("horizon") {
+        None => {}
+        Some(toml::Value::String(s)) => match Horizon::from_name(s) {
+            Some(h) => c.horizon = h,
+            None => match units::duration(s) {
+                Ok(t) if t > 0 => c.horizon = Horizon::Fixed(crate::sim::time::to_secs(t)),
+                _ => {
+                    return Err(ScenarioError::new(
+                        path,
+                        format!("expected one of: {}, or a positive duration, got {s:?}", Horizon::NAMES.join(", ")),
+                    ))
+                }
+            },
+        },
+        Some(v) => return Err(ScenarioError::new(path, format!("expected a horizon name or a duration, got {}", super::decode::describe(v)))),
+    }
+    if let Some(s) = p.choice("r_estimate", "propagation-delay estimate", &REstimate::NAMES)? {
+        c.r_estimate = REstimate::from_name(s).expect("listed name");
+    }
+    if let Some(x) = p.number_in("rate_floor", 1e-6, 1e9)? {
+        c.rate_floor = x;
+    }
+    if let Some(x) = p.number_in("kalman_system_var", 0.0, 1e18)? {
+        c.kalman.system_var = Some(x);
+    }
+    if let Some(x) = p.number_in("kalman_obs_var", 0.0, 1e18)? {
+        c.kalman.obs_var = Some(x);
+    }
+    Ok(c)
+}

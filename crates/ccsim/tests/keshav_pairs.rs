@@ -1,0 +1,64 @@
+//! Keshav 1991 Scenario 1 under the protocol pairs beyond JK/FCFS, from the committed
+//! scenario files (scenarios/keshav91/): the FQ family, DECbit and packet-pair are wired into
+//! the scenario format and give the thesis's Table 6.2/6.3 values.
+
+mod common;
+
+fn run(stem: &str) -> ccsim::Results {
+    let path = format!("{}/../../scenarios/keshav91/{stem}.toml", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let r = ccsim::run_toml(&text).unwrap_or_else(|e| panic!("{stem}: {e}"));
+    common::assert_conserved(&r);
+    r
+}
+
+fn flow<'a>(r: &'a ccsim::Results, prefix: &str) -> &'a ccsim::results::FlowSummary {
+    r.flows.iter().find(|f| f.name.starts_with(prefix)).expect("flow")
+}
+
+#[test]
+fn fair_queueing_cuts_telnet_delay_to_the_residual_of_one_ftp_packet() {
+    // Table 6.3: Telnet RTT 0.06 s under FQ (0.95 s under FCFS); FTPs unchanged at 4.99 / 1.00.
+    for stem in ["s1-g-fq", "s1-jk-fq", "s1-dec-fqbit"] {
+        let r = run(stem);
+        for ftp in ["1 ", "2 "] {
+            let f = flow(&r, ftp);
+            assert!((f.goodput_pps.mean - 4.99).abs() < 0.05, "{stem} {}", f.goodput_pps.mean);
+            assert!((f.delay_s.mean - 1.00).abs() < 0.03, "{stem} {}", f.delay_s.mean);
+        }
+        for tel in ["3 ", "4 "] {
+            let d = flow(&r, tel).delay_s.mean;
+            assert!((0.04..0.08).contains(&d), "{stem} telnet delay {d}");
+        }
+    }
+}
+
+#[test]
+fn selective_decbit_pins_windows_at_one() {
+    // Table 6.2/6.3: DEC/DEC FTPs 4.99 pkt/s at 0.20 s, Telnets 0.14 s.
+    let r = run("s1-dec-dec");
+    for ftp in ["1 ", "2 "] {
+        let f = flow(&r, ftp);
+        assert!((f.goodput_pps.mean - 4.99).abs() < 0.05);
+        assert!((f.delay_s.mean - 0.20).abs() < 0.02, "{}", f.delay_s.mean);
+    }
+    for tel in ["3 ", "4 "] {
+        let d = flow(&r, tel).delay_s.mean;
+        assert!((d - 0.14).abs() < 0.05, "{d}");
+    }
+}
+
+#[test]
+fn packet_pair_holds_its_setpoint_without_loss() {
+    // Table 6.2: PP/FQ 4.99 each at 1.48 / 1.22 s (setpoint 5); setpoint 2 gives 0.85 / 0.79.
+    // The order of the two delays is disputed (spec G11), so only the range is checked.
+    for (stem, lo, hi) in [("s1-pp-fq", 1.0, 1.6), ("s1-pp-fq-setpoint2", 0.6, 1.0)] {
+        let r = run(stem);
+        for ftp in ["1 ", "2 "] {
+            let f = flow(&r, ftp);
+            assert!((f.goodput_pps.mean - 4.99).abs() < 0.05, "{stem}");
+            assert!((lo..hi).contains(&f.delay_s.mean), "{stem} delay {}", f.delay_s.mean);
+            assert_eq!(f.totals.data_dropped, 0, "{stem}");
+        }
+    }
+}
