@@ -4,6 +4,7 @@
     ccsim validate FILE...
     ccsim bench dumbbell [--flows N] [--duration S] [--seed N]
     ccsim plot DIR
+    ccsim reproduce keshav91 [--quick] [--seeds N] [--jobs N] [--out DIR] [--only S1,S3] [--scheduler ADDR]
 
 Exit status: 0 on success, 2 on bad input (the message names the field and what was
 expected), 1 on an internal error, 130 when interrupted.
@@ -142,6 +143,44 @@ def cmd_plot(a) -> int:
     return 0
 
 
+def cmd_reproduce(a) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .experiments.keshav91.reproduce import parse_only, reproduce
+
+    if a.seeds is not None and a.seeds < 1:
+        return _err(f"--seeds: expected a positive integer, got {a.seeds}")
+    if a.jobs is not None and a.jobs < 1:
+        return _err(f"--jobs: expected a positive integer, got {a.jobs}")
+    try:
+        parse_only(a.only, range(1, 9))
+    except ValueError as e:
+        return _err(str(e))
+    res = reproduce(quick=a.quick, seeds=a.seeds, jobs=a.jobs, out=a.out, only=a.only, scheduler=a.scheduler)
+    con = Console() if sys.stdout.isatty() else Console(width=130)
+    t = Table(title=f"Keshav 1991 ch. 6 reproduction ({'quick' if res.quick else 'full'}, "
+                    f"seeds {res.seeds[0]}..{res.seeds[-1]}, {res.total_seconds:.0f} s)")
+    cc = res.cell_counts()
+    for col in cc.columns:
+        t.add_column(str(col), justify="left" if col == "class" else "right")
+    for row in cc.itertuples(index=False):
+        t.add_row(*[str(x) for x in row])
+    con.print(t)
+    q = Table(title="qualitative checks")
+    qc = res.qcheck_counts()
+    for col in qc.columns:
+        q.add_column(str(col), justify="left" if col == "checks" else "right")
+    for row in qc.itertuples(index=False):
+        q.add_row(*[str(x) for x in row])
+    con.print(q)
+    bad = int((res.runs["seeds_ok"] == 0).sum()) if len(res.runs) else 0
+    if bad:
+        con.print(f"{bad} of {len(res.runs)} scenario files did not run (see the report)")
+    print(f"report: {res.report_md} and {res.report_html}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -180,6 +219,16 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("plot", help="redraw the plots of a results directory")
     pl.add_argument("dir")
     pl.set_defaults(func=cmd_plot)
+
+    rp = sub.add_parser("reproduce", help="run a thesis's experiments and write a report comparing every result")
+    rp.add_argument("experiment", choices=["keshav91"], help="keshav91: Keshav 1991, Chapter 6")
+    rp.add_argument("--quick", action="store_true", help="2 seeds and halved durations (about a minute)")
+    rp.add_argument("--seeds", type=int, metavar="N", help="seeds 1..N (default 5; 2 with --quick)")
+    rp.add_argument("--jobs", type=int, metavar="N", help="parallel runs (default: one per core)")
+    rp.add_argument("--out", metavar="DIR", default="results/keshav91", help="report directory (default %(default)s)")
+    rp.add_argument("--only", metavar="S1,S3", help="only these scenarios")
+    rp.add_argument("--scheduler", metavar="ADDR", help="run on a Dask cluster, e.g. tcp://host:8786")
+    rp.set_defaults(func=cmd_reproduce)
     return p
 
 
