@@ -213,7 +213,29 @@ def test_undefined_values_are_no_data(data):
 
 def test_detail_shows_the_numbers(data):
     out = evaluate({"kind": "ratio_ge", "lhs": cell("A", 1), "rhs": cell("A", 2), "value": 2}, data)
-    assert "A #1 throughput" in out.detail and "4 / 2 = 2" in out.detail
+    assert "A #1 throughput / A #2 throughput = 2" in out.detail and "medians 4 and 2" in out.detail
+
+
+def test_aggregates_counts_and_ratios_are_taken_within_each_seed():
+    """Segregation: a different source loses in each seed. Per-source medians would say
+    every source gets 5 (sum 15 on a line of 10, no loser); within each seed the sum is 10
+    and there is one loser."""
+    thr = {1: [5.0, 5.0, 0.0], 2: [5.0, 0.0, 5.0], 3: [0.0, 5.0, 5.0]}
+    d = make_data({("A", s): {"throughput": v, "drop": [0.0 if x else 0.1 for x in v]} for s, v in thr.items()},
+                  seeds=(1, 2, 3))
+    assert [d.cell("A", s, "throughput") for s in (1, 2, 3)] == [5.0, 5.0, 5.0]
+    assert C.operand(d, {"agg": "sum", "pair": "A", "sources": [1, 2, 3], "metric": "throughput"}) == 10.0
+    assert C.operand(d, {"agg": "spread", "pair": "A", "sources": [1, 2, 3], "metric": "throughput"}) == 5.0
+    losers = [{"metric": "throughput", "op": "le", "value": 1}, {"metric": "drop", "op": "ge", "value": 0.05}]
+    assert status({"kind": "count_ge", "pair": "A", "sources": [1, 2, 3], "n": 1, "where": losers}, d) == "pass"
+    assert status({"kind": "count_ge", "pair": "A", "sources": [1, 2, 3], "n": 2, "where": losers}, d) == "fail"
+    op = {"agg": "sum", "pair": "A", "sources": [1, 2, 3], "metric": "throughput",
+          "where": [{"metric": "drop", "op": "lt", "value": 0.01}]}
+    assert C.operand(d, op) == 10.0
+    assert status({"kind": "sum_between", "pair": "A", "sources": [1, 2, 3], "metric": "throughput",
+                   "lo": 9.9, "hi": 10.1}, d) == "pass"
+    # ratios within a seed: source 1 / source 2 is 1, inf, 0 -> median 1
+    assert status({"kind": "ratio_between", "lhs": cell("A", 1), "rhs": cell("A", 2), "lo": 0.9, "hi": 1.1}, d) == "pass"
 
 
 # ---------------------------------------------------------------- cell rules

@@ -171,8 +171,9 @@ class FrameData:
                 n |= set(rows["seed"])
         return len(n)
 
-    def trace(self, pair: str, source: int, stat: str, t0: float, t1: float, name: str = "cwnd") -> float:
-        """Seed median of max/min/mean of a traced quantity over simulated time [t0, t1)."""
+    def trace_per_seed(self, pair: str, source: int, stat: str, t0: float, t1: float,
+                       name: str = "cwnd") -> pd.Series:
+        """max/min/mean of a traced quantity over simulated time [t0, t1), in each seed."""
         stem = self._stem(pair)
         rows = self._traces.get((stem, int(source)))
         if rows is None or name not in rows.columns:
@@ -182,7 +183,11 @@ class FrameData:
             raise NoData(f"the {name} trace of {pair} #{source} has no samples in [{t0:g}, {t1:g}) s")
         if stat not in ("max", "min", "mean"):
             raise DataError(f"unknown trace stat {stat!r}")
-        return float(getattr(sel.groupby("seed")[name], stat)().median())
+        return getattr(sel.groupby("seed")[name], stat)().astype(float)
+
+    def trace(self, pair: str, source: int, stat: str, t0: float, t1: float, name: str = "cwnd") -> float:
+        """Seed median of :meth:`trace_per_seed`."""
+        return float(self.trace_per_seed(pair, source, stat, t0, t1, name).median())
 
 
 def _index(df: pd.DataFrame | None) -> dict:
@@ -299,15 +304,14 @@ def describe(op: Mapping) -> str:
     return f"{op.get('pair', '?')} #{op['source']} {_metric_name(op['metric'])}{_suffix(op)}"
 
 
-def _aggregate(agg: str, vals: list[float], what: str) -> float:
+def _aggregate(agg: str, vals: list[float]) -> float:
+    """One seed's aggregate; NaN when undefined (a NaN value, or no cell for min/max/mean)."""
     if agg not in _AGGS:
         raise DataError(f"unknown agg {agg!r}")
     if not vals:
-        if agg == "sum":
-            return 0.0
-        raise NoData(f"{what}: no cell to aggregate")
+        return 0.0 if agg == "sum" else math.nan
     if any(math.isnan(v) for v in vals):
-        raise NoData(f"{what}: a value is undefined")
+        return math.nan
     if agg == "sum":
         return float(sum(vals))
     if agg == "mean":
@@ -319,35 +323,74 @@ def _aggregate(agg: str, vals: list[float], what: str) -> float:
     return float(max(vals) - min(vals))
 
 
+def _per_seed(data, pair, source, metric, stat="mean", phase=None) -> pd.Series:
+    return data.per_seed(pair, source, metric, stat, phase)
+
+
+def _mask(data, pair, source, conds) -> pd.Series:
+    """Per seed: does the cell meet every condition (NaN never does)?"""
+    m = None
+    for c in conds:
+        v = _per_seed(data, pair, source, c["metric"], c.get("stat", "mean"), c.get("phase"))
+        ok = v.notna() & _OPS[c["op"]][1](v, float(c["value"]))
+        m = ok if m is None else (m & ok).fillna(False)
+    return m.astype(bool)
+
+
+def _frame(series: list[pd.Series]) -> pd.DataFrame:
+    """Align per-seed series on the seed (seeds a run lacks become NaN)."""
+    return pd.concat([s.rename(i) for i, s in enumerate(series)], axis=1)
+
+
+def operand_per_seed(data, op: Mapping) -> pd.Series:
+    """An operand's value in each seed: aggregates, `where` filters and metric sums are
+    computed within a seed (winners and losers differ between seeds)."""
+    if "trace" in op:
+        return data.trace_per_seed(op["pair"], op["source"], op["stat"], float(op["from"]), float(op["to"]),
+                                   op["trace"])
+    if "agg" not in op:
+        return _per_seed(data, op["pair"], op["source"], op["metric"], op.get("stat", "mean"), op.get("phase"))
+    if "of" in op:
+        cols = [operand_per_seed(data, x) for x in op["of"]]
+        masks = None
+    else:
+        pairs = op.get("pairs") or [op["pair"]]
+        cols, masks = [], []
+        for p in pairs:
+            for s in op["sources"]:
+                cols.append(_per_seed(data, p, s, op["metric"], op.get("stat", "mean"), op.get("phase")))
+                masks.append(_mask(data, p, s, op["where"]) if op.get("where") else None)
+    if not cols:
+        raise DataError(f"{describe(op)}: no cell")
+    v = _frame(cols)
+    m = _frame([mk if mk is not None else pd.Series(True, index=c.index) for mk, c in zip(masks, cols)]) \
+        if masks else None
+    out = {}
+    for seed in v.index:
+        vals = [float(x) for j, x in enumerate(v.loc[seed])
+                if m is None or bool(m.loc[seed].iloc[j] if seed in m.index else False)]
+        out[seed] = _aggregate(op["agg"], vals)
+    return pd.Series(out, dtype=float)
+
+
+def _median(series: pd.Series, what: str) -> float:
+    if not series.notna().any():
+        raise NoData(f"{what} is undefined")
+    return float(series.median())
+
+
+def operand(data, op: Mapping) -> float:
+    """An operand's value: the seed median of :func:`operand_per_seed`."""
+    return _median(operand_per_seed(data, op), describe(op))
+
+
 def _meets(data, pair, source, conds) -> bool:
+    """Does the cell's seed-median value meet every condition?"""
     for c in conds:
         v = data.cell(pair, source, c["metric"], c.get("stat", "mean"), c.get("phase"))
         if math.isnan(v) or not _OPS[c["op"]][1](v, float(c["value"])):
             return False
     return True
-
-
-def operand(data, op: Mapping) -> float:
-    """The value of one operand (raises NotRun, NoData, DataError)."""
-    if "trace" in op:
-        v = data.trace(op["pair"], op["source"], op["stat"], float(op["from"]), float(op["to"]), op["trace"])
-    elif "agg" in op:
-        if "of" in op:
-            vals = [operand(data, x) for x in op["of"]]
-        else:
-            pairs = op.get("pairs") or [op["pair"]]
-            vals = []
-            for p in pairs:
-                for s in op["sources"]:
-                    if op.get("where") and not _meets(data, p, s, op["where"]):
-                        continue
-                    vals.append(data.cell(p, s, op["metric"], op.get("stat", "mean"), op.get("phase")))
-        v = _aggregate(op["agg"], vals, describe(op))
-    else:
-        v = data.cell(op["pair"], op["source"], op["metric"], op.get("stat", "mean"), op.get("phase"))
-    if math.isnan(v):
-        raise NoData(f"{describe(op)} is undefined")
-    return v
 
 
 def _cells(check: Mapping) -> list[tuple[str, int]]:
@@ -427,29 +470,31 @@ def _evaluate(c: Mapping, data) -> Outcome:
         lo, hi = float(c["lo"]), float(c["hi"])
         return _verdict(lo <= v <= hi, f"{describe(c['lhs'])} = {fmt(v)} in [{fmt(lo)}, {fmt(hi)}]", lhs=v)
 
-    if kind in ("ratio_ge", "ratio_le", "ratio_between"):
-        a, b = operand(data, c["lhs"]), operand(data, c["rhs"])
-        r = a / b if b != 0 else (math.inf if a > 0 else (-math.inf if a < 0 else math.nan))
-        if math.isnan(r):
-            raise NoData(f"0/0: {describe(c['lhs'])} and {describe(c['rhs'])} are both 0")
-        head = f"{describe(c['lhs'])} / {describe(c['rhs'])} = {fmt(a)} / {fmt(b)} = {fmt(r)}"
-        if kind == "ratio_ge":
-            return _verdict(r >= float(c["value"]), f"{head} >= {fmt(float(c['value']))}", ratio=r)
-        if kind == "ratio_le":
-            return _verdict(r <= float(c["value"]), f"{head} <= {fmt(float(c['value']))}", ratio=r)
+    if kind in ("ratio_ge", "ratio_le", "ratio_between", "absdiff_le", "absdiff_ge", "absdiff_between"):
+        lhs, rhs = operand_per_seed(data, c["lhs"]), operand_per_seed(data, c["rhs"])
+        both = _frame([lhs, rhs]).dropna()
+        if both.empty:
+            raise NoData(f"{describe(c['lhs'])} or {describe(c['rhs'])} is undefined in every seed")
+        a, b = both[0], both[1]
+        ld, rd = describe(c["lhs"]), describe(c["rhs"])
+        am, bm = float(a.median()), float(b.median())
+        if kind.startswith("ratio"):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                r = (a / b).where(b != 0, np.where(a > 0, math.inf, np.where(a < 0, -math.inf, math.nan)))
+            r = r.dropna()
+            if r.empty:
+                raise NoData(f"0/0: {ld} and {rd} are both 0")
+            v = float(r.median())
+            head = f"{ld} / {rd} = {fmt(v)} (seed median of the ratio; medians {fmt(am)} and {fmt(bm)})"
+        else:
+            v = float((a - b).abs().median())
+            head = f"|{ld} - {rd}| = {fmt(v)} (seed median of the difference; medians {fmt(am)} and {fmt(bm)})"
+        if kind in ("ratio_ge", "absdiff_ge"):
+            return _verdict(v >= float(c["value"]) - 1e-12, f"{head} >= {fmt(float(c['value']))}", value=v)
+        if kind in ("ratio_le", "absdiff_le"):
+            return _verdict(v <= float(c["value"]) + 1e-12, f"{head} <= {fmt(float(c['value']))}", value=v)
         lo, hi = float(c["lo"]), float(c["hi"])
-        return _verdict(lo <= r <= hi, f"{head} in [{fmt(lo)}, {fmt(hi)}]", ratio=r)
-
-    if kind in ("absdiff_le", "absdiff_ge", "absdiff_between"):
-        a, b = operand(data, c["lhs"]), operand(data, c["rhs"])
-        d = abs(a - b)
-        head = f"|{describe(c['lhs'])} - {describe(c['rhs'])}| = |{fmt(a)} - {fmt(b)}| = {fmt(d)}"
-        if kind == "absdiff_le":
-            return _verdict(d <= float(c["value"]) + 1e-12, f"{head} <= {fmt(float(c['value']))}", diff=d)
-        if kind == "absdiff_ge":
-            return _verdict(d >= float(c["value"]) - 1e-12, f"{head} >= {fmt(float(c['value']))}", diff=d)
-        lo, hi = float(c["lo"]), float(c["hi"])
-        return _verdict(lo <= d <= hi, f"{head} in [{fmt(lo)}, {fmt(hi)}]", diff=d)
+        return _verdict(lo <= v <= hi, f"{head} in [{fmt(lo)}, {fmt(hi)}]", value=v)
 
     if kind == "sum_between":
         op = {"agg": "sum", "pair": c["pair"], "sources": c["sources"], "metric": c["metric"]}
@@ -499,22 +544,21 @@ def _evaluate(c: Mapping, data) -> Outcome:
     if kind in ("count_ge", "count_le"):
         n = int(c["n"])
         conds = c.get("where", [])
-        hits = []
-        for s in c["sources"]:
-            if _meets(data, c["pair"], s, conds):
-                hits.append(s)
-        cnt = len(hits)
+        masks = [_mask(data, c["pair"], s, conds) if conds else
+                 _per_seed(data, c["pair"], s, "throughput").notna() | True for s in c["sources"]]
+        per_seed = _frame(masks).fillna(False).astype(bool).sum(axis=1)
+        cnt = float(per_seed.median())
         ok = cnt >= n if kind == "count_ge" else cnt <= n
         ctext = " and ".join(_cond_text(x) for x in conds) or "(no condition)"
+        seeds = ", ".join(f"{int(k)}" for k in per_seed.tolist())
+        hits = [s for s in c["sources"] if _meets(data, c["pair"], s, conds)]
         vals = []
         for s in c["sources"]:
-            parts = []
-            for x in conds:
-                parts.append(fmt(data.cell(c["pair"], s, x["metric"], x.get("stat", "mean"), x.get("phase"))))
+            parts = [fmt(data.cell(c["pair"], s, x["metric"], x.get("stat", "mean"), x.get("phase"))) for x in conds]
             vals.append(f"#{s} {'/'.join(parts)}")
-        return _verdict(ok, f"{c['pair']}: {cnt} of sources {c['sources']} meet {ctext} "
-                            f"({'>=' if kind == 'count_ge' else '<='} {n} wanted; met by {hits or 'none'}; "
-                            f"values {', '.join(vals)})", count=cnt)
+        return _verdict(ok, f"{c['pair']}: {fmt(cnt)} of sources {c['sources']} meet {ctext} (seed median of the "
+                            f"count; per seed {seeds}; {'>=' if kind == 'count_ge' else '<='} {n} wanted; "
+                            f"seed-median values {', '.join(vals)}: met by {hits or 'none'})", count=cnt)
 
     if kind == "order":
         slack = float(c.get("slack", 0.0))

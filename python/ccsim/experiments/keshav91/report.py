@@ -360,7 +360,9 @@ def _table_section(doc: Doc, t: dict, cells: pd.DataFrame, runs_err: dict):
 
 def _qcheck_section(doc: Doc, q: pd.DataFrame, scenarios: list[int], titles: dict):
     doc.h(2, "Qualitative checks", anchor="qchecks")
-    doc.p("Every [[qchecks]] entry of reference.toml, evaluated on the seed-median cell values. "
+    doc.p("Every [[qchecks]] entry of reference.toml. Each number a check compares is a seed median of a "
+          "quantity computed within each seed: a cell's value, or an aggregate (sum, spread, count of winners, "
+          "ratio, difference) of the cells of one seed, since winners and losers differ from seed to seed. "
           "hard = must hold; soft = a figure reading or a weak claim (reported, not a failure); "
           "manual = judge from the figures; a known issue is noted where the thesis's own numbers contradict "
           "the check (it still applies to the reproduction).")
