@@ -25,9 +25,10 @@ install: $(STAMP)
 
 demo: install
 	$(BIN)/ccsim run scenarios/examples/keshav-s1-jk-fcfs.toml --out results/demo/keshav-s1
-	$(BIN)/ccsim run scenarios/examples/dumbbell.toml --out results/demo/dumbbell
+	$(BIN)/ccsim reproduce keshav91 --quick --out results/keshav91
 	@echo
-	@echo "Outputs: results/demo/keshav-s1/ and results/demo/dumbbell/ (summary.json, *.parquet, cwnd.png, queues.png)"
+	@echo "Outputs: results/demo/keshav-s1/ (one scenario: summary.json, *.parquet, cwnd.png, queues.png)"
+	@echo "         results/keshav91/report.html and report.md (Keshav 1991 chapter 6, simulated beside the thesis)"
 
 test-rust:
 	cargo test --locked -p ccsim --quiet
