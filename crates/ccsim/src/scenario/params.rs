@@ -138,6 +138,9 @@ pub fn pp(p: &mut Obj) -> Result<PpConfig> {
     if let Some(x) = p.number_in("rate_floor", 1e-6, 1e9)? {
         c.rate_floor = x;
     }
+    if let Some(x) = p.boolean("fill_window")? {
+        c.fill_window = x;
+    }
     if let Some(x) = p.number_in("kalman_system_var", 0.0, 1e18)? {
         c.kalman.system_var = Some(x);
     }

@@ -11,10 +11,11 @@
 //! Pacing (rate-based algorithms, e.g. packet-pair) sits beside the window: when the algorithm
 //! returns a [`Pacing`] rule, new data leaves only in bursts of `burst` packets, back to back,
 //! each burst starting no sooner than `interval` after the previous burst started (the
-//! interval is read afresh at every decision, so a rate change applies at once). A burst
-//! starts only when the window has room for all of it (or for a full window, if that is
-//! smaller), so the window stays a hard cap and a pair is never split; a burst that the
-//! window holds back goes out when an ACK opens the window. The first two packets of a burst
+//! interval is read afresh at every decision, so a rate change applies at once). The window
+//! stays a hard cap: a burst starts only when the window has room for all of it (or for a
+//! full window, if that is smaller) unless the rule says `fill_window`, in which case it is
+//! cut to the room there is; a burst that the window holds back goes out when an ACK opens
+//! the window. The first two packets of a burst
 //! of two or more are marked as a probe pair (`pair_code`). Retransmissions are not paced.
 //! The pacing state is boxed and exists only for algorithms that pace. The world arms one
 //! `PaceTick` per flow for the next release, lazily like the timers: an event that fires
@@ -183,7 +184,7 @@ impl Sender {
                 }
             }
             let want = spec.burst.max(1) as u64;
-            if window_room < want.min(window) {
+            if window_room < want.min(window) && !(spec.fill_window && window_room > 0) {
                 return None; // the window holds the burst back; an ACK will pump
             }
             p.len = want.min(window_room).min(app_room) as u32;
@@ -214,9 +215,10 @@ impl Sender {
         if p.sent < p.len || self.snd_nxt >= self.app_limit {
             return NEVER;
         }
-        let Some(Pacing { interval, burst }) = self.cc.pacing() else { return NEVER };
+        let Some(Pacing { interval, burst, fill_window }) = self.cc.pacing() else { return NEVER };
         let window = self.usable_window();
-        if self.snd_una + window < self.snd_nxt + (burst.max(1) as u64).min(window) {
+        let need = if fill_window { 1 } else { (burst.max(1) as u64).min(window) };
+        if self.snd_una + window < self.snd_nxt + need {
             return NEVER;
         }
         last.saturating_add(interval)
@@ -459,7 +461,7 @@ mod tests {
         let t1 = from_secs(0.6);
         s.on_ack(2, 0, 0, false, false, pair_code::SECOND, t1);
         let interval = from_secs(2.0 / 30.0);
-        assert_eq!(s.cc.pacing(), Some(Pacing { interval, burst: 2 }));
+        assert_eq!(s.cc.pacing(), Some(Pacing { interval, burst: 2, fill_window: true }));
         // The first paced pair goes at once (0.6 s is long after the start-up pair).
         let c = s.next_transmission(t1).unwrap();
         let d2 = s.next_transmission(t1).unwrap();

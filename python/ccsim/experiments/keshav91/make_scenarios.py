@@ -187,9 +187,14 @@ def pp_window(n: int, pair_cc: str, default: int) -> tuple[int, str | None]:
     """Max window of a scenario's FTPs, and the note for a PP source's cap (gap G12)."""
     if pair_cc != "pp":
         return default, None
-    if n in (1, 2, 5):
+    if n == 1:
         return 10, ("[REC] G12: PP not capped at 5 here; the thesis's S1 PP FTPs hold 6-7 packets "
                     "outstanding (4.99 pkt/s x 1.48 s), so its 'max window 5' did not bind them")
+    if n in (2, 5):
+        return 5, ("5, the thesis's default, not G12's >= 10 (which S1 motivates): here the thesis's PP "
+                   "holds about 4 packets outstanding with no loss (S2: 1.66 pkt/s x 2.40 s); with a cap "
+                   "of 10 the start-up overshoot of six (S2) or two (S5) PP sources fills the buffer and "
+                   "the losses sustain themselves (ccsim reproduce keshav91: S2 PP drops 0.2-0.35/s)")
     if n == 6:
         return 5, ("5, not G12's >= 10: spec §4.6 gives every S6 source window 5, and Table 6.9's PP "
                    "row (5.00 pkt/s x 1.00 s = 5 outstanding, the same as the window-bound JK/FQ row) "

@@ -54,6 +54,9 @@ pub struct AckInfo {
 pub struct Pacing {
     pub interval: SimTime,
     pub burst: u32,
+    /// When the window has room for part of a burst only, send that part (unpaired) rather
+    /// than wait for room for the whole burst.
+    pub fill_window: bool,
 }
 
 /// An algorithm's answer to a new ACK.

@@ -53,8 +53,9 @@
 //!   marks, FIRST arriving first; a pair one of whose packets was lost gives no probe;
 //! - start-up repeats: while no probe (and R) has been measured, the window stays at 2, so
 //!   if the start-up pair is lost another pair goes out once it has been recovered by timeout;
-//! - a pair leaves only when the window has room for both packets (never split), and a pair
-//!   the window holds back leaves when an ACK opens it (sender pacing rule);
+//! - `fill_window` = true: when the window has room for one packet only, that packet leaves
+//!   alone, unpaired (Table 6.9: PP keeps its whole window of 5 outstanding); false keeps
+//!   pairs whole, and a pair the window holds back leaves when an ACK opens it;
 //! - the timeout before any RTT sample is the sender's `initial_rto`, 2 s as for the other
 //!   protocols [NOT IN THESIS]; on long paths (chapter 6 S7/S8, RTT 24 s) raise it, or the
 //!   start-up pair is retransmitted spuriously;
@@ -136,6 +137,10 @@ pub struct PpConfig {
     pub r_estimate: REstimate,
     /// Lowest sending rate, packets/s.
     pub rate_floor: f64,
+    /// When the window has room for one packet only, send it alone (true) instead of
+    /// waiting for room for a whole pair (false). Chapter 6 Table 6.9 shows PP holding
+    /// exactly its window of 5 outstanding (5.00 pkt/s at 1.00 s), which pairs alone cannot.
+    pub fill_window: bool,
     pub fuzzy: FuzzyConfig,
     pub kalman: KalmanConfig,
 }
@@ -149,6 +154,7 @@ impl Default for PpConfig {
             horizon: Horizon::RPlusSOverMu,
             r_estimate: REstimate::FirstPacket,
             rate_floor: 0.05,
+            fill_window: true,
             fuzzy: FuzzyConfig::default(),
             kalman: KalmanConfig::default(),
         }
@@ -398,7 +404,7 @@ impl CongestionControl for PacketPair {
         true
     }
     fn pacing(&self) -> Option<Pacing> {
-        Some(Pacing { interval: if self.running { self.interval } else { 0 }, burst: PAIR })
+        Some(Pacing { interval: if self.running { self.interval } else { 0 }, burst: PAIR, fill_window: self.cfg.fill_window && self.running })
     }
 }
 
@@ -425,7 +431,7 @@ mod tests {
         let cfg = PpConfig { estimator: Estimator::Raw, ..PpConfig::default() };
         let mut pp = PacketPair::new(20, cfg);
         assert_eq!(pp.cwnd(), 2.0);
-        assert_eq!(pp.pacing(), Some(Pacing { interval: 0, burst: 2 }));
+        assert_eq!(pp.pacing(), Some(Pacing { interval: 0, burst: 2, fill_window: false }));
         // Pair sent at 0; ACKs at 0.5 s and 0.6 s: R = 0.5 s, mu = 10 pkt/s.
         pp.on_ack_info(&ack(0.5, 0.0, pair_code::FIRST, 1, 2));
         assert_eq!(pp.r_estimate(), Some(0.5));
