@@ -55,11 +55,13 @@ pub trait QueueDiscipline {
     fn memory_bytes(&self) -> usize;
 }
 
+/// Large disciplines are boxed so that a port (and every drop-tail port of a big topology)
+/// stays small: the enum is as large as its largest variant.
 pub enum Qdisc {
     DropTail(DropTail),
-    DecBit(decbit::DecBit),
-    Fq(fq::FairQueue),
-    FqBit(fqbit::FqBit),
+    DecBit(Box<decbit::DecBit>),
+    Fq(Box<fq::FairQueue>),
+    FqBit(Box<fqbit::FqBit>),
 }
 
 macro_rules! dispatch {
@@ -73,22 +75,66 @@ macro_rules! dispatch {
     };
 }
 
+/// The boxed disciplines, out of line: drop-tail (the common case) inlines into the port,
+/// the others cost one call, which their own work dwarfs.
+macro_rules! dispatch_boxed {
+    ($self:ident, $q:ident => $e:expr) => {
+        match $self {
+            Qdisc::DropTail($q) => $e,
+            Qdisc::DecBit($q) => $e,
+            Qdisc::Fq($q) => $e,
+            Qdisc::FqBit($q) => $e,
+        }
+    };
+}
+
+impl Qdisc {
+    #[inline(never)]
+    fn enqueue_boxed(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict {
+        dispatch_boxed!(self, q => q.enqueue(pkt, arena, now, tx))
+    }
+    #[inline(never)]
+    fn len_packets_boxed(&self) -> u32 {
+        dispatch_boxed!(self, q => q.len_packets())
+    }
+    #[inline(never)]
+    fn len_bytes_boxed(&self) -> u64 {
+        dispatch_boxed!(self, q => q.len_bytes())
+    }
+    #[inline(never)]
+    fn dequeue_boxed(&mut self, arena: &mut PacketArena, now: SimTime) -> Option<PacketId> {
+        dispatch_boxed!(self, q => q.dequeue(arena, now))
+    }
+}
+
 impl QueueDiscipline for Qdisc {
-    #[inline]
+    #[inline(always)]
     fn enqueue(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict {
-        dispatch!(self, q => q.enqueue(pkt, arena, now, tx))
+        match self {
+            Qdisc::DropTail(q) => q.enqueue(pkt, arena, now, tx),
+            _ => self.enqueue_boxed(pkt, arena, now, tx),
+        }
     }
-    #[inline]
+    #[inline(always)]
     fn dequeue(&mut self, arena: &mut PacketArena, now: SimTime) -> Option<PacketId> {
-        dispatch!(self, q => q.dequeue(arena, now))
+        match self {
+            Qdisc::DropTail(q) => q.dequeue(arena, now),
+            _ => self.dequeue_boxed(arena, now),
+        }
     }
-    #[inline]
+    #[inline(always)]
     fn len_packets(&self) -> u32 {
-        dispatch!(self, q => q.len_packets())
+        match self {
+            Qdisc::DropTail(q) => q.len_packets(),
+            _ => self.len_packets_boxed(),
+        }
     }
-    #[inline]
+    #[inline(always)]
     fn len_bytes(&self) -> u64 {
-        dispatch!(self, q => q.len_bytes())
+        match self {
+            Qdisc::DropTail(q) => q.len_bytes(),
+            _ => self.len_bytes_boxed(),
+        }
     }
     fn for_each(&self, f: &mut dyn FnMut(PacketId)) {
         dispatch!(self, q => q.for_each(f))

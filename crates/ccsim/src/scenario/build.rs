@@ -22,9 +22,9 @@ fn fq_config(cfg: &FqConfig, q: &QueueSpec) -> FqConfig {
 fn make_qdisc(q: &QueueSpec, bandwidth_bps: u64) -> Qdisc {
     match q.kind {
         QueueKind::DropTail => Qdisc::DropTail(DropTail::new(q.buffer, q.count_in_service)),
-        QueueKind::DecBit(cfg) => Qdisc::DecBit(DecBit::new(q.buffer, q.count_in_service, bandwidth_bps, cfg)),
-        QueueKind::Fq(ref cfg) => Qdisc::Fq(FairQueue::new(fq_config(cfg, q), bandwidth_bps)),
-        QueueKind::FqBit(ref cfg, fraction) => Qdisc::FqBit(FqBit::new(fq_config(cfg, q), bandwidth_bps, fraction)),
+        QueueKind::DecBit(cfg) => Qdisc::DecBit(Box::new(DecBit::new(q.buffer, q.count_in_service, bandwidth_bps, cfg))),
+        QueueKind::Fq(ref cfg) => Qdisc::Fq(Box::new(FairQueue::new(fq_config(cfg, q), bandwidth_bps))),
+        QueueKind::FqBit(ref cfg, fraction) => Qdisc::FqBit(Box::new(FqBit::new(fq_config(cfg, q), bandwidth_bps, fraction))),
     }
 }
 

@@ -1,8 +1,12 @@
 //! Deterministic event queue.
 //!
-//! A binary min-heap keyed by (time, insertion sequence): two events at the same picosecond
-//! always run in the order they were scheduled, so a run is a pure function of its scenario
-//! and seed. Events are small plain values (no boxed closures); the world dispatches on the
+//! A binary min-heap keyed by (time, class, insertion sequence): events at the same
+//! picosecond run in the order they were scheduled, so a run is a pure function of its
+//! scenario and seed, except that a transmitter's completion (`TxDone`) runs before every
+//! other event of its instant. Integer time makes such ties common (a CBR source at 5
+//! packets/s and a line serving 10 packets/s meet every 0.2 s exactly), and a packet that
+//! arrives as another leaves should find the slot free, as in a real FIFO; otherwise
+//! scheduling order alone would lock a periodic source out of a full drop-tail queue. Events are small plain values (no boxed closures); the world dispatches on the
 //! kind. Timers are cancelled lazily: the owner keeps the real deadline and ignores or
 //! re-arms an event that fires early (see transport::sender).
 
@@ -75,7 +79,10 @@ impl EventQueue {
 
     #[inline]
     pub fn schedule(&mut self, time: SimTime, kind: EventKind, target: u32) {
-        let seq = self.next_seq;
+        // At one instant, a transmitter finishing runs before anything else, so a buffer
+        // slot freed at t is free for a packet arriving at t (see the module comment).
+        let class = if kind == EventKind::TxDone { 0 } else { 1u64 << 62 };
+        let seq = class | self.next_seq;
         self.next_seq += 1;
         self.heap.push(Event { time, seq, target, kind });
     }
@@ -124,5 +131,15 @@ mod tests {
         q.schedule(5, EventKind::TxDone, 4);
         let order: Vec<u32> = std::iter::from_fn(|| q.pop()).map(|e| e.target).collect();
         assert_eq!(order, vec![2, 1, 3, 4]);
+    }
+    #[test]
+    fn a_finishing_transmitter_runs_first_at_its_instant() {
+        let mut q = EventQueue::new();
+        q.schedule(5, EventKind::SourceTick, 1);
+        q.schedule(5, EventKind::PipeArrival, 2);
+        q.schedule(5, EventKind::TxDone, 3);
+        q.schedule(4, EventKind::SourceTick, 4);
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop()).map(|e| e.target).collect();
+        assert_eq!(order, vec![4, 3, 1, 2]);
     }
 }
