@@ -64,3 +64,32 @@ fn packet_pair_holds_its_setpoint_without_loss() {
         }
     }
 }
+
+#[test]
+fn fair_queueing_gives_max_min_shares_on_the_parking_lot() {
+    // Scenario 6 (Table 6.9): three one-hop flows and one three-hop flow on a tandem of
+    // three 10 pkt/s lines: FQ gives everyone 5.00; FCFS favours the short paths (7.14/2.86).
+    let fq = run("s6-jk-fq");
+    for f in &fq.flows {
+        assert!((f.goodput_pps.mean - 5.0).abs() < 0.05, "FQ {} {}", f.name, f.goodput_pps.mean);
+    }
+    let fcfs = run("s6-jk-fcfs");
+    let long = flow(&fcfs, "4 ").goodput_pps.mean;
+    let short = flow(&fcfs, "1 ").goodput_pps.mean;
+    assert!(short > 2.0 * long, "FCFS short {short} long {long}");
+}
+
+#[test]
+fn an_ill_behaved_source_cannot_raise_a_telnets_delay_under_fq() {
+    // Scenario 4 (Table 6.7): a source sending at the line rate with no flow control. Under
+    // FCFS it takes the line and the Telnet's RTT grows to seconds; under FQ the Telnet keeps
+    // its 0.06 s (one FTP packet's residual) and the FTP its fair half.
+    let fq = run("s4-jk-fq");
+    let tel = flow(&fq, "2 ");
+    assert!(tel.delay_s.mean < 0.08, "FQ telnet {}", tel.delay_s.mean);
+    assert!((flow(&fq, "1 ").goodput_pps.mean - 5.0).abs() < 0.1);
+    assert!((flow(&fq, "3 ").goodput_pps.mean - 5.0).abs() < 0.1);
+    let fcfs = run("s4-jk-fcfs");
+    assert!(flow(&fcfs, "2 ").delay_s.mean > 1.0, "FCFS telnet {}", flow(&fcfs, "2 ").delay_s.mean);
+    assert!(flow(&fcfs, "3 ").goodput_pps.mean > 7.5);
+}
