@@ -138,3 +138,20 @@ def test_fq_buffers_experiment_prints_tables_beside_the_thesis(cli, tmp_path):
     for word in ("LINK", "TREE", "HEAP", "PERC", "T3.1", "qualitative findings hold"):
         assert word in r.stdout
     assert out.read_text().startswith("Keshav 1991 ch. 3")
+
+
+def test_sweep_runs_the_grid_and_resumes(cli, examples, tmp_path):
+    out = tmp_path / "sw"
+    args = ("sweep", examples / "keshav-s1-jk-fcfs.toml", "--set", "flows[0].max_window=2,5",
+            "--seeds", "1..2", "--out", out)
+    r = cli(*args, "--set", "duration=300s", "--set", "measure.interval=50s")
+    assert r.returncode == 0, r.stderr
+    t = pd.read_parquet(out / "sweep.parquet")
+    assert len(list((out / "runs").glob("*.json"))) == 4
+    ftp1 = t[t["name"] == "1 FTP"].groupby("param:flows[0].max_window")["goodput_pps"].mean()
+    assert ftp1[2] < ftp1[5]  # a smaller window gets a smaller share of the FCFS line
+    before = {p: p.stat().st_mtime_ns for p in (out / "runs").glob("*.json")}
+    r = cli(*args, "--set", "duration=300s", "--set", "measure.interval=50s")
+    assert r.returncode == 0 and {p: p.stat().st_mtime_ns for p in (out / "runs").glob("*.json")} == before
+    r = cli("sweep", examples / "keshav-s1-jk-fcfs.toml", "--set", "flows[0].cc=cubic", "--out", out)
+    assert r.returncode == 2 and "flows[0].cc" in r.stderr and "Traceback" not in r.stderr

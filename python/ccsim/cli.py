@@ -126,6 +126,50 @@ def cmd_experiment(a) -> int:
     return 0
 
 
+def cmd_sweep(a) -> int:
+    from . import api, sweep
+
+    try:
+        sets = [sweep.parse_set(s) for s in a.set]
+        seeds = sweep.parse_seeds(a.seeds)
+    except ValueError as e:
+        return _err(str(e))
+    base = api.load_scenario(a.file)
+    # Validate every combination up front, so a typo fails before hours of runs.
+    import copy
+    import itertools
+
+    for combo in itertools.product(*[v for _, v in sets]) if sets else [()]:
+        data = copy.deepcopy(base)
+        try:
+            for (p, _), v in zip(sets, combo):
+                sweep.set_path(data, p, v)
+        except ValueError as e:
+            return _err(str(e))
+        api.validate(data)
+    table, failures = sweep.sweep(base, sets, seeds, a.out, workers=a.jobs, scheduler=a.scheduler)
+    for params, seed, msg in failures:
+        print(f"run failed: {params} seed {seed}: {msg}", file=sys.stderr)
+    if len(table):
+        from rich.console import Console
+        from rich.table import Table
+
+        pcols = [c for c in table.columns if c.startswith("param:")]
+        g = table.groupby(pcols + ["name"], dropna=False) if pcols else table.groupby(["name"])
+        agg = g.agg(goodput=("goodput_pps", "mean"), goodput_sd=("goodput_pps", "std"),
+                    delay=("delay_s", "mean"), drops=("drop_rate", "mean"), seeds=("seed", "nunique")).reset_index()
+        t = Table(title=f"sweep of {a.file}: {table['seed'].nunique()} seeds, mean over seeds")
+        for c in agg.columns:
+            t.add_column(c.removeprefix("param:"), justify="left" if c in pcols + ["name"] else "right")
+        for _, r in agg.iterrows():
+            t.add_row(*[f"{v:.4g}" if isinstance(v, float) else str(v) for v in r.values])
+        (Console() if sys.stdout.isatty() else Console(width=160)).print(t)
+    runs = len(list((Path(a.out) / "runs").glob("*.json")))
+    print(f"{runs} runs, {len(table)} flow rows: {a.out}/sweep.parquet (runs/ keeps one JSON per run; "
+          f"running the same sweep again skips them)")
+    return 1 if failures else 0
+
+
 def cmd_plot(a) -> int:
     from . import plots
     from .results import Results
@@ -208,6 +252,18 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--seed", type=int, default=1)
     b.add_argument("--print-scenario", action="store_true", help="print the benchmark's scenario TOML instead")
     b.set_defaults(func=cmd_bench)
+
+    sw = sub.add_parser("sweep", help="run a scenario over a grid of parameter values and seeds",
+                        description="Each --set PATH=V1,V2 adds an axis (PATH as in error messages, e.g. "
+                                    "links[0].buffer or flows[1].params.beta). Finished runs are kept in "
+                                    "OUT/runs/ and skipped when the sweep is run again.")
+    sw.add_argument("file")
+    sw.add_argument("--set", action="append", default=[], metavar="PATH=V1,V2,...")
+    sw.add_argument("--seeds", default="1", help="A..B or a comma list (default 1)")
+    sw.add_argument("--out", required=True, metavar="DIR")
+    sw.add_argument("--jobs", type=int, help="parallel runs (default: one per core)")
+    sw.add_argument("--scheduler", metavar="ADDR", help="run on a Dask cluster, e.g. tcp://host:8786")
+    sw.set_defaults(func=cmd_sweep)
 
     e = sub.add_parser("experiment", help="run a thesis experiment that is not a network scenario",
                        description="\n".join(f"{k}: {v}" for k, v in EXPERIMENTS.items()))

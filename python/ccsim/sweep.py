@@ -119,3 +119,134 @@ class _progress:
     def stop(self):
         if self._p:
             self._p.stop()
+
+
+# -- parameter sweeps over a scenario file ------------------------------------------------------
+
+import hashlib
+import itertools
+import json
+import re as _re
+import tomllib as _tomllib
+
+
+def parse_path(path: str) -> list:
+    """ "links[0].buffer" -> ["links", 0, "buffer"]. Raises ValueError with the reason."""
+    parts: list = []
+    for m in _re.finditer(r"([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|(\.)", path):
+        if m.group(1):
+            parts.append(m.group(1))
+        elif m.group(2):
+            parts.append(int(m.group(2)))
+    rebuilt = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p) for i, p in enumerate(parts))
+    if not parts or rebuilt != path:
+        raise ValueError(f"expected a field path such as links[0].buffer, got {path!r}")
+    return parts
+
+
+def parse_value(text: str):
+    """A TOML value if it parses as one (5, 2.5, true, "x", [1, 2]), else the bare string."""
+    try:
+        return _tomllib.loads(f"v = {text}")["v"]
+    except _tomllib.TOMLDecodeError:
+        return text
+
+
+def parse_set(spec: str) -> tuple[str, list]:
+    """ "flows[0].max_window=5,10,20" -> ("flows[0].max_window", [5, 10, 20])."""
+    if "=" not in spec:
+        raise ValueError(f"--set: expected PATH=VALUE[,VALUE...], got {spec!r}")
+    path, values = spec.split("=", 1)
+    parse_path(path.strip())
+    vals = [parse_value(v.strip()) for v in values.split(",") if v.strip()]
+    if not vals:
+        raise ValueError(f"--set {path}: no values")
+    return path.strip(), vals
+
+
+def parse_seeds(spec: str) -> list[int]:
+    """ "1..5" -> [1, 2, 3, 4, 5]; "1,3,7" -> [1, 3, 7]."""
+    m = _re.fullmatch(r"\s*(\d+)\s*\.\.\s*(\d+)\s*", spec)
+    if m:
+        a, b = int(m.group(1)), int(m.group(2))
+        if b < a:
+            raise ValueError(f"--seeds: empty range {spec!r}")
+        return list(range(a, b + 1))
+    try:
+        return [int(x) for x in spec.split(",")]
+    except ValueError:
+        raise ValueError(f"--seeds: expected A..B or a comma list of integers, got {spec!r}") from None
+
+
+def set_path(data: dict, path: str, value) -> None:
+    """Set a field by path, creating tables on the way; list indices must exist."""
+    parts = parse_path(path)
+    cur = data
+    for i, p in enumerate(parts[:-1]):
+        nxt = parts[i + 1]
+        if isinstance(p, int):
+            if not isinstance(cur, list) or p >= len(cur):
+                raise ValueError(f"--set {path}: no element [{p}] here")
+            cur = cur[p]
+        else:
+            if p not in cur:
+                cur[p] = [] if isinstance(nxt, int) else {}
+            cur = cur[p]
+    last = parts[-1]
+    if isinstance(last, int):
+        if not isinstance(cur, list) or last >= len(cur):
+            raise ValueError(f"--set {path}: no element [{last}] here")
+    cur[last] = value
+
+
+def sweep(base: dict, sets: list[tuple[str, list]], seeds: list[int], out_dir, *, workers=None,
+          scheduler=None, progress=True):
+    """Run every combination of the `sets` values for every seed. Each finished run is saved
+    as out_dir/runs/<key>.json at once (written atomically); a run whose file exists is not
+    run again, so an interrupted sweep resumes where it stopped. Returns the per-flow table
+    of every run (pandas), also written to out_dir/sweep.parquet."""
+    import copy
+    from pathlib import Path
+
+    import pandas as pd
+
+    from .builder import atomic_write_text
+
+    out = Path(out_dir)
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+    names = [p for p, _ in sets]
+    tasks, done = [], []
+    for combo in itertools.product(*[v for _, v in sets]) if sets else [()]:
+        params = dict(zip(names, combo))
+        for seed in seeds:
+            key = hashlib.sha1(json.dumps([params, seed], sort_keys=True).encode()).hexdigest()[:16]
+            f = out / "runs" / f"{key}.json"
+            if f.exists():
+                done.append(f)
+                continue
+            data = copy.deepcopy(base)
+            for p, v in params.items():
+                set_path(data, p, v)
+            data["seed"] = seed
+            tasks.append(Task(key=key, scenario=data, meta={"params": params, "seed": seed, "file": f}))
+    failures = []
+    for task, res in run_many(tasks, workers=workers, progress=progress, scheduler=scheduler):
+        if isinstance(res, Exception):
+            failures.append((task.meta["params"], task.meta["seed"], str(res)))
+            continue
+        record = {"params": task.meta["params"], "seed": task.meta["seed"], "run": res.summary()["run"],
+                  "flows": json.loads(res.flows.to_json(orient="records"))}
+        atomic_write_text(task.meta["file"], json.dumps(record))
+        done.append(task.meta["file"])
+    rows = []
+    for f in sorted(set(done)):
+        rec = json.loads(f.read_text())
+        for fl in rec["flows"]:
+            rows.append({**{f"param:{k}": (json.dumps(v) if isinstance(v, (list, dict)) else v) for k, v in rec["params"].items()},
+                         "seed": rec["seed"], **fl})
+    table = pd.DataFrame(rows)
+    if len(table):
+        tmp = out / ".tmp-sweep.parquet"
+        table.to_parquet(tmp, index=False)
+        tmp.replace(out / "sweep.parquet")
+    return table, failures
