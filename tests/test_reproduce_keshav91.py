@@ -353,7 +353,7 @@ def test_reproduce_quick_end_to_end(cli, tmp_path):
     assert r.returncode == 0, r.stderr
     assert "report:" in r.stdout and "class" in r.stdout
     for name in ("report.md", "report.html", "flows.parquet", "intervals.parquet", "traces.parquet",
-                 "cells.parquet", "qchecks.parquet"):
+                 "probes.parquet", "cells.parquet", "qchecks.parquet"):
         assert (out / name).stat().st_size > 0, name
     assert not [p for p in out.rglob(".tmp-*")]
     md = (out / "report.md").read_text(encoding="utf-8")
@@ -362,7 +362,8 @@ def test_reproduce_quick_end_to_end(cli, tmp_path):
         assert f"Table {t}:" in md and f"Table {t}:" in html
     assert "## Summary" in md and "## Qualitative checks" in md
     assert "<table>" in html and "</html>" in html
-    for img in ("s1-utility.png", "s3-windows.png"):
+    for img in ("s1-utility.png", "s3-windows.png", "s3-pp-probes.png", "s7-pp-probes.png",
+                "s7-pp-outstanding.png"):
         data = (out / "figures" / img).read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n"
         assert f"figures/{img}" in md and f"figures/{img}" in html
@@ -380,6 +381,15 @@ def test_reproduce_quick_end_to_end(cli, tmp_path):
     assert len(q) == len(REF["qchecks"]) and q["id"].is_unique
     assert set(q["status"]) <= {"pass", "fail", "no_data", "not_run", "manual", "error"}
     assert "error" not in set(q["status"]), q[q["status"] == "error"][["id", "detail"]]
+    # Fig 6.21 is drawn from the packet-pair estimator's records, no longer reported missing
+    assert "is not drawn" not in md
+    probes = pd.read_parquet(out / "probes.parquet")
+    pp7 = probes[(probes["scenario"] == 7) & (probes["pair"] == "PP/FQ")]
+    assert len(pp7) and set(pp7["source"]) == {1, 2} and pp7["rate_est_pps"].notna().all()
+    traces = pd.read_parquet(out / "traces.parquet")
+    assert {"probe_gap_s", "rate_est_pps", "send_rate_pps", "alpha", "srtt_s"} <= set(traces.columns)
+    jk7 = traces[(traces["scenario"] == 7) & (traces["pair"] == "JK/FQ")]
+    assert len(jk7) and jk7["rate_est_pps"].isna().all()
     flows = pd.read_parquet(out / "flows.parquet")
     assert {"scenario", "pair", "file", "seed", "source", "goodput_pps"} <= set(flows.columns)
     assert set(flows["seed"]) == {1, 2}

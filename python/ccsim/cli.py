@@ -183,6 +183,9 @@ def cmd_plot(a) -> int:
     if len(loaded.queues):
         plots.plot_queues(loaded.queues, str(out / "queues.png"), title=loaded.run["name"])
         made.append("queues.png")
+    if len(loaded.probes):
+        plots.plot_probes(loaded.probes, str(out / "probes.png"), title=loaded.run["name"])
+        made.append("probes.png")
     print(f"wrote {', '.join(made) or 'nothing (no traces)'} in {out}/")
     return 0
 

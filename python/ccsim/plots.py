@@ -49,3 +49,36 @@ def plot_queues(queues: pd.DataFrame, path: str, *, title: str = "") -> None:
     fig.tight_layout()
     fig.savefig(path, format="png")
     plt.close(fig)
+
+
+def plot_probes(probes: pd.DataFrame, path: str, *, title: str = "") -> None:
+    """Packet-pair estimator of each traced packet-pair flow (one panel per flow, up to four):
+    every probe's rate 1/gap (dots: spiky), the predicted bottleneck rate (smooth) and the
+    sending rate, in packets/s; the fuzzy averaging constant on the right axis (dotted)."""
+    shown = _pick(probes, "flow_name")[:4]
+    fig, axes = plt.subplots(len(shown), 1, figsize=(8, 3.2 * len(shown)), dpi=110, squeeze=False)
+    for ax, name in zip(axes[:, 0], shown):
+        d = probes[probes["flow_name"] == name]
+        ax.plot(d["time_s"], 1.0 / d["probe_gap_s"], ".", ms=2.5, color="#999999", label="probe 1/gap")
+        ax.step(d["time_s"], d["rate_est_pps"], where="post", lw=1.2, color="#1f5fbf", label="predicted rate")
+        ax.step(d["time_s"], d["send_rate_pps"], where="post", lw=0.9, color="#d2691e", label="sending rate")
+        ax.set_ylabel("packets/s")
+        ax.set_title(f"{title}: {name}" if title else str(name), fontsize=10)
+        ax.grid(alpha=0.3)
+        top = pd.concat([d["rate_est_pps"], d["send_rate_pps"]]).quantile(0.99)
+        if top == top and top > 0:
+            ax.set_ylim(0, 1.5 * top)
+        if d["alpha"].notna().any():
+            a2 = ax.twinx()
+            a2.step(d["time_s"], d["alpha"], where="post", ls=":", lw=0.9, color="#2e8b57", label="fuzzy alpha")
+            a2.set_ylim(0, 1)
+            a2.set_ylabel("alpha")
+            h1, l1 = ax.get_legend_handles_labels()
+            h2, l2 = a2.get_legend_handles_labels()
+            ax.legend(h1 + h2, l1 + l2, fontsize=7, loc="upper right")
+        else:
+            ax.legend(fontsize=7, loc="upper right")
+    axes[-1, 0].set_xlabel("time (s)")
+    fig.tight_layout()
+    fig.savefig(path, format="png")
+    plt.close(fig)

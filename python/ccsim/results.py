@@ -39,13 +39,26 @@ def _atomic(path: Path, write) -> None:
         raise
 
 
+PROBE_COLUMNS_EMPTY = {c: [] for c in ("flow", "time_s", "probe", "probe_gap_s", "rate_est_pps",
+                                         "send_rate_pps", "alpha")}
+
+
 class Results:
     """What one run produced.
 
     Attributes (DataFrames): ``flows`` (one row per flow: batch means and totals),
     ``intervals`` (one row per flow and measurement interval), ``ports`` (per link
-    direction), ``cwnd`` and ``queues`` (decimated traces). ``run`` is a dict with the
-    run's metadata (name, seed, duration, events, wall time, Jain index, conservation).
+    direction), ``cwnd`` and ``queues`` (decimated traces), ``probes`` (every probe of the
+    traced packet-pair flows). ``run`` is a dict with the run's metadata (name, seed,
+    duration, events, wall time, Jain index, conservation).
+
+    ``cwnd`` has one row per traced flow and trace period: ``cwnd``, ``ssthresh``,
+    ``outstanding``, ``srtt_s`` (the sender's smoothed RTT), and the packet-pair estimator's
+    state held at that instant: ``probe_gap_s`` (the last probe's inter-ACK gap),
+    ``rate_est_pps`` (the predicted bottleneck rate), ``send_rate_pps`` (the sending rate)
+    and ``alpha`` (the fuzzy predictor's averaging constant); NaN for window algorithms and
+    before a value is first measured. ``probes`` has one row per probe as it happened
+    (``probe`` numbers them; the log keeps at most 64 per trace period, the latest).
     """
 
     def __init__(self, raw: dict):
@@ -73,6 +86,10 @@ class Results:
         if len(cw):
             cw.insert(1, "flow_name", [names[i] for i in cw["flow"]])
         self.cwnd = cw
+        pr = pd.DataFrame(raw.get("probe_trace") or PROBE_COLUMNS_EMPTY)
+        if len(pr):
+            pr.insert(1, "flow_name", [names[i] for i in pr["flow"]])
+        self.probes = pr
         qt = pd.DataFrame(raw["queue_trace"])
         if len(qt):
             pnames = list(self.ports["name"])
@@ -100,7 +117,8 @@ class Results:
 
     def write(self, out_dir: str | os.PathLike, *, plots: bool = True) -> list[Path]:
         """Write summary.json, intervals.parquet, flows.parquet, ports.parquet, cwnd.parquet,
-        queues.parquet and (if there are traces) cwnd.png / queues.png into ``out_dir``."""
+        queues.parquet, probes.parquet and (if there are traces) cwnd.png / queues.png /
+        probes.png into ``out_dir``."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         written: list[Path] = []
@@ -113,7 +131,7 @@ class Results:
         summary = json.dumps(self.summary(), indent=2, allow_nan=False)
         put("summary.json", lambda t: Path(t).write_text(summary + "\n", encoding="utf-8"))
         for name, df in (("flows", self.flows), ("intervals", self.intervals), ("ports", self.ports),
-                         ("cwnd", self.cwnd), ("queues", self.queues)):
+                         ("cwnd", self.cwnd), ("queues", self.queues), ("probes", self.probes)):
             put(f"{name}.parquet", lambda t, df=df: df.to_parquet(t, index=False))
         if plots:
             from . import plots as _plots
@@ -121,6 +139,8 @@ class Results:
                 put("cwnd.png", lambda t: _plots.plot_cwnd(self.cwnd, t, title=self.run["name"]))
             if len(self.queues):
                 put("queues.png", lambda t: _plots.plot_queues(self.queues, t, title=self.run["name"]))
+            if len(self.probes):
+                put("probes.png", lambda t: _plots.plot_probes(self.probes, t, title=self.run["name"]))
         return written
 
     @classmethod
@@ -143,3 +163,5 @@ class LoadedResults:
         self.ports = pd.read_parquet(out / "ports.parquet")
         self.cwnd = pd.read_parquet(out / "cwnd.parquet")
         self.queues = pd.read_parquet(out / "queues.parquet")
+        p = out / "probes.parquet"  # absent in directories written before probe traces existed
+        self.probes = pd.read_parquet(p) if p.exists() else pd.DataFrame(PROBE_COLUMNS_EMPTY)

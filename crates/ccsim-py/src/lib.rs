@@ -191,7 +191,23 @@ fn results_to_py<'py>(py: Python<'py>, r: &Results, wall: f64) -> PyResult<Bound
     cw.set_item("cwnd", &c.cwnd)?;
     cw.set_item("ssthresh", &c.ssthresh)?;
     cw.set_item("outstanding", &c.outstanding)?;
+    cw.set_item("srtt_s", &c.srtt_s)?;
+    cw.set_item("probe_gap_s", &c.probe_gap_s)?;
+    cw.set_item("rate_est_pps", &c.rate_est_pps)?;
+    cw.set_item("send_rate_pps", &c.send_rate_pps)?;
+    cw.set_item("alpha", &c.alpha)?;
     out.set_item("cwnd_trace", cw)?;
+
+    let p = &r.probe_trace;
+    let pt = PyDict::new(py);
+    pt.set_item("flow", &p.flow)?;
+    pt.set_item("time_s", &p.time_s)?;
+    pt.set_item("probe", &p.probe)?;
+    pt.set_item("probe_gap_s", &p.probe_gap_s)?;
+    pt.set_item("rate_est_pps", &p.rate_est_pps)?;
+    pt.set_item("send_rate_pps", &p.send_rate_pps)?;
+    pt.set_item("alpha", &p.alpha)?;
+    out.set_item("probe_trace", pt)?;
 
     let q = &r.queue_trace;
     let qt = PyDict::new(py);

@@ -2,7 +2,7 @@
 //! interval table, traces, fairness and a conservation check.
 
 use crate::measure::stats::{batch_means, jain_index};
-use crate::measure::{CwndTrace, FlowCounters, IntervalTable, QueueTrace};
+use crate::measure::{CwndTrace, FlowCounters, IntervalTable, ProbeTrace, QueueTrace};
 use crate::scenario::Scenario;
 use crate::sim::time::to_secs;
 use crate::world::World;
@@ -63,6 +63,8 @@ pub struct Results {
     pub ports: Vec<PortSummary>,
     pub intervals: IntervalTable,
     pub cwnd_trace: CwndTrace,
+    /// Every probe of the traced packet-pair flows.
+    pub probe_trace: ProbeTrace,
     pub queue_trace: QueueTrace,
     /// Jain's index over the flows' mean goodput (packets/s).
     pub jain_goodput: f64,
@@ -147,6 +149,7 @@ impl Results {
             ports,
             intervals: w.intervals.clone(),
             cwnd_trace: w.cwnd_trace.clone(),
+            probe_trace: w.probe_trace.clone(),
             queue_trace: w.queue_trace.clone(),
             jain_goodput: jain_index(&goodputs),
             events: w.events.processed(),

@@ -4,12 +4,12 @@
 //! of the data packet it answers), events are plain values in a binary heap, counters are
 //! fields. Dispatch is a `match` on the event kind.
 
-use crate::measure::{CwndTrace, FlowCounters, IntervalTable, QueueTrace};
+use crate::measure::{CwndTrace, FlowCounters, IntervalTable, ProbeTrace, QueueTrace};
 use crate::net::packet::flags;
 use crate::net::{Packet, PacketArena, PacketId, PacketKind, Port};
 use crate::sim::{time::to_secs, Event, EventKind, EventQueue, SimTime};
 use crate::traffic::App;
-use crate::transport::cc::CongestionControl;
+use crate::transport::cc::{CongestionControl, ProbeState};
 use crate::transport::sender::NEVER;
 use crate::transport::{Sender, Sink};
 
@@ -50,6 +50,8 @@ pub struct World {
     pub traced_flows: Vec<u32>,
     pub traced_ports: Vec<u32>,
     pub cwnd_trace: CwndTrace,
+    /// Every probe of the traced packet-pair flows (their probe logs, drained at each sample).
+    pub probe_trace: ProbeTrace,
     pub queue_trace: QueueTrace,
     pub peak_live_packets: usize,
 }
@@ -66,6 +68,7 @@ impl World {
             self.handle(ev);
         }
         self.now = self.end;
+        self.drain_probe_logs();
         self.peak_live_packets = self.peak_live_packets.max(self.packets.capacity_used());
         for f in &mut self.flows {
             let cur = std::mem::take(&mut f.cur);
@@ -335,12 +338,21 @@ impl World {
     fn sample_traces(&mut self) {
         let t = to_secs(self.now);
         for &f in &self.traced_flows {
-            if let Some(s) = &self.flows[f as usize].sender {
-                self.cwnd_trace.flow.push(f);
-                self.cwnd_trace.time_s.push(t);
-                self.cwnd_trace.cwnd.push(s.cc.cwnd().min(s.max_window as f64));
-                self.cwnd_trace.ssthresh.push(s.cc.ssthresh());
-                self.cwnd_trace.outstanding.push(s.outstanding());
+            if let Some(s) = self.flows[f as usize].sender.as_mut() {
+                let c = &mut self.cwnd_trace;
+                c.flow.push(f);
+                c.time_s.push(t);
+                c.cwnd.push(s.cc.cwnd().min(s.max_window as f64));
+                c.ssthresh.push(s.cc.ssthresh());
+                c.outstanding.push(s.outstanding());
+                c.srtt_s.push(s.rtt.srtt().map_or(f64::NAN, to_secs));
+                let p = s.cc.probe_state().unwrap_or(ProbeState::UNKNOWN);
+                c.probe_gap_s.push(p.probe_gap_s);
+                c.rate_est_pps.push(p.rate_est_pps);
+                c.send_rate_pps.push(p.send_rate_pps);
+                c.alpha.push(p.alpha);
+                let pt = &mut self.probe_trace;
+                s.cc.drain_probe_log(&mut |r| pt.push(f, r));
             }
         }
         for &p in &self.traced_ports {
@@ -353,6 +365,17 @@ impl World {
         let next = self.now + self.trace_period;
         if next <= self.end {
             self.events.schedule(next, EventKind::TraceSample, 0);
+        }
+    }
+
+    /// Move the probes logged since the last sample into the probe trace (traced flows only:
+    /// the others keep no log).
+    fn drain_probe_logs(&mut self) {
+        for &f in &self.traced_flows {
+            if let Some(s) = self.flows[f as usize].sender.as_mut() {
+                let pt = &mut self.probe_trace;
+                s.cc.drain_probe_log(&mut |r| pt.push(f, r));
+            }
         }
     }
 
@@ -371,7 +394,8 @@ impl World {
         let state = flows + ports + self.routes.capacity() * 4 + self.packets.memory_bytes() + self.events.memory_bytes();
         let it = &self.intervals;
         let output = it.len() * (size_of::<u32>() * 2 + size_of::<f64>() * 9 + size_of::<u64>() * 5)
-            + self.cwnd_trace.flow.capacity() * 40
+            + self.cwnd_trace.flow.capacity() * CwndTrace::ROW_BYTES
+            + self.probe_trace.flow.capacity() * ProbeTrace::ROW_BYTES
             + self.queue_trace.port.capacity() * 24;
         (state, output)
     }

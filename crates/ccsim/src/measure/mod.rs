@@ -99,6 +99,14 @@ impl IntervalTable {
 
 /// Decimated time series, stored by column: periodic samples of congestion windows and
 /// queue lengths (one sample per entity per trace period, so a long run stays small).
+///
+/// Besides the window, each flow sample holds the sender's smoothed RTT and, for a probing
+/// algorithm (packet-pair), its estimator state at the sampling instant
+/// (`CongestionControl::probe_state`): the last probe's inter-ACK gap, the predicted
+/// bottleneck rate μ̂, the sending rate λ and the fuzzy α. These are NaN for window
+/// algorithms and before they are first measured. A sample shows the values held at that
+/// instant, so it misses probes that came and went between two samples: [`ProbeTrace`]
+/// has every probe.
 #[derive(Clone, Debug, Default)]
 pub struct CwndTrace {
     pub flow: Vec<u32>,
@@ -106,6 +114,58 @@ pub struct CwndTrace {
     pub cwnd: Vec<f64>,
     pub ssthresh: Vec<f64>,
     pub outstanding: Vec<u64>,
+    /// The sender's smoothed RTT, seconds (NaN before the first sample).
+    pub srtt_s: Vec<f64>,
+    pub probe_gap_s: Vec<f64>,
+    pub rate_est_pps: Vec<f64>,
+    pub send_rate_pps: Vec<f64>,
+    pub alpha: Vec<f64>,
+}
+
+impl CwndTrace {
+    /// Bytes one row takes.
+    pub const ROW_BYTES: usize = 4 + 8 * 10;
+}
+
+/// The probes of traced packet-pair flows, one row per probe as it happened (the state right
+/// after it), stored by column. Each flow keeps at most `PROBE_LOG_CAPACITY` probes per trace
+/// period, the latest; `probe` numbers them from 1, so a gap in the numbers shows probes left
+/// out.
+#[derive(Clone, Debug, Default)]
+pub struct ProbeTrace {
+    pub flow: Vec<u32>,
+    pub time_s: Vec<f64>,
+    pub probe: Vec<u64>,
+    pub probe_gap_s: Vec<f64>,
+    pub rate_est_pps: Vec<f64>,
+    pub send_rate_pps: Vec<f64>,
+    pub alpha: Vec<f64>,
+}
+
+/// Probes a traced flow's log keeps between two trace samples.
+pub const PROBE_LOG_CAPACITY: usize = 64;
+
+impl ProbeTrace {
+    /// Bytes one row takes.
+    pub const ROW_BYTES: usize = 4 + 8 * 6;
+
+    pub fn push(&mut self, flow: u32, r: &crate::transport::cc::ProbeRecord) {
+        self.flow.push(flow);
+        self.time_s.push(crate::sim::time::to_secs(r.time));
+        self.probe.push(r.index);
+        self.probe_gap_s.push(r.state.probe_gap_s);
+        self.rate_est_pps.push(r.state.rate_est_pps);
+        self.send_rate_pps.push(r.state.send_rate_pps);
+        self.alpha.push(r.state.alpha);
+    }
+
+    pub fn len(&self) -> usize {
+        self.flow.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.flow.is_empty()
+    }
 }
 
 #[derive(Clone, Debug, Default)]

@@ -2,7 +2,7 @@
 
 use super::decode::{Result, ScenarioError};
 use super::schema::{CcKind, NodeKind, QueueKind, QueueSpec, Scenario, Selection};
-use crate::measure::{CwndTrace, IntervalTable, QueueTrace};
+use crate::measure::{CwndTrace, IntervalTable, ProbeTrace, QueueTrace, PROBE_LOG_CAPACITY};
 use crate::net::routing::{explicit_path, shortest_path, Adjacency};
 use crate::net::{PacketArena, Port};
 use crate::queue::fq::{FairQueue, FqConfig};
@@ -10,7 +10,7 @@ use crate::queue::fqbit::FqBit;
 use crate::queue::{decbit::DecBit, DropTail, Qdisc};
 use crate::sim::{EventKind, EventQueue, Rng};
 use crate::traffic::App;
-use crate::transport::cc::{dec::Dec, generic::Generic, jk::Jk, newreno::NewReno, reno::Reno, Cc};
+use crate::transport::cc::{dec::Dec, generic::Generic, jk::Jk, newreno::NewReno, reno::Reno, Cc, CongestionControl};
 use crate::transport::{Sender, Sink};
 use crate::world::{Flow, World};
 
@@ -125,6 +125,12 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         Selection::Switches => (0..ports.len() as u32).filter(|&p| sc.nodes[ports[p as usize].from as usize].kind == NodeKind::Switch).collect(),
         Selection::Indices(ix) => ix.iter().map(|&x| x as u32).collect(),
     };
+    // Traced probing flows log each probe; the sampler drains the logs.
+    for &f in &traced_flows {
+        if let Some(s) = flows[f as usize].sender.as_mut() {
+            s.cc.enable_probe_log(PROBE_LOG_CAPACITY);
+        }
+    }
     if !traced_flows.is_empty() || !traced_ports.is_empty() {
         events.schedule(0, EventKind::TraceSample, 0);
     }
@@ -143,6 +149,7 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         traced_flows,
         traced_ports,
         cwnd_trace: CwndTrace::default(),
+        probe_trace: ProbeTrace::default(),
         queue_trace: QueueTrace::default(),
         peak_live_packets: 0,
     })

@@ -35,7 +35,7 @@ HERE = Path(__file__).resolve().parent
 REFERENCE = HERE / "reference.toml"
 QUICK_SEEDS = 2
 QUICK_FACTOR = 0.5
-FIGURE_SCENARIOS = {3, 7}  # window / outstanding-packet figures (spec §4.3, §4.7)
+FIGURE_SCENARIOS = {3, 7}  # window / outstanding-packet / probe figures (spec §4.3, §4.7)
 
 
 @dataclass
@@ -123,7 +123,9 @@ def _version() -> str:
 
 def run_all(ref: dict, scenarios: list[int], seeds: list[int], *, quick: bool, jobs: int | None,
             scheduler: str | None, progress: bool):
-    """Run the scenario files of ``scenarios``; returns (flows, intervals, traces, runs table)."""
+    """Run the scenario files of ``scenarios``; returns (flows, intervals, traces, probes, runs
+    table). ``traces`` are the periodic cwnd-trace samples (window, outstanding packets, RTT and
+    the packet-pair estimator's state), ``probes`` every probe of the traced packet-pair flows."""
     sdir = repo_scenarios() / "keshav91"
     want_traces = _trace_scenarios(ref)
     runs_rows, groups = [], {}
@@ -138,7 +140,7 @@ def run_all(ref: dict, scenarios: list[int], seeds: list[int], *, quick: bool, j
             groups.setdefault((factor, n in want_traces), []).append(stem)
     runs = pd.DataFrame(runs_rows)
     errors: dict[str, str] = {}
-    flows, intervals, traces, failures = [], [], [], []
+    flows, intervals, traces, probes, failures = [], [], [], [], []
     for (factor, keep), stems in groups.items():
         todo = []
         for stem in dict.fromkeys(stems):
@@ -164,9 +166,17 @@ def run_all(ref: dict, scenarios: list[int], seeds: list[int], *, quick: bool, j
                 cw.insert(1, "seed", seed)
                 cw.insert(2, "source", [_src(n) for n in cw["flow_name"]])
                 traces.append(cw)
+            pr = getattr(res, "probes", None)
+            if pr is not None and len(pr):
+                pr = pr.copy()
+                pr.insert(0, "file", stem)
+                pr.insert(1, "seed", seed)
+                pr.insert(2, "source", [_src(n) for n in pr["flow_name"]])
+                probes.append(pr)
     flows_df = pd.concat(flows, ignore_index=True) if flows else pd.DataFrame(columns=["file", "seed", "source"])
     iv_df = pd.concat(intervals, ignore_index=True) if intervals else pd.DataFrame(columns=["file", "seed", "source"])
     tr_df = pd.concat(traces, ignore_index=True) if traces else pd.DataFrame(columns=["file", "seed", "source", "time_s"])
+    pr_df = pd.concat(probes, ignore_index=True) if probes else pd.DataFrame(columns=["file", "seed", "source", "time_s"])
     seed_errors: dict[str, list[str]] = {}
     for stem, seed, msg in failures:
         seed_errors.setdefault(stem, []).append(f"seed {seed}: {msg}")
@@ -175,7 +185,7 @@ def run_all(ref: dict, scenarios: list[int], seeds: list[int], *, quick: bool, j
     runs["error"] = [errors.get(f) or ("; ".join(dict.fromkeys(m.split(": ", 1)[1] for m in seed_errors[f]))
                                        if f in seed_errors else "") for f in runs["file"]]
     runs["error"] = runs["error"].fillna("")
-    return flows_df, iv_df, tr_df, runs
+    return flows_df, iv_df, tr_df, pr_df, runs
 
 
 def _src(name: str):
@@ -296,12 +306,12 @@ def reproduce(*, quick: bool = False, seeds: int | None = None, jobs: int | None
     if jobs is not None and jobs < 1:
         raise ValueError(f"--jobs: expected a positive integer, got {jobs}")
     seed_list = list(range(1, n + 1))
-    flows, intervals, traces, runs = run_all(ref, scenarios, seed_list, quick=quick, jobs=jobs,
+    flows, intervals, traces, probes, runs = run_all(ref, scenarios, seed_list, quick=quick, jobs=jobs,
                                              scheduler=scheduler, progress=progress)
     sim_seconds = time.perf_counter() - t0
     scen_col = {r.file: r.scenario for r in runs.itertuples()}
     pair_col = {r.file: r.pair for r in runs.itertuples()}
-    for df in (flows, intervals, traces):
+    for df in (flows, intervals, traces, probes):
         if "file" in df.columns:
             df.insert(0, "scenario", [scen_col.get(f) for f in df["file"]])
             df.insert(1, "pair", [pair_col.get(f) for f in df["file"]])
@@ -313,5 +323,5 @@ def reproduce(*, quick: bool = False, seeds: int | None = None, jobs: int | None
                       sim_seconds=sim_seconds, total_seconds=math.nan, version=_version())
     from . import report
 
-    outcome.files = report.write(outcome, ref, data, flows, intervals, traces, t0=t0)
+    outcome.files = report.write(outcome, ref, data, flows, intervals, traces, t0=t0, probes=probes)
     return outcome

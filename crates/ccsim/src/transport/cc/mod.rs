@@ -13,6 +13,13 @@
 //! bursts (the first two packets of a burst are marked as a probe pair, see
 //! `net::packet::pair_code`). Window algorithms return `None` and are not affected.
 //! An algorithm whose state is large goes into the enum boxed, so window flows stay small.
+//!
+//! Introspection for traces: [`CongestionControl::probe_state`] returns a rate-based
+//! algorithm's estimator state (last probe, predicted rate, sending rate, fuzzy gain); window
+//! algorithms return `None`. It is read only by the periodic trace sampler, never on the
+//! per-packet path. An algorithm may also keep a small log of its probes as they happen
+//! ([`CongestionControl::enable_probe_log`], [`CongestionControl::drain_probe_log`]); the world
+//! turns it on for traced flows only and drains it at every trace sample.
 
 pub mod dec;
 pub mod fuzzy;
@@ -67,6 +74,34 @@ pub enum AckResponse {
     RetransmitFirstUnacked,
 }
 
+/// A rate-based algorithm's estimator state at one instant, for traces. NaN where unknown
+/// (before the first probe; `alpha` when the estimator is not the fuzzy predictor).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProbeState {
+    /// The last probe: the gap between the two ACKs of the last pair, seconds.
+    pub probe_gap_s: f64,
+    /// The predicted bottleneck rate μ̂ after the last probe, packets/s.
+    pub rate_est_pps: f64,
+    /// The sending rate λ, packets/s (NaN until the control law runs).
+    pub send_rate_pps: f64,
+    /// The fuzzy predictor's averaging constant α (the weight of the history), in [0, 1].
+    pub alpha: f64,
+}
+
+impl ProbeState {
+    pub const UNKNOWN: ProbeState = ProbeState { probe_gap_s: f64::NAN, rate_est_pps: f64::NAN, send_rate_pps: f64::NAN, alpha: f64::NAN };
+}
+
+/// One probe as it happened: its time, its ordinal number (1 for the first probe of the flow;
+/// a gap in the numbers of a drained log shows probes the log had no room for) and the state
+/// right after it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProbeRecord {
+    pub time: SimTime,
+    pub index: u64,
+    pub state: ProbeState,
+}
+
 /// Timer and estimator defaults that come with an algorithm (each overridable by parameters).
 #[derive(Clone, Copy, Debug)]
 pub struct TransportDefaults {
@@ -104,6 +139,16 @@ pub trait CongestionControl {
     fn pacing(&self) -> Option<Pacing> {
         None
     }
+    /// The estimator state of a probing algorithm, for traces; None for window algorithms.
+    /// Read by the trace sampler only: it must be cheap and must not change the state.
+    fn probe_state(&self) -> Option<ProbeState> {
+        None
+    }
+    /// Keep the last `capacity` probes taken since the log was last drained (0 turns the log
+    /// off). Algorithms without probes ignore it.
+    fn enable_probe_log(&mut self, _capacity: usize) {}
+    /// Hand every logged probe to `out`, oldest first, and empty the log.
+    fn drain_probe_log(&mut self, _out: &mut dyn FnMut(&ProbeRecord)) {}
 }
 
 /// The algorithms, as an enum so the per-ACK path is a `match`, not a virtual call.
@@ -167,6 +212,15 @@ impl CongestionControl for Cc {
     #[inline]
     fn pacing(&self) -> Option<Pacing> {
         dispatch!(self, c => c.pacing())
+    }
+    fn probe_state(&self) -> Option<ProbeState> {
+        dispatch!(self, c => c.probe_state())
+    }
+    fn enable_probe_log(&mut self, capacity: usize) {
+        dispatch!(self, c => c.enable_probe_log(capacity))
+    }
+    fn drain_probe_log(&mut self, out: &mut dyn FnMut(&ProbeRecord)) {
+        dispatch!(self, c => c.drain_probe_log(out))
     }
 }
 

@@ -66,6 +66,12 @@
 //! application-limited flow (Telnet) sends what it has: a lone packet goes unpaired and
 //! unpaced, so such a flow stays in start-up (window 2) until it happens to send a pair.
 //!
+//! Traces (`CongestionControl::probe_state`, read by the periodic sampler): the last probe's
+//! inter-ACK gap, μ̂, λ and the fuzzy α (the weight the next sample's history gets, with the
+//! default `alpha_timing` = next). For a traced flow the world also turns on a log of the
+//! probes as they happen (at most `enable_probe_log`'s capacity per trace period, the latest
+//! kept), which costs a few stores per probe and nothing when off.
+//!
 //! Behaviour worth knowing (tests/packet_pair.rs):
 //! - start-up overshoots: the first probe finds S = 0, so λ = 2μ̂ + n*/R, held for one RTT
 //!   (no probe returns sooner), queues about μR packets beyond the setpoint. Packets sent then
@@ -76,12 +82,13 @@
 
 use super::fuzzy::{FuzzyConfig, FuzzyPredictor};
 use super::kalman::{Kalman, KalmanConfig};
-use super::{AckInfo, AckResponse, CongestionControl, Pacing, TransportDefaults};
+use super::{AckInfo, AckResponse, CongestionControl, Pacing, ProbeRecord, ProbeState, TransportDefaults};
 use crate::net::packet::pair_code;
 use crate::sim::time::{from_secs, to_secs};
 use crate::sim::{SimTime, PS_PER_SEC};
 use crate::transport::rtt::{RtoConfig, RtoFormula, SampleFrom};
 use crate::transport::sender::TimerMode;
+use std::collections::VecDeque;
 
 /// Where μ̂ comes from (scenario names: "fuzzy", "kalman", "raw").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -219,9 +226,10 @@ pub struct PacketPair {
     running: bool,
     /// R, seconds.
     r: Option<f64>,
-    /// μ̂ and the last probe μ̃, packets/s.
+    /// μ̂ and the last probe μ̃, packets/s; the last probe's gap, seconds (NaN before one).
     mu_hat: f64,
     last_sample: f64,
+    last_gap: f64,
     /// λ, packets/s, and the pair interval 2/λ.
     rate: f64,
     interval: SimTime,
@@ -235,6 +243,9 @@ pub struct PacketPair {
     probes: u64,
     fuzzy: FuzzyPredictor,
     kalman: Kalman,
+    /// The probes since the trace sampler last drained them, at most `log_cap` (0: off).
+    log: VecDeque<ProbeRecord>,
+    log_cap: usize,
 }
 
 impl PacketPair {
@@ -246,6 +257,7 @@ impl PacketPair {
             r: None,
             mu_hat: 0.0,
             last_sample: 0.0,
+            last_gap: f64::NAN,
             rate: 0.0,
             interval: 0,
             n_b_hat: 0.0,
@@ -255,6 +267,8 @@ impl PacketPair {
             probes: 0,
             fuzzy: FuzzyPredictor::new(cfg.fuzzy),
             kalman: Kalman::new(cfg.kalman, 2.0 * cfg.setpoint),
+            log: VecDeque::new(),
+            log_cap: 0,
         }
     }
 
@@ -320,6 +334,7 @@ impl PacketPair {
         let gap = to_secs(gap);
         let sample = 1.0 / gap;
         self.last_sample = sample;
+        self.last_gap = gap;
         self.probes += 1;
         let dt = self.last_probe.map_or(0.0, |t| to_secs(now - t));
         self.last_probe = Some(now);
@@ -334,6 +349,29 @@ impl PacketPair {
         if let Some(r) = self.r {
             self.update_rate(s as f64, r);
             self.running = true;
+        }
+        if self.log_cap > 0 {
+            self.log_probe(now);
+        }
+    }
+
+    #[inline(never)]
+    fn log_probe(&mut self, now: SimTime) {
+        if self.log.len() >= self.log_cap {
+            self.log.pop_front();
+        }
+        let state = self.state();
+        self.log.push_back(ProbeRecord { time: now, index: self.probes, state });
+    }
+
+    /// The estimator state now (NaN where not yet measured).
+    fn state(&self) -> ProbeState {
+        let probed = self.probes > 0;
+        ProbeState {
+            probe_gap_s: self.last_gap,
+            rate_est_pps: if probed { self.mu_hat } else { f64::NAN },
+            send_rate_pps: if self.running { self.rate } else { f64::NAN },
+            alpha: if probed && self.cfg.estimator == Estimator::Fuzzy { self.fuzzy.alpha() } else { f64::NAN },
         }
     }
 
@@ -405,6 +443,18 @@ impl CongestionControl for PacketPair {
     }
     fn pacing(&self) -> Option<Pacing> {
         Some(Pacing { interval: if self.running { self.interval } else { 0 }, burst: PAIR, fill_window: self.cfg.fill_window && self.running })
+    }
+    fn probe_state(&self) -> Option<ProbeState> {
+        Some(self.state())
+    }
+    fn enable_probe_log(&mut self, capacity: usize) {
+        self.log_cap = capacity;
+        self.log = VecDeque::with_capacity(capacity);
+    }
+    fn drain_probe_log(&mut self, out: &mut dyn FnMut(&ProbeRecord)) {
+        for r in self.log.drain(..) {
+            out(&r);
+        }
     }
 }
 
@@ -541,6 +591,44 @@ mod tests {
         }
         assert_eq!(Estimator::from_name("Fuzzy"), None);
         assert_eq!(Horizon::from_name("2s"), None);
+    }
+
+    #[test]
+    fn probe_state_and_log() {
+        let mut pp = PacketPair::new(20, PpConfig::default());
+        let st = pp.probe_state().unwrap();
+        assert!(st.probe_gap_s.is_nan() && st.rate_est_pps.is_nan() && st.send_rate_pps.is_nan() && st.alpha.is_nan());
+        pp.enable_probe_log(2);
+        pp.on_ack_info(&ack(0.5, 0.0, pair_code::FIRST, 1, 2));
+        pp.on_ack_info(&ack(0.6, 0.0, pair_code::SECOND, 2, 2));
+        let st = pp.probe_state().unwrap();
+        assert!((st.probe_gap_s - 0.1).abs() < 1e-12);
+        assert!((st.rate_est_pps - 10.0).abs() < 1e-9);
+        assert_eq!(st.send_rate_pps, pp.rate_pps());
+        assert_eq!(st.alpha, 0.5);
+        // Three more probes: the log keeps the last two.
+        for k in 1..=3 {
+            let t = 1.0 + k as f64;
+            pp.on_ack_info(&ack(t, t - 0.5, pair_code::FIRST, 10, 12));
+            pp.on_ack_info(&ack(t + 0.125, t - 0.5, pair_code::SECOND, 11, 12));
+        }
+        let mut got = vec![];
+        pp.drain_probe_log(&mut |r| got.push(*r));
+        assert_eq!(got.iter().map(|r| r.index).collect::<Vec<_>>(), vec![3, 4]);
+        assert_eq!(got[1].state, pp.probe_state().unwrap());
+        assert!((got[1].state.probe_gap_s - 0.125).abs() < 1e-12);
+        assert!(got[1].state.alpha > 0.0 && got[1].state.alpha < 1.0);
+        let mut again = 0;
+        pp.drain_probe_log(&mut |_| again += 1);
+        assert_eq!(again, 0);
+        // Other estimators have no fuzzy alpha.
+        let mut raw = PacketPair::new(20, PpConfig { estimator: Estimator::Raw, ..PpConfig::default() });
+        raw.on_ack_info(&ack(0.5, 0.0, pair_code::FIRST, 1, 2));
+        raw.on_ack_info(&ack(0.6, 0.0, pair_code::SECOND, 2, 2));
+        assert!(raw.probe_state().unwrap().alpha.is_nan());
+        assert!(raw.probe_state().unwrap().rate_est_pps.is_finite());
+        // Window algorithms have no probe state.
+        assert_eq!(crate::transport::cc::jk::Jk::new(20, 1.0, 3).probe_state(), None);
     }
 
     #[test]
