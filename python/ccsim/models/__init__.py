@@ -1,0 +1,13 @@
+"""Analytic models from the source theses, as plain functions (no engine involved).
+
+Each function's docstring names its source (thesis, section, equation) and the units of
+its arguments; ``docs/models.md`` lists them with the test that compares each one with a
+simulation.
+
+- :mod:`ccsim.models.keshav91`: Keshav 1991, chapter 2 (mean Telnet delay at an FQ or
+  FCFS switch shared with greedy FTPs) and chapter 4 (packet-pair transients, Table 4.1).
+"""
+
+from . import keshav91
+
+__all__ = ["keshav91"]
