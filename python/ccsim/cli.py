@@ -224,6 +224,11 @@ def cmd_reproduce(a) -> int:
     bad = int((res.runs["seeds_ok"] == 0).sum()) if len(res.runs) else 0
     if bad:
         con.print(f"{bad} of {len(res.runs)} scenario files did not run (see the report)")
+    from .experiments.keshav91.report import failure_explanations
+
+    e = failure_explanations(res)
+    con.print(f"explained by findings: {e['explained cells']} of {e['failed cells']} failed cells, "
+              f"{e['explained checks']} of {e['failed hard checks']} failed hard checks")
     print(f"report: {res.report_md} and {res.report_html}")
     return 0
 

@@ -158,10 +158,31 @@ def parse_set(spec: str) -> tuple[str, list]:
         raise ValueError(f"--set: expected PATH=VALUE[,VALUE...], got {spec!r}")
     path, values = spec.split("=", 1)
     parse_path(path.strip())
-    vals = [parse_value(v.strip()) for v in values.split(",") if v.strip()]
+    vals = [parse_value(v.strip()) for v in _split_top(values) if v.strip()]
     if not vals:
         raise ValueError(f"--set {path}: no values")
     return path.strip(), vals
+
+
+def _split_top(text: str) -> list[str]:
+    """Split on commas outside brackets, braces and quotes ("[1, 2],3" -> ["[1, 2]", "3"])."""
+    parts, depth, quote, cur = [], 0, "", []
+    for ch in text:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    parts.append("".join(cur))
+    return parts
 
 
 def parse_seeds(spec: str) -> list[int]:

@@ -503,7 +503,8 @@ def _table_section(doc: Doc, t: dict, cells: pd.DataFrame, runs_err: dict):
             if r["status"] == "FAIL":
                 fails.append(f"{r['pair']} #{r['source']}{' ' + r['phase'] if r['phase'] else ''} {m}: "
                              f"simulated {fmt(r['sim'])}, rule {r['rule']}"
-                             + (f" ({r['error']})" if r["error"] else ""))
+                             + (f" ({r['error']})" if r["error"] else "")
+                             + (f"; explained by finding {r['finding']}" if r.get("finding") else "; NOT YET EXPLAINED"))
             row.append(text)
             crow.append(STATUS_CSS[r["status"]])
         rows.append(row)
@@ -537,7 +538,10 @@ def _qcheck_section(doc: Doc, q: pd.DataFrame, scenarios: list[int], titles: dic
         for _, r in d.iterrows():
             sev = r["severity"] + (", known issue" if r["known_issue"] else "")
             stmt = r["statement"] + (f" [Known issue: {r['known_issue']}]" if r["known_issue"] else "")
-            rows.append([r["id"], sev, r["claim"], stmt, Q_LABEL[r["status"]], r["detail"]])
+            result = Q_LABEL[r["status"]]
+            if r["status"] == "fail" and r.get("finding"):
+                result += f" (finding {r['finding']})"
+            rows.append([r["id"], sev, r["claim"], stmt, result, r["detail"]])
             crow = ["", "", "", "", STATUS_CSS[r["status"]], ""]
             if r["status"] == "fail" and r["severity"] == "soft":
                 crow[4] = "known"
@@ -665,6 +669,39 @@ def write(outcome, ref: dict, data: dict[int, FrameData], flows: pd.DataFrame, i
     return written
 
 
+def failure_explanations(outcome) -> dict:
+    """Counts of failed cells and hard checks, and how many of them a finding explains."""
+    cells, q = outcome.cells, outcome.qchecks
+    fc = cells[cells["status"] == "FAIL"] if len(cells) else cells
+    fq = q[(q["status"] == "fail") & (q["severity"] == "hard")] if len(q) else q
+    return {
+        "failed cells": len(fc), "explained cells": int((fc["finding"] != "").sum()) if len(fc) else 0,
+        "failed hard checks": len(fq), "explained checks": int((fq["finding"] != "").sum()) if len(fq) else 0,
+    }
+
+
+def _findings_section(doc: Doc, outcome):
+    fs = getattr(outcome, "findings", [])
+    doc.h(2, "Findings: why cells differ", anchor="findings")
+    e = failure_explanations(outcome)
+    doc.p(f"{e['explained cells']} of {e['failed cells']} failed cells and {e['explained checks']} of "
+          f"{e['failed hard checks']} failed hard checks are covered by a finding below (the investigated "
+          f"cause, with the evidence that shows it); the rest are marked NOT YET EXPLAINED where they are "
+          f"listed. Findings live in python/ccsim/experiments/keshav91/findings/*.toml.")
+    if not fs:
+        doc.p("No findings recorded yet.")
+        return
+    rows = []
+    for f in fs:
+        scope = ", ".join(x for x in [
+            f"S{f.scenario}", "/".join(f.pairs) if f.pairs else "all pairs",
+            ("tables " + ", ".join(f.tables)) if f.tables else "", ("metrics " + ", ".join(f.metrics)) if f.metrics else "",
+            ("sources " + ", ".join(map(str, f.sources))) if f.sources else "",
+            ("checks " + ", ".join(f.checks)) if f.checks else ""] if x)
+        rows.append([f.id, f.kind, scope, f.explanation, f.evidence])
+    doc.table(["finding", "kind", "covers", "explanation", "evidence"], rows)
+
+
 def build_document(outcome, ref: dict, figs: dict, fig_notes: dict, titles: dict) -> Doc:
     doc = Doc()
     cells, q, runs = outcome.cells, outcome.qchecks, outcome.runs
@@ -696,6 +733,9 @@ def build_document(outcome, ref: dict, figs: dict, fig_notes: dict, titles: dict
     doc.p(f"Hard qualitative checks passed: {hard['pass']} of {hard['total']} "
           f"({hard['fail']} failed, {hard['not run']} not run, {hard['no data']} without data).")
     doc.table(["Q checks"] + list(qc.columns[1:]), [[str(x) for x in r] for r in qc.itertuples(index=False)])
+    e = failure_explanations(outcome)
+    doc.p(f"Failures explained by an investigated finding (see [Findings](#findings)): {e['explained cells']} of "
+          f"{e['failed cells']} failed cells, {e['explained checks']} of {e['failed hard checks']} failed hard checks.")
     per_table = []
     for t in ref["tables"]:
         c = cells[cells["table"] == t["id"]] if len(cells) else cells
@@ -724,6 +764,7 @@ def build_document(outcome, ref: dict, figs: dict, fig_notes: dict, titles: dict
         _table_section(doc, t, cells, runs_err)
 
     _qcheck_section(doc, q, outcome.scenarios, titles)
+    _findings_section(doc, outcome)
 
     doc.h(2, "Figures", anchor="figures")
     for n in outcome.scenarios:

@@ -54,6 +54,7 @@ class Outcome:
     total_seconds: float
     version: str
     files: list[Path] = field(default_factory=list)
+    findings: list = field(default_factory=list)  # the findings of the scenarios run
 
     def cell_counts(self) -> pd.DataFrame:
         return cell_counts(self.cells)
@@ -316,12 +317,16 @@ def reproduce(*, quick: bool = False, seeds: int | None = None, jobs: int | None
             df.insert(0, "scenario", [scen_col.get(f) for f in df["file"]])
             df.insert(1, "pair", [pair_col.get(f) for f in df["file"]])
     data = {s: scenario_data(ref, s, flows, intervals, traces, runs) for s in scenarios}
-    cells = evaluate_cells(ref, data)
-    qchecks = evaluate_qchecks(ref, data)
+    from . import findings as _findings
+
+    known_findings = _findings.load()
+    cells = _findings.annotate_cells(evaluate_cells(ref, data), known_findings)
+    qchecks = _findings.annotate_checks(evaluate_qchecks(ref, data), known_findings)
     outcome = Outcome(out_dir=Path(out), report_md=Path(out) / "report.md", report_html=Path(out) / "report.html",
                       cells=cells, qchecks=qchecks, runs=runs, seeds=seed_list, quick=quick, scenarios=scenarios,
                       sim_seconds=sim_seconds, total_seconds=math.nan, version=_version())
     from . import report
 
+    outcome.findings = [f for f in known_findings if f.scenario in scenarios]
     outcome.files = report.write(outcome, ref, data, flows, intervals, traces, t0=t0, probes=probes)
     return outcome

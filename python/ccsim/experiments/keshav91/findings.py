@@ -1,0 +1,87 @@
+"""Findings: the investigated reasons why reproduced cells or checks differ from the thesis.
+
+Each file in findings/*.toml holds [[finding]] entries (format: findings/README.md). A finding
+covers the cells whose scenario, pair, table, metric and source match its scope, and the
+qualitative checks it names. The report prints each failure with the findings that explain it
+and counts the failures no finding explains.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent / "findings"
+KINDS = ("phase", "model-choice", "thesis-inconsistent", "engine-limitation", "open")
+
+
+@dataclass
+class Finding:
+    id: str
+    scenario: int
+    kind: str
+    explanation: str
+    evidence: str
+    pairs: list[str] = field(default_factory=list)
+    tables: list[str] = field(default_factory=list)
+    metrics: list[str] = field(default_factory=list)
+    sources: list[int] = field(default_factory=list)
+    checks: list[str] = field(default_factory=list)
+    file: str = ""
+
+    def covers_cell(self, scenario: int, table: str, pair: str, metric: str, source: int) -> bool:
+        return (self.scenario == scenario
+                and (not self.pairs or pair in self.pairs)
+                and (not self.tables or table in self.tables)
+                and (not self.metrics or metric in self.metrics)
+                and (not self.sources or source in self.sources))
+
+
+def load(directory: Path = HERE) -> list[Finding]:
+    """Every finding, checked: a malformed file raises ValueError naming the file and field."""
+    out: list[Finding] = []
+    seen: set[str] = set()
+    for f in sorted(directory.glob("*.toml")):
+        with open(f, "rb") as fh:
+            data = tomllib.load(fh)
+        for i, d in enumerate(data.get("finding", [])):
+            where = f"{f.name}: finding[{i}]"
+            for key in ("id", "scenario", "kind", "explanation", "evidence"):
+                if key not in d:
+                    raise ValueError(f"{where}: missing {key!r}")
+            if d["kind"] not in KINDS:
+                raise ValueError(f"{where}.kind: expected one of {', '.join(KINDS)}, got {d['kind']!r}")
+            if d["id"] in seen:
+                raise ValueError(f"{where}.id: {d['id']!r} is used twice")
+            unknown = set(d) - {"id", "scenario", "kind", "explanation", "evidence", "pairs", "tables",
+                                "metrics", "sources", "checks"}
+            if unknown:
+                raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
+            seen.add(d["id"])
+            out.append(Finding(id=d["id"], scenario=int(d["scenario"]), kind=d["kind"],
+                               explanation=d["explanation"].strip(), evidence=d["evidence"].strip(),
+                               pairs=list(d.get("pairs", [])), tables=[str(t) for t in d.get("tables", [])],
+                               metrics=list(d.get("metrics", [])), sources=[int(s) for s in d.get("sources", [])],
+                               checks=list(d.get("checks", [])), file=f.name))
+    return out
+
+
+def annotate_cells(cells, findings: list[Finding]):
+    """Add a `finding` column: the ids of the findings covering each cell (comma-separated)."""
+    if not len(cells):
+        cells["finding"] = []
+        return cells
+    cells["finding"] = [
+        ", ".join(f.id for f in findings if f.covers_cell(int(r.scenario), str(r.table), r.pair, r.metric, int(r.source)))
+        for r in cells.itertuples()
+    ]
+    return cells
+
+
+def annotate_checks(q, findings: list[Finding]):
+    if not len(q):
+        q["finding"] = []
+        return q
+    q["finding"] = [", ".join(f.id for f in findings if r.id in f.checks) for r in q.itertuples()]
+    return q
