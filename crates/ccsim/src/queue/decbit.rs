@@ -10,7 +10,8 @@
 //! - the queue length (packets, *including the one in service*) is averaged over time across
 //!   the previous regeneration cycle (a busy period and the idle period after it) plus the
 //!   current cycle up to now; a cycle starts when a packet arrives to an empty system;
-//! - congested when that average >= `threshold` (1); panic when it is >= `panic_threshold` (2);
+//! - congested when that average is greater than `threshold` (1); panic when it is greater than
+//!   `panic_threshold` (2) (`inclusive = true`: at or above, see below);
 //! - demand per conversation = bytes it offered during the measurement window; the fair share
 //!   is the max-min share of `capacity_factor` x line rate over the same window (conversations
 //!   demanding less than an equal share keep their demand, the rest split what remains,
@@ -30,9 +31,20 @@
 //!   capacity factor: Scenario 6's ~88%). `mark_all_when_underloaded = true` instead marks
 //!   everyone in that case (plain DECbit whenever selection finds no culprit).
 //! - `selective = false` gives the original, non-selective DECbit (every data packet marked
-//!   while the average is >= threshold).
-//! - The comparisons are ">=" for the averages (the spec's reading; the thesis says "greater
-//!   than one") and strict ">" for "more than its fair share".
+//!   while the average is over the threshold).
+//! - The average must *exceed* the threshold (the thesis, §6.5: the bit is set "whenever the
+//!   average queue length is greater than one"); the same strict test is used for the panic
+//!   threshold. `inclusive = true` gives the spec's reading, average >= threshold (as Peterson &
+//!   Davie describe DECbit). The difference is not academic in deterministic runs: a line
+//!   carrying back-to-back packets with nobody waiting has an average of exactly 1 (the knee
+//!   DECbit aims at), which `inclusive` calls congestion. Scenario 3 (DEC/DEC, FTP pkt/s, thesis
+//!   off 3.84/3.48, on 1.37/1.59): strict 3.44/3.23 and 1.23/1.18, inclusive 2.38/2.17 and
+//!   0.59/0.58. Scenario 6 with the sinks on 80 kb/s lines (findings/s6.toml): strict
+//!   5.99/6.15/6.11 short, 2.96 long (thesis 6.08/6.14/6.15, 2.67); inclusive 6.02/6.93/6.93,
+//!   1.97: a conversation alone on its 80 kb/s sink line, receiving a burst at line rate, shows
+//!   exactly 1.0 and is always over its share of 0.9 x the line (372 of the long's 383 marks in
+//!   100 s come at an average of exactly 1.000).
+//! - Strict ">" for "more than its fair share".
 //! - Measurement window for the fair share: `FairShareWindow::Cycle` (default) uses the same
 //!   interval as the queue average, as §3.3(2) says ("over the same averaging interval"); the
 //!   demand estimate then adapts at the same pace as the congestion test and needs no extra
@@ -77,8 +89,8 @@ pub enum FairShareWindow {
 /// Every parameter of the selective DECbit gateway; `Default` gives the spec's values.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DecBitConfig {
-    /// Average queue length (packets, including the one in service) at or above which the
-    /// gateway is congested and marks. 1.0 (thesis: "greater than one"; spec: >= 1).
+    /// Average queue length (packets, including the one in service) above which the gateway is
+    /// congested and marks. 1.0 (thesis: "greater than one").
     pub threshold: f64,
     /// Mark only conversations over their fair share (selective DECbit). true; false is the
     /// original DECbit, which marks every data packet while congested.
@@ -87,8 +99,11 @@ pub struct DecBitConfig {
     pub capacity_factor: f64,
     /// Allow panic mode. true (thesis Scenario 6: "allowed to go into panic mode").
     pub panic_enabled: bool,
-    /// Average queue length at or above which every data packet is marked. 2.0 (spec [REC]).
+    /// Average queue length above which every data packet is marked. 2.0 (spec [REC]).
     pub panic_threshold: f64,
+    /// Compare the averages with >= instead of > (both thresholds). false: the thesis's "greater
+    /// than one"; true: the spec's reading (average >= 1).
+    pub inclusive: bool,
     /// Measurement window for the demands. `Cycle` (spec §3.3: the averaging interval).
     pub window: FairShareWindow,
     /// Count packets the buffer drops as demand. true.
@@ -108,6 +123,7 @@ impl Default for DecBitConfig {
             capacity_factor: 0.9,
             panic_enabled: true,
             panic_threshold: 2.0,
+            inclusive: false,
             window: FairShareWindow::Cycle,
             demand_counts_drops: true,
             mark_all_when_underloaded: false,
@@ -334,13 +350,23 @@ impl DecBit {
         self.share = if self.overloaded { max_min_share(&mut self.scratch, capacity) } else { f64::INFINITY };
     }
 
+    /// Is the average over `threshold` (strictly, unless `inclusive`)?
+    #[inline]
+    fn over(&self, avg: f64, threshold: f64) -> bool {
+        if self.cfg.inclusive {
+            avg >= threshold
+        } else {
+            avg > threshold
+        }
+    }
+
     /// Should an arriving data packet of conversation `conv` carry the bit?
     fn decide(&mut self, conv: usize, avg: f64, now: SimTime) -> bool {
-        if self.cfg.panic_enabled && avg >= self.cfg.panic_threshold {
+        if self.cfg.panic_enabled && self.over(avg, self.cfg.panic_threshold) {
             self.stats.panic_marked += 1;
             return true;
         }
-        if avg < self.cfg.threshold {
+        if !self.over(avg, self.cfg.threshold) {
             return false;
         }
         if !self.cfg.selective {
@@ -541,7 +567,8 @@ mod tests {
     #[test]
     fn average_queue_spans_the_previous_cycle_and_the_current_one() {
         let mut a = PacketArena::new();
-        let mut q = gateway(DecBitConfig::default());
+        // Inclusive (>=) so that the averages of exactly 1.0 below go on to the fair-share test.
+        let mut q = gateway(DecBitConfig { inclusive: true, ..DecBitConfig::default() });
         let mut line = Line::default();
         let t = from_secs;
         let close = |x: f64, y: f64| (x - y).abs() < 1e-12;
@@ -575,6 +602,55 @@ mod tests {
         // In the middle of a busy period: cycle 2 plus [6.5, 7) at N = 1.
         assert!(close(q.average_queue(t(7.0)), 3.0 / 3.0));
         assert_eq!(q.stats.marked, 1);
+    }
+
+    #[test]
+    fn an_average_of_exactly_one_or_two_needs_inclusive_to_count() {
+        // One conversation, each packet arriving as the previous one leaves: one packet in the
+        // system at all times, an average of exactly 1.0 (each arrival starts a new cycle after
+        // an idle period of zero length). The conversation offers the whole line, over the
+        // 0.9 x line it may have, so only the threshold test can spare it.
+        let marks_at_one = |cfg: DecBitConfig| {
+            let mut a = PacketArena::new();
+            let mut q = gateway(cfg);
+            let mut line = Line::default();
+            let mut marks = 0;
+            for i in 0..20 {
+                let p = line.send(&mut q, &mut a, 0, 1000, PacketKind::Data, from_secs(i as f64));
+                if i > 0 {
+                    assert!((q.last_average() - 1.0).abs() < 1e-12, "average {}", q.last_average());
+                }
+                marks += marked(&a, p) as u32;
+            }
+            (marks, q.stats.panic_marked)
+        };
+        // The thesis: "greater than one". Nobody waits, so this is not congestion.
+        assert_eq!(marks_at_one(DecBitConfig::default()), (0, 0));
+        // The spec's reading (>= 1): every packet after the first is marked.
+        assert_eq!(marks_at_one(DecBitConfig { inclusive: true, ..DecBitConfig::default() }), (19, 0));
+
+        // Two packets at 0, then one each second: one in service and one waiting at all times,
+        // an average of exactly 2.0 = the panic threshold. Congested either way (2 > 1) and over
+        // its share, so every packet is marked; only inclusive calls it panic.
+        let at_two = |cfg: DecBitConfig| {
+            let mut a = PacketArena::new();
+            let mut q = gateway(cfg);
+            let mut line = Line::default();
+            line.send(&mut q, &mut a, 0, 1000, PacketKind::Data, 0);
+            let mut marks = 0;
+            for i in 0..20 {
+                let p = line.send(&mut q, &mut a, 0, 1000, PacketKind::Data, from_secs(i as f64));
+                if i > 0 {
+                    assert!((q.last_average() - 2.0).abs() < 1e-12, "average {}", q.last_average());
+                    marks += marked(&a, p) as u32;
+                }
+            }
+            (marks, q.stats.panic_marked)
+        };
+        assert_eq!(at_two(DecBitConfig::default()), (19, 0));
+        let (marks, panic) = at_two(DecBitConfig { inclusive: true, ..DecBitConfig::default() });
+        assert_eq!(marks, 19);
+        assert_eq!(panic, 19, "inclusive: an average of 2 is panic");
     }
 
     #[test]
