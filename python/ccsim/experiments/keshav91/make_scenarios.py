@@ -450,7 +450,9 @@ def scenario6(pair: Pair, ref: dict) -> Doc:
     topo = ["[REC] G4 (Fig 6.16 is lost; spec §4.6): switches A -> B -> C -> D joined by 80 kb/s lines,",
             "no propagation delay. Short FTP 1 runs A->B (sink1 at B), 2 runs B->C, 3 runs C->D; the long",
             "FTP 4 runs A->D across all three. Every slow line is shared by one short and the long FTP",
-            "(ideal: 5 pkt/s each). Windows of 5; 40 buffers per port; nothing is lost in any run."]
+            "(ideal: 5 pkt/s each). The sinks hang off 80 kb/s lines, as in Fig 6.2 (finding S6-fcfs-cycle:",
+            "with 800 kb/s sink lines FCFS settles into a 19-slot cycle, 7.37/2.63; with 80 kb/s ones into",
+            "the thesis's 7-slot cycle, 7.143/2.857). Windows of 5; 20 buffers per port; nothing is lost."]
     doc = Doc(name=f"keshav91-s6-{pair.slug}",
               description=f"Keshav 1991 §6.6.6 Scenario 6 (Fig 6.16, Table 6.9): long path vs short paths, "
                           f"three slow links in tandem; pair {pair.label}",
@@ -462,15 +464,21 @@ def scenario6(pair: Pair, ref: dict) -> Doc:
     doc.switches("A", "B", "C", "D")
     q = pair.queue
     for i, (a, b) in enumerate((("A", "B"), ("B", "C"), ("C", "D"))):
-        doc.link(a, b, SLOW, "0s", 40, q,
+        doc.link(a, b, SLOW, "0s", 20, q,
                  block=f"Slow line {i + 1} of 3 (80 kb/s): FTP {i + 1} and FTP 4 share it.",
-                 notes={"buffer": "[REC] G4: 40 buffers per port (not stated; no run lost packets)",
+                 notes={"buffer": "20 buffers per port (not stated; G4 suggests 40): S4's inferred size; no S6 "
+                                  "pair loses a packet with it, and FQbit's threshold 20/2/3 = 3.3 packets then "
+                                  "marks the short sources as Table 6.9's DEC/FQB RTTs (0.91 s) need "
+                                  "(finding S6-decfqb-buffers)",
                         "count_in_service": CIS_NOTE,
                         "queue": QUEUE_NOTES[q] if QUEUE_PARAMS[q] is None else None,
                         "queue_params": QUEUE_NOTES[q] if QUEUE_PARAMS[q] is not None else None} if i == 0 else None)
-    for i, (h, s) in enumerate((("ftp1", "A"), ("ftp4", "A"), ("ftp2", "B"), ("ftp3", "C"),
-                                ("sink1", "B"), ("sink2", "C"), ("sink3", "D"), ("sink4", "D"))):
-        doc.link(h, s, FAST, "0s", 40, q, block="Access lines: 800 kb/s, no delay." if i == 0 else None)
+    for i, (h, s) in enumerate((("ftp1", "A"), ("ftp4", "A"), ("ftp2", "B"), ("ftp3", "C"))):
+        doc.link(h, s, FAST, "0s", 20, q, block="Access lines: 800 kb/s, no delay." if i == 0 else None)
+    for i, (h, s) in enumerate((("sink1", "B"), ("sink2", "C"), ("sink3", "D"), ("sink4", "D"))):
+        doc.link(h, s, SLOW, "0s", 20, q,
+                 block="Sink lines: 80 kb/s, as Fig 6.2 hangs the sink off the slow line (finding "
+                       "S6-fcfs-cycle)." if i == 0 else None)
     w, wnote = pp_window(n, pair.cc, 5)
     for num, dst, kind in ((1, "sink1", "short"), (2, "sink2", "short"), (3, "sink3", "short"), (4, "sink4", "long")):
         notes = {}
