@@ -255,16 +255,21 @@ def test_telnet_delay_fq_preemptive_simulation():
 # service rate steps when a CBR cross flow starts or stops
 # =========================================================================================
 #
-# Path: pp source -800 kb/s-> FQ switch -80 kb/s, 200 ms-> sink. Alone, the pp flow gets
-# the whole line, s_b = 0.1 s per packet; a CBR source at exactly its fair share (5 pkt/s)
-# halves that (s_b = 0.2 s) without queueing itself, so the step is sharp. R, the round-trip
-# propagation delay (an empty-queue RTT), is 10 + 100 + 200 + 4 + 200 + 0.4 ms = 0.5144 s;
-# V = R/s_b changes by |δV| = 2.57 packets. ccsim's "pp" is PP_CTH (chapter 5's rate law on
-# chapter 4's pairs and timers); it runs here with chapter 4's raw estimator (the last
-# probe, unsmoothed) and setpoint n* = 5 = ΔV >= |δV|, the §4.5 assumptions. The buffer is
-# 2ΔV = 10 packets for the pp conversation plus one for the CBR's single waiting packet
-# (the packet on the line takes no buffer). The step comes at 50.05 s, after the pp
-# flow's start-up and its slow approach to equilibrium have ended.
+# Path: source -800 kb/s-> FQ switch -80 kb/s, 200 ms-> sink. Alone, the flow gets the whole
+# line, s_b = 0.1 s per packet; a CBR source at exactly its fair share (5 pkt/s) halves that
+# (s_b = 0.2 s) without queueing itself, so the step is sharp. R, the round-trip propagation
+# delay (an empty-queue RTT), is 10 + 100 + 200 + 4 + 200 + 0.4 ms = 0.5144 s; V = R/s_b
+# changes by |δV| = 2.57 packets. Two algorithms run it (the flow is named "pp" in both):
+# - "pp2", chapter 4's 2P, the algorithm Table 4.1 analyses, with n_b = ΔV = 5 >= |δV| (the
+#   §4.5 assumptions) and r_estimate = "first": R_e is the RTT of the first packet of the first
+#   pair, which is R exactly here (routes never change), as §4.5's analysis assumes the source
+#   knows R. With §4.4's own update R_e = r_t - n_b·s_e from every pair, 2P has no hold on its
+#   queue (test_2p_literal_r_update_loses_its_queue_after_a_step);
+# - "pp", PP_CTH (chapter 5's rate law on chapter 4's pairs and timers), with chapter 4's raw
+#   estimator and setpoint n* = 5.
+# The buffer is 2ΔV = 10 packets for the flow plus one for the CBR's single waiting packet
+# (the packet on the line takes no buffer). The step comes at 50.05 s, after the flow's
+# start-up has ended.
 
 D_PROP = 0.2
 R_PROP = 8 * P_F / ACCESS + 8 * P_F / LINE + D_PROP + 8 * ACK / LINE + D_PROP + 8 * ACK / ACCESS
@@ -275,12 +280,17 @@ T_STEP = 50.05                       # the CBR starts / stops
 T0 = T_STEP + 8 * P_F / ACCESS       # its first packet reaches the switch (a stop takes
                                      # effect within one CBR period, 0.2 s, of this)
 DURATION = 100.0
+CC_PARAMS = {
+    "pp": {"estimator": "raw", "setpoint": SETPOINT},
+    "pp2": {"n_b": SETPOINT, "r_estimate": "first"},
+}
 _runs = {}
 
 
-def pp_step(kind, buffer):
+def pp_step(kind, buffer, cc="pp", params=None):
     """kind "decrease": the CBR starts at T_STEP; "increase": it runs from 0 to T_STEP."""
-    key = (kind, buffer)
+    params = CC_PARAMS[cc] if params is None else params
+    key = (kind, buffer, cc, tuple(sorted(params.items())))
     if key not in _runs:
         sc = ccsim.Scenario(f"keshav91-table-4.1-{kind}", duration=f"{DURATION}s", seed=1)
         sc.hosts("src", "cross", "sink").switches("switch")
@@ -288,8 +298,8 @@ def pp_step(kind, buffer):
         sc.link("cross", "switch", bandwidth="800kbps")
         sc.link("switch", "sink", bandwidth="80kbps", delay=f"{D_PROP}s", buffer=f"{buffer}pkt",
                 count_in_service=False, queue="fq")
-        sc.flow("src", "sink", app="ftp", cc="pp", max_window=30, packet_size=f"{P_F}B", ack_size=f"{ACK}B",
-                name="pp", params={"estimator": "raw", "setpoint": SETPOINT})
+        sc.flow("src", "sink", app="ftp", cc=cc, max_window=30, packet_size=f"{P_F}B", ack_size=f"{ACK}B",
+                name="pp", params=params)
         when = {"start": f"{T_STEP}s"} if kind == "decrease" else {"stop": f"{T_STEP}s"}
         sc.flow("cross", "sink", app="cbr", rate="5pps", packet_size=f"{P_F}B", name="cbr", **when)
         sc.measure(interval="1s", trace_period="10ms", trace_cwnd=["pp"], trace_queues=["switch->sink"])
@@ -303,8 +313,8 @@ def pp_step(kind, buffer):
 
 
 def pp_losses(r, share_pps):
-    """pp packets dropped after the step, and its first-time deliveries in the 49 whole
-    intervals after the step's interval, against its full new share (5 or 10 pkt/s)."""
+    """The flow's packets dropped after the step, and its first-time deliveries in the 49
+    whole intervals after the step's interval, against its full new share (5 or 10 pkt/s)."""
     iv = r.intervals[r.intervals.flow_name == "pp"].set_index("start_s")
     dropped = int(iv.loc[50.0:, "drops"].sum())
     delivered = int(iv.loc[51.0:99.0, "delivered"].sum())
@@ -313,7 +323,7 @@ def pp_losses(r, share_pps):
 
 def settle_time(r, window=1.0, step=0.5, tol=1.0):
     """Seconds from T0 until the bottleneck queue (1-s means) stays within one packet (the
-    width of PP's pair lattice) of its level over the last 10 s."""
+    width of the pair lattice) of its level over the last 10 s."""
     q = r.queues
     target = q[q.time_s >= DURATION - 10].packets.mean()
     starts = np.arange(T_STEP - 0.05, DURATION - window, step)
@@ -324,59 +334,85 @@ def settle_time(r, window=1.0, step=0.5, tol=1.0):
     return math.inf
 
 
-def test_table_4_1_preconditions_of_the_scenario():
+BOTH = pytest.mark.parametrize("cc", ["pp", "pp2"])
+
+
+@BOTH
+def test_table_4_1_preconditions_of_the_scenario(cc):
     """|δV| <= ΔV = n_b, and the FQ share halves and doubles as the model's s_b says."""
     dec = k91.transient_decrease_service_rate(T0, R_PROP, S_ALONE, S_SHARED)
     inc = k91.transient_increase_service_rate(T0, R_PROP, S_SHARED, S_ALONE, UPSTREAM)
     assert abs(dec.delta_v) == pytest.approx(2.572) == inc.delta_v
     assert abs(dec.delta_v) <= SETPOINT
-    r = pp_step("decrease", 40)
+    r = pp_step("decrease", 40, cc)
     g = r.intervals[r.intervals.flow_name == "pp"].set_index("start_s").delivered
     assert g.loc[40.0:49.0].mean() == pytest.approx(1 / S_ALONE, abs=0.1)
     assert g.loc[60.0:99.0].mean() == pytest.approx(1 / S_SHARED, abs=0.1)
 
 
-def test_table_4_1_decrease_in_service_rate_no_loss_with_ample_buffer():
-    """Row 4, "Bandwidth loss: None, Packet loss: None", when the buffer does not bind: the pp
+def test_2p_steady_state_proposition_1():
+    """§4.5 Proposition 1 (spec V16): with V constant, 2P sends at exactly μ, keeps n_b
+    packets at the bottleneck (plus the pair lattice: a pair lands every 2·s_b and drains
+    in it, so the time-averaged queue is n_b + 1/2) and the bottleneck never idles."""
+    r = pp_step("decrease", 40, "pp2")
+    q = r.queues
+    before = q[(q.time_s >= 5) & (q.time_s < 50)]
+    assert before.packets.mean() == pytest.approx(SETPOINT + 0.5, abs=0.1)
+    assert before.packets.min() >= SETPOINT - 1
+    g = r.intervals[r.intervals.flow_name == "pp"].set_index("start_s").delivered
+    assert (g.loc[2.0:49.0] == 1 / S_ALONE).all()
+    assert r.flow("pp")["data_dropped"] == 0
+
+
+@BOTH
+def test_table_4_1_decrease_in_service_rate_no_loss_with_ample_buffer(cc):
+    """Row 4, "Bandwidth loss: None, Packet loss: None", when the buffer does not bind: the
     flow keeps its new share, 5 pkt/s in every interval, and loses nothing."""
     model = k91.transient_decrease_service_rate(T0, R_PROP, S_ALONE, S_SHARED)
-    dropped, delivered, share = pp_losses(pp_step("decrease", 40), 1 / S_SHARED)
+    dropped, delivered, share = pp_losses(pp_step("decrease", 40, cc), 1 / S_SHARED)
     assert dropped == model.packet_loss == 0
     assert abs(delivered - share) <= 1 + model.bandwidth_loss   # ±1: interval edges
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine's pp is PP_CTH, not chapter 4's 2P: with the §4.5 buffers (2ΔV = 10 for the pp "
-    "conversation) a rate halving at 50.06 s drops 1 pp packet (and 2 deliveries in 51-100 s). "
-    "2P's queue would peak at n_b + δV = 7.6; PP_CTH sits 1.35 packets above its setpoint "
-    "(6.35, the pair lattice), learns the new rate a pair slot and a probe later than R, and "
-    "then only slows to λ = μ̂ + (n* - n̂_b)/J instead of skipping slots, so its queue peaks "
-    "about 5 packets above its steady level (12 with an ample buffer)"))
-def test_table_4_1_decrease_in_service_rate_no_packet_loss_with_2dV_buffers():
-    dropped, delivered, share = pp_losses(pp_step("decrease", 2 * SETPOINT + 1), 1 / S_SHARED)
+@pytest.mark.parametrize("cc", [
+    pytest.param("pp", marks=pytest.mark.xfail(strict=True, reason=(
+        "pp is PP_CTH, not chapter 4's 2P: with the §4.5 buffers (2ΔV = 10 for the pp "
+        "conversation) a rate halving at 50.06 s drops 1 pp packet (and 2 deliveries in "
+        "51-100 s). 2P's queue peaks at n_b + δV = 7.6; PP_CTH sits 1.35 packets above its "
+        "setpoint (6.35, the pair lattice), learns the new rate a pair slot and a probe later "
+        "than R, and then only slows to λ = μ̂ + (n* - n̂_b)/J instead of skipping slots, so its "
+        "queue peaks about 5 packets above its steady level (12 with an ample buffer)"))),
+    "pp2",
+])
+def test_table_4_1_decrease_in_service_rate_no_packet_loss_with_2dV_buffers(cc):
+    dropped, delivered, share = pp_losses(pp_step("decrease", 2 * SETPOINT + 1, cc), 1 / S_SHARED)
     assert dropped == 0
     assert abs(delivered - share) <= 1
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine's pp is PP_CTH (law 5.14, horizon J = R + S/μ̂ ≈ 2 s, then a creep of about 0.1 "
-    "packet/s through its two-packet pair lattice), not chapter 4's 2P whose n_skip is deadbeat: "
-    "after the rate halves its queue settles 8.4 s after t0, against Table 4.1's bound "
-    "R + skiptime = 0.51 + 0.8 = 1.31 s; ccsim has no chapter-4 2P"))
-def test_table_4_1_decrease_in_service_rate_recovery_time():
+@pytest.mark.parametrize("cc", [
+    pytest.param("pp", marks=pytest.mark.xfail(strict=True, reason=(
+        "pp is PP_CTH (law 5.14, horizon J = R + S/μ̂ ≈ 2 s, then a creep of about 0.1 "
+        "packet/s through its two-packet pair lattice), not chapter 4's 2P whose n_skip is "
+        "deadbeat: after the rate halves its queue settles 8.4 s after t0, against Table 4.1's "
+        "bound R + skiptime = 0.51 + 0.8 = 1.31 s"))),
+    "pp2",
+])
+def test_table_4_1_decrease_in_service_rate_recovery_time(cc):
     model = k91.transient_decrease_service_rate(T0, R_PROP, S_ALONE, S_SHARED)
     assert model.recovery_by - T0 == pytest.approx(R_PROP + 0.8)
     slack = 2 * S_SHARED + 0.2 + 0.5     # a pair slot, the CBR's phase, the window step
-    assert settle_time(pp_step("decrease", 40)) <= model.recovery_by - T0 + slack
+    assert settle_time(pp_step("decrease", 40, cc)) <= model.recovery_by - T0 + slack
 
 
-def test_table_4_1_increase_in_service_rate_no_loss():
+@BOTH
+def test_table_4_1_increase_in_service_rate_no_loss(cc):
     """Row 2, no bottleneck migration (the source's 800 kb/s line stays faster): "0" bandwidth
-    loss and no packet loss, given at least δV packets queued when the rate doubles. The pp
+    loss and no packet loss, given at least δV packets queued when the rate doubles. The
     flow's queue never empties during the transient, it gets 10 pkt/s in every interval
     after it, and loses nothing, with the §4.5 buffers."""
     model = k91.transient_increase_service_rate(T0, R_PROP, S_SHARED, S_ALONE, UPSTREAM)
-    r = pp_step("increase", 2 * SETPOINT + 1)
+    r = pp_step("increase", 2 * SETPOINT + 1, cc)
     q = r.queues
     assert q[(q.time_s >= 40) & (q.time_s < 50)].packets.mean() >= model.delta_v   # queued >= δV
     assert q[(q.time_s >= T0 + 0.3) & (q.time_s < T0 + 10)].packets.min() >= 1     # never ran dry
@@ -385,17 +421,35 @@ def test_table_4_1_increase_in_service_rate_no_loss():
     assert abs(delivered - share) <= 1 + model.bandwidth_loss
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine's pp is PP_CTH, not chapter 4's 2P, which sends a burst of δV as soon as a probe "
-    "shows the higher rate: PP_CTH raises its rate by (n* - n̂_b)/J with J ≈ 1.5 s and then "
-    "creeps through its pair lattice, so its queue (down to 3.7) is back within a packet of its "
-    "level 10.4 s after t0, against Table 4.1's bound R + s_0 + δV·s_0 = 0.55 s; ccsim has "
-    "no chapter-4 2P"))
-def test_table_4_1_increase_in_service_rate_recovery_time():
+@pytest.mark.parametrize("cc", [
+    pytest.param("pp", marks=pytest.mark.xfail(strict=True, reason=(
+        "pp is PP_CTH, not chapter 4's 2P, which sends a burst of δV as soon as a probe shows "
+        "the higher rate: PP_CTH raises its rate by (n* - n̂_b)/J with J ≈ 1.5 s and then "
+        "creeps through its pair lattice, so its queue (down to 3.7) is back within a packet "
+        "of its level 10.4 s after t0, against Table 4.1's bound R + s_0 + δV·s_0 = 0.55 s"))),
+    "pp2",
+])
+def test_table_4_1_increase_in_service_rate_recovery_time(cc):
     model = k91.transient_increase_service_rate(T0, R_PROP, S_SHARED, S_ALONE, UPSTREAM)
     assert model.recovery_by - T0 == pytest.approx(0.5501, abs=1e-3)
     slack = 2 * S_ALONE + 0.2 + 0.5
-    assert settle_time(pp_step("increase", 2 * SETPOINT + 1)) <= model.recovery_by - T0 + slack
+    assert settle_time(pp_step("increase", 2 * SETPOINT + 1, cc)) <= model.recovery_by - T0 + slack
+
+
+def test_2p_literal_r_update_loses_its_queue_after_a_step():
+    """With §4.4's own R_e = r_t - n_b·s_e from the first ACK of every pair (pp2's default
+    r_estimate = "pair"), a first packet that waited q·s_b gives V_e = V + q - n_b: any queue
+    is self-consistent, so 2P has no hold on it. Steady before the step (n_b + 1/2), the
+    rate halving then moves R_e with the queue (and with n_b·s_e, which doubles a probe
+    after s_e does); each rise of R_e is answered by a burst and each fall by skips rounded
+    up to whole pairs, and the queue walks down to empty and stays there (R_e clamped at 0,
+    V_e = 0). No packet is lost and the flow keeps its share; only the n_b reserve is gone."""
+    r = pp_step("decrease", 40, "pp2", {"n_b": SETPOINT})
+    q = r.queues
+    assert q[(q.time_s >= 40) & (q.time_s < 50)].packets.mean() == pytest.approx(SETPOINT + 0.5, abs=0.1)
+    assert q[q.time_s >= DURATION - 20].packets.mean() < 1.0
+    dropped, delivered, share = pp_losses(r, 1 / S_SHARED)
+    assert dropped == 0 and abs(delivered - share) <= 3
 
 
 @pytest.mark.skip(reason="not expressible in ccsim: link delays and routes are fixed for a run, "

@@ -83,6 +83,7 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
             CcKind::NewReno => Some(Cc::NewReno(NewReno::new(w, t.initial_cwnd, t.dupack_threshold))),
             CcKind::Dec => Some(Cc::Dec(Dec::new(w, t.dec))),
             CcKind::Pp => Some(Cc::packet_pair(w, t.pp)),
+            CcKind::Pp2 => Some(Cc::packet_pair_2p(w, t.pp2)),
         };
         let sender = cc.map(|cc| Sender::new(cc, w, t.rto, t.timers));
         let rng = Rng::stream(sc.seed, &format!("flow/{}", fs.name));

@@ -10,6 +10,7 @@ use crate::queue::decbit::{DecBitConfig, FairShareWindow};
 use crate::queue::fq::{DropPolicy, FqConfig};
 use crate::transport::cc::dec::{DecParams, WindowRounding};
 use crate::transport::cc::pp::{Estimator, Horizon, PpConfig, REstimate, Smoothing};
+use crate::transport::cc::pp2::{Carry, Pp2Config, RUpdate};
 
 pub fn decbit(p: &mut Obj) -> Result<DecBitConfig> {
     let mut c = DecBitConfig::default();
@@ -137,6 +138,42 @@ pub fn pp(p: &mut Obj) -> Result<PpConfig> {
     }
     if let Some(x) = p.number_in("rate_floor", 1e-6, 1e9)? {
         c.rate_floor = x;
+    }
+    if let Some(x) = p.boolean("fill_window")? {
+        c.fill_window = x;
+    }
+    if let Some(x) = p.number_in("kalman_system_var", 0.0, 1e18)? {
+        c.kalman.system_var = Some(x);
+    }
+    if let Some(x) = p.number_in("kalman_obs_var", 0.0, 1e18)? {
+        c.kalman.obs_var = Some(x);
+    }
+    Ok(c)
+}
+
+/// Chapter 4's 2P (Keshav 1991 §4.4; defaults in transport/cc/pp2.rs).
+pub fn pp2(p: &mut Obj) -> Result<Pp2Config> {
+    let mut c = Pp2Config::default();
+    if let Some(n) = p.uint("n_b")? {
+        if n > 1_000_000 {
+            return Err(ScenarioError::new(p.at("n_b"), format!("expected an integer in [0, 1000000], got {n}")));
+        }
+        c.n_b = n as u32;
+    }
+    if let Some(x) = p.number_in("n_b_fraction", 0.0, 100.0)? {
+        c.n_b_fraction = Some(x);
+    }
+    if let Some(s) = p.choice("estimator", "rate estimator", &Estimator::NAMES)? {
+        c.estimator = Estimator::from_name(s).expect("listed name");
+    }
+    if let Some(s) = p.choice("smooth", "smoothing target", &Smoothing::NAMES)? {
+        c.smooth = Smoothing::from_name(s).expect("listed name");
+    }
+    if let Some(s) = p.choice("r_estimate", "propagation-delay estimate", &RUpdate::NAMES)? {
+        c.r_estimate = RUpdate::from_name(s).expect("listed name");
+    }
+    if let Some(s) = p.choice("carry", "what is carried between changes of V", &Carry::NAMES)? {
+        c.carry = Carry::from_name(s).expect("listed name");
     }
     if let Some(x) = p.boolean("fill_window")? {
         c.fill_window = x;

@@ -11,6 +11,7 @@ use crate::queue::fq::FqConfig;
 use crate::queue::BufferLimit;
 use crate::transport::cc::dec::{Dec, DecParams};
 use crate::transport::cc::pp::{PacketPair, PpConfig};
+use crate::transport::cc::pp2::{Pp2, Pp2Config};
 use crate::sim::{time::from_secs, SimTime, PS_PER_SEC};
 use crate::traffic::AppKind;
 use crate::transport::cc::{generic::Generic, jk::Jk, newreno::NewReno, reno::Reno, TransportDefaults};
@@ -18,7 +19,7 @@ use crate::transport::rtt::{RtoConfig, RtoFormula, SampleFrom};
 use crate::transport::TimerMode;
 use toml::Value;
 
-pub const CC_NAMES: &[&str] = &["generic", "jk", "reno", "newreno", "dec", "pp", "none"];
+pub const CC_NAMES: &[&str] = &["generic", "jk", "reno", "newreno", "dec", "pp", "pp2", "none"];
 pub const APP_NAMES: &[&str] = &["ftp", "telnet", "poisson", "cbr", "onoff"];
 pub const QUEUE_NAMES: &[&str] = &["droptail", "fq", "fqbit", "decbit"];
 pub const NODE_KINDS: &[&str] = &["host", "switch"];
@@ -72,6 +73,7 @@ pub enum CcKind {
     NewReno,
     Dec,
     Pp,
+    Pp2,
 }
 
 #[derive(Clone, Debug)]
@@ -81,6 +83,8 @@ pub struct TransportSpec {
     pub dec: DecParams,
     /// Parameters of PP_CTH (used when cc is Pp).
     pub pp: PpConfig,
+    /// Parameters of chapter 4's 2P (used when cc is Pp2).
+    pub pp2: Pp2Config,
     pub initial_cwnd: f64,
     pub dupack_threshold: u32,
     pub rto: RtoConfig,
@@ -351,13 +355,14 @@ fn transport_defaults(cc: CcKind) -> TransportDefaults {
         CcKind::Reno => Reno::defaults(),
         CcKind::Dec => Dec::defaults(),
         CcKind::Pp => PacketPair::defaults(),
+        CcKind::Pp2 => Pp2::defaults(),
         CcKind::NewReno | CcKind::None => NewReno::defaults(),
     }
 }
 
 fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
     let d = transport_defaults(cc);
-    let mut spec = TransportSpec { cc, dec: DecParams::default(), pp: PpConfig::default(), initial_cwnd: 1.0, dupack_threshold: 3, rto: d.rto, timers: d.timers };
+    let mut spec = TransportSpec { cc, dec: DecParams::default(), pp: PpConfig::default(), pp2: Pp2Config::default(), initial_cwnd: 1.0, dupack_threshold: 3, rto: d.rto, timers: d.timers };
     let mut p = match params {
         None => return Ok(spec),
         Some(p) => p,
@@ -409,6 +414,11 @@ fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
             spec.rto.formula = RtoFormula::Beta(x);
         }
         spec.pp = super::params::pp(&mut p)?;
+    } else if cc == CcKind::Pp2 {
+        if let Some(x) = p.number_in("timeout_x", 0.1, 100.0)? {
+            spec.rto.formula = RtoFormula::Beta(x);
+        }
+        spec.pp2 = super::params::pp2(&mut p)?;
     } else if cc == CcKind::Dec {
         if let Some(k) = p.number_in("rto_k", 0.0, 100.0)? {
             spec.rto.formula = RtoFormula::MeanDev(k);
@@ -553,6 +563,7 @@ fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], duration: SimTime) -> Result<
             "newreno" => CcKind::NewReno,
             "dec" => CcKind::Dec,
             "pp" => CcKind::Pp,
+            "pp2" => CcKind::Pp2,
             _ => CcKind::None,
         };
         if cc == CcKind::None && app_name == "ftp" {

@@ -17,12 +17,16 @@
 //! cut to the room there is; a burst that the window holds back goes out when an ACK opens
 //! the window. The first two packets of a burst
 //! of two or more are marked as a probe pair (`pair_code`). Retransmissions are not paced.
+//! After each ACK the algorithm may adjust the schedule once ([`PaceAdjust`]): leave the next
+//! `skip` burst slots empty (the next burst starts (1 + skip) intervals after the last), and
+//! send `extra` packets at once, unpaired, ahead of the schedule, as the window allows; both
+//! accumulate until used.
 //! The pacing state is boxed and exists only for algorithms that pace. The world arms one
 //! `PaceTick` per flow for the next release, lazily like the timers: an event that fires
 //! early re-arms, and when a higher rate moves the release earlier an earlier event is added
 //! and the later one fires as a no-op.
 
-use super::cc::{AckInfo, AckResponse, Cc, CongestionControl, Pacing};
+use super::cc::{AckInfo, AckResponse, Cc, CongestionControl, PaceAdjust, Pacing};
 use super::rtt::{RtoConfig, RttEstimator, SampleFrom};
 use super::seqspace::SlotRing;
 use crate::net::packet::pair_code;
@@ -64,6 +68,10 @@ struct Pacer {
     /// Packets in the current burst, and how many of them have been sent.
     len: u32,
     sent: u32,
+    /// Burst slots still to leave empty after the last burst start, and unpaired packets
+    /// still to send outside the schedule (`PaceAdjust`).
+    skip: u32,
+    extra: u32,
     /// Time of the earliest pacing event armed in the world's queue (NEVER if none).
     armed_at: SimTime,
 }
@@ -111,7 +119,7 @@ impl Sender {
         if timer_mode == TimerMode::PerPacketDoubling {
             slots.enable_backoff();
         }
-        let pacer = cc.uses_pacing().then(|| Box::new(Pacer { last_start: None, len: 0, sent: 0, armed_at: NEVER }));
+        let pacer = cc.uses_pacing().then(|| Box::new(Pacer { last_start: None, len: 0, sent: 0, skip: 0, extra: 0, armed_at: NEVER }));
         Sender {
             cc,
             max_window,
@@ -177,9 +185,13 @@ impl Sender {
         let app_room = self.app_limit - self.snd_nxt;
         let p = self.pacer.as_mut().expect("paced flow");
         if p.sent >= p.len {
+            if p.extra > 0 {
+                p.extra -= 1; // an unpaired packet outside the schedule
+                return Some(pair_code::UNPAIRED);
+            }
             let Some(spec) = spec else { return Some(pair_code::UNPAIRED) };
             if let Some(t) = p.last_start {
-                if now < t.saturating_add(spec.interval) {
+                if now < t.saturating_add(spec.interval.saturating_mul(1 + p.skip as u64)) {
                     return None;
                 }
             }
@@ -189,6 +201,7 @@ impl Sender {
             }
             p.len = want.min(window_room).min(app_room) as u32;
             p.sent = 0;
+            p.skip = 0;
             p.last_start = Some(now);
         }
         let code = match (p.len, p.sent) {
@@ -221,7 +234,7 @@ impl Sender {
         if self.snd_una + window < self.snd_nxt + need {
             return NEVER;
         }
-        last.saturating_add(interval)
+        last.saturating_add(interval.saturating_mul(1 + p.skip as u64))
     }
 
     /// After a pump: Some(t) if the world must schedule a pacing event at t (none is armed
@@ -312,6 +325,11 @@ impl Sender {
             if self.cc.on_dup_ack(self.dupacks, &info) {
                 self.retransmit.push_back(self.snd_una);
             }
+        }
+        if let Some(p) = self.pacer.as_deref_mut() {
+            let PaceAdjust { skip, extra } = self.cc.take_pace_adjust();
+            p.skip = p.skip.saturating_add(skip);
+            p.extra = p.extra.saturating_add(extra);
         }
         AckOutcome { rtt_sample }
     }
@@ -496,6 +514,72 @@ mod tests {
         let a = s.next_transmission(0).unwrap();
         assert_eq!(a.code, pair_code::UNPAIRED, "a lone packet is no pair");
         assert!(s.next_transmission(0).is_none());
+    }
+
+    #[test]
+    fn pace_adjust_skips_slots_and_sends_unpaired_bursts_ahead_of_them() {
+        use crate::transport::cc::pp2::{Pp2, Pp2Config, RUpdate};
+        let cfg = Pp2Config { n_b: 3, r_estimate: RUpdate::First, ..Pp2Config::default() };
+        let d = Pp2::defaults();
+        let mut s = Sender::new(Cc::packet_pair_2p(20, cfg), 20, d.rto, d.timers);
+        s.app_limit = 1000;
+        let codes = |s: &mut Sender, now: SimTime| {
+            let mut v = vec![];
+            while let Some(tx) = s.next_transmission(now) {
+                v.push((tx.seq, tx.code));
+            }
+            v
+        };
+        const F: u8 = pair_code::FIRST;
+        const S: u8 = pair_code::SECOND;
+        const U: u8 = pair_code::UNPAIRED;
+        assert_eq!(codes(&mut s, 0), vec![(0, F), (1, S)]);
+        // The start-up pair's ACKs 0.1 s apart: R_e = 0.5 s, s_e = 0.1 s, V = 5. Priming:
+        // n_b = 3 unpaired packets, then at once the first pair.
+        s.on_ack(1, 0, 0, false, false, F, from_secs(0.5));
+        let t1 = from_secs(0.6);
+        s.on_ack(2, 0, 0, false, false, S, t1);
+        assert_eq!(codes(&mut s, t1), vec![(2, U), (3, U), (4, U), (5, F), (6, S)]);
+        assert_eq!(s.pace_release(), t1 + from_secs(0.2));
+        // That pair's ACKs come 0.2 s apart: s_e = 0.2 s, V 5 -> 2.5, skip ⌈1.25⌉ = 2 slots
+        // of the new 0.4 s: the next pair starts 3 slots after t1.
+        s.on_ack(6, t1, t1, false, false, F, from_secs(1.2));
+        s.on_ack(7, t1, t1, false, false, S, from_secs(1.4));
+        let t2 = t1 + 3 * from_secs(0.4);
+        assert_eq!(s.pace_release(), t2);
+        assert!(codes(&mut s, from_secs(1.4)).is_empty());
+        assert!(codes(&mut s, t2 - 1).is_empty());
+        assert_eq!(codes(&mut s, t2), vec![(7, F), (8, S)]);
+        assert_eq!(s.pace_release(), t2 + from_secs(0.4), "the skip is used up");
+        // That pair's ACKs come 0.1 s apart again: V 2.5 -> 5, a burst of ⌈2.5⌉ = 3 unpaired
+        // packets at once; the next slot (t2 + 0.2 s) has passed, so a pair follows.
+        let t3 = t2 + from_secs(1.0);
+        s.on_ack(8, t2, t2, false, false, F, t3 - from_secs(0.1));
+        s.on_ack(9, t2, t2, false, false, S, t3);
+        assert_eq!(codes(&mut s, t3), vec![(9, U), (10, U), (11, U), (12, F), (13, S)]);
+        assert_eq!(s.pace_release(), t3 + from_secs(0.2));
+    }
+
+    #[test]
+    fn unpaired_burst_waits_for_the_window() {
+        use crate::transport::cc::pp2::{Pp2, Pp2Config};
+        let d = Pp2::defaults();
+        let cfg = Pp2Config { n_b: 3, ..Pp2Config::default() };
+        let mut s = Sender::new(Cc::packet_pair_2p(4, cfg), 4, d.rto, d.timers);
+        s.app_limit = 1000;
+        s.next_transmission(0);
+        s.next_transmission(0);
+        s.on_ack(1, 0, 0, false, false, pair_code::FIRST, from_secs(0.5));
+        s.on_ack(2, 0, 0, false, false, pair_code::SECOND, from_secs(0.6));
+        // Window 4: the 3 priming packets go; the pair needs room for both.
+        for seq in 2..5 {
+            assert_eq!(s.next_transmission(from_secs(0.6)).map(|t| (t.seq, t.code)), Some((seq, pair_code::UNPAIRED)));
+        }
+        assert!(s.next_transmission(from_secs(0.6)).is_none());
+        assert_eq!(s.pace_release(), NEVER, "window-limited");
+        s.on_ack(3, from_secs(0.6), from_secs(0.6), false, false, pair_code::UNPAIRED, from_secs(1.2));
+        let tx = s.next_transmission(from_secs(1.2)).unwrap();
+        assert_eq!((tx.seq, tx.code), (5, pair_code::FIRST));
     }
 
     #[test]

@@ -12,6 +12,10 @@
 //! size and an interval between burst starts, and the sender releases new data only in such
 //! bursts (the first two packets of a burst are marked as a probe pair, see
 //! `net::packet::pair_code`). Window algorithms return `None` and are not affected.
+//! One-off changes to the burst schedule (chapter 4's 2P: leave slots empty, send an unpaired
+//! burst at once) are handed to the sender once each through
+//! [`CongestionControl::take_pace_adjust`], which the sender calls after every ACK of a paced
+//! flow only.
 //! An algorithm whose state is large goes into the enum boxed, so window flows stay small.
 //!
 //! Introspection for traces: [`CongestionControl::probe_state`] returns a rate-based
@@ -28,6 +32,8 @@ pub mod jk;
 pub mod kalman;
 pub mod newreno;
 pub mod pp;
+pub mod pp2;
+pub mod probe;
 pub mod reno;
 
 use super::rtt::RtoConfig;
@@ -64,6 +70,19 @@ pub struct Pacing {
     /// When the window has room for part of a burst only, send that part (unpaired) rather
     /// than wait for room for the whole burst.
     pub fill_window: bool,
+}
+
+/// A one-off change to a paced flow's burst schedule, taken by the sender once
+/// ([`CongestionControl::take_pace_adjust`]). Both parts add to what the sender still has
+/// pending from earlier adjustments.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PaceAdjust {
+    /// Leave this many of the coming burst slots empty: the next burst may start no sooner
+    /// than (1 + skip) intervals after the previous one started (the interval as it is then).
+    pub skip: u32,
+    /// Send this many packets at once, back to back and unpaired, outside the slot schedule
+    /// (as the window and the application allow; what they hold back goes when they allow).
+    pub extra: u32,
 }
 
 /// An algorithm's answer to a new ACK.
@@ -139,6 +158,12 @@ pub trait CongestionControl {
     fn pacing(&self) -> Option<Pacing> {
         None
     }
+    /// A paced flow's one-off schedule change since the last call (called by the sender after
+    /// every ACK, for paced flows only); the default is none.
+    #[inline]
+    fn take_pace_adjust(&mut self) -> PaceAdjust {
+        PaceAdjust::default()
+    }
     /// The estimator state of a probing algorithm, for traces; None for window algorithms.
     /// Read by the trace sampler only: it must be cheap and must not change the state.
     fn probe_state(&self) -> Option<ProbeState> {
@@ -161,6 +186,8 @@ pub enum Cc {
     Dec(dec::Dec),
     /// Boxed: its estimator state is large, and most flows are window flows.
     PacketPair(Box<pp::PacketPair>),
+    /// Chapter 4's packet-pair 2P, boxed for the same reason.
+    PacketPair2(Box<pp2::Pp2>),
 }
 
 macro_rules! dispatch {
@@ -172,6 +199,7 @@ macro_rules! dispatch {
             Cc::NewReno($c) => $e,
             Cc::Dec($c) => $e,
             Cc::PacketPair($c) => $e,
+            Cc::PacketPair2($c) => $e,
         }
     };
 }
@@ -213,6 +241,10 @@ impl CongestionControl for Cc {
     fn pacing(&self) -> Option<Pacing> {
         dispatch!(self, c => c.pacing())
     }
+    #[inline]
+    fn take_pace_adjust(&mut self) -> PaceAdjust {
+        dispatch!(self, c => c.take_pace_adjust())
+    }
     fn probe_state(&self) -> Option<ProbeState> {
         dispatch!(self, c => c.probe_state())
     }
@@ -233,12 +265,18 @@ impl Cc {
             Cc::NewReno(_) => "newreno",
             Cc::Dec(_) => "dec",
             Cc::PacketPair(_) => "pp",
+            Cc::PacketPair2(_) => "pp2",
         }
     }
 
     /// Packet-pair (PP_CTH) with its state boxed.
     pub fn packet_pair(max_window: u32, cfg: pp::PpConfig) -> Cc {
         Cc::PacketPair(Box::new(pp::PacketPair::new(max_window, cfg)))
+    }
+
+    /// Chapter 4's packet-pair 2P with its state boxed.
+    pub fn packet_pair_2p(max_window: u32, cfg: pp2::Pp2Config) -> Cc {
+        Cc::PacketPair2(Box::new(pp2::Pp2::new(max_window, cfg)))
     }
 }
 

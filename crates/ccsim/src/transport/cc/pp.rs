@@ -44,7 +44,7 @@
 //! - `rate_floor` = 0.05 packets/s (experiments spec §3.8);
 //! - chapter 4's queue priming, burst (V_new > V_old) and skip (V_new < V_old) logic is not
 //!   used: the n̂_b term of (5.14) already does what they did (spec A7, G27); chapter 4's 2P
-//!   would be a separate algorithm. The drift reset of §5.8.1 is not needed with
+//!   is a separate algorithm, pp2.rs (the probe pieces both use are in probe.rs). The drift reset of §5.8.1 is not needed with
 //!   n̂_b = S − R·μ̂ (spec A8), so it is not implemented;
 //! - n̂_b is not clamped at 0: a negative value is the pipe's deficit, which the law refills
 //!   within J (clamping would slow start-up); the Kalman estimator's own n_b is clamped;
@@ -80,35 +80,16 @@
 //! - pairs quantise the equilibrium: at each probe S has the same parity, so n̂_b moves on a
 //!   lattice two packets wide and the time-averaged queue sits within about one packet of n*.
 
-use super::fuzzy::{FuzzyConfig, FuzzyPredictor};
+use super::fuzzy::FuzzyConfig;
 use super::kalman::{Kalman, KalmanConfig};
+use super::probe::{PairMatcher, ProbeEstimator, ProbeLog};
+pub use super::probe::{Estimator, Smoothing};
 use super::{AckInfo, AckResponse, CongestionControl, Pacing, ProbeRecord, ProbeState, TransportDefaults};
 use crate::net::packet::pair_code;
 use crate::sim::time::{from_secs, to_secs};
 use crate::sim::{SimTime, PS_PER_SEC};
 use crate::transport::rtt::{RtoConfig, RtoFormula, SampleFrom};
 use crate::transport::sender::TimerMode;
-use std::collections::VecDeque;
-
-/// Where μ̂ comes from (scenario names: "fuzzy", "kalman", "raw").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Estimator {
-    /// Fuzzy exponential averaging (§5.6; chapter 6).
-    Fuzzy,
-    /// Kalman filter (§5.5).
-    Kalman,
-    /// The last probe, unsmoothed (chapter 4).
-    Raw,
-}
-
-/// What the fuzzy predictor averages (spec §6 A6; scenario names "rate", "gap").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Smoothing {
-    /// The rate sample 1/gap.
-    Rate,
-    /// The gap, inverted afterwards.
-    Gap,
-}
 
 /// The pole-placement horizon J of law (5.14) (scenario names "r_plus_s_over_mu",
 /// "s_over_mu", "srtt", or a duration for `Fixed`).
@@ -168,29 +149,6 @@ impl Default for PpConfig {
     }
 }
 
-impl Estimator {
-    pub const NAMES: [&'static str; 3] = ["fuzzy", "kalman", "raw"];
-    pub fn from_name(s: &str) -> Option<Self> {
-        match s {
-            "fuzzy" => Some(Estimator::Fuzzy),
-            "kalman" => Some(Estimator::Kalman),
-            "raw" => Some(Estimator::Raw),
-            _ => None,
-        }
-    }
-}
-
-impl Smoothing {
-    pub const NAMES: [&'static str; 2] = ["rate", "gap"];
-    pub fn from_name(s: &str) -> Option<Self> {
-        match s {
-            "rate" => Some(Smoothing::Rate),
-            "gap" => Some(Smoothing::Gap),
-            _ => None,
-        }
-    }
-}
-
 impl Horizon {
     /// The named horizons (`Fixed` takes a duration instead).
     pub const NAMES: [&'static str; 3] = ["r_plus_s_over_mu", "s_over_mu", "srtt"];
@@ -235,17 +193,14 @@ pub struct PacketPair {
     interval: SimTime,
     /// n̂_b at the last rate update, packets.
     n_b_hat: f64,
-    /// The pending first ACK of a pair: (echoed transmission time, arrival time).
-    first_ack: Option<(SimTime, SimTime)>,
+    pairs: PairMatcher,
     last_probe: Option<SimTime>,
     /// Smoothed RTT (gain 1/8), seconds, for the `srtt` horizon.
     srtt: Option<f64>,
     probes: u64,
-    fuzzy: FuzzyPredictor,
-    kalman: Kalman,
-    /// The probes since the trace sampler last drained them, at most `log_cap` (0: off).
-    log: VecDeque<ProbeRecord>,
-    log_cap: usize,
+    est: ProbeEstimator,
+    /// The probes since the trace sampler last drained them (off unless traced).
+    log: ProbeLog,
 }
 
 impl PacketPair {
@@ -261,14 +216,12 @@ impl PacketPair {
             rate: 0.0,
             interval: 0,
             n_b_hat: 0.0,
-            first_ack: None,
+            pairs: PairMatcher::default(),
             last_probe: None,
             srtt: None,
             probes: 0,
-            fuzzy: FuzzyPredictor::new(cfg.fuzzy),
-            kalman: Kalman::new(cfg.kalman, 2.0 * cfg.setpoint),
-            log: VecDeque::new(),
-            log_cap: 0,
+            est: ProbeEstimator::new(cfg.estimator, cfg.smooth, cfg.fuzzy, cfg.kalman, 2.0 * cfg.setpoint),
+            log: ProbeLog::default(),
         }
     }
 
@@ -323,10 +276,10 @@ impl PacketPair {
     }
     /// The fuzzy predictor's weight α (the averaging constant, not a loop gain).
     pub fn fuzzy_alpha(&self) -> f64 {
-        self.fuzzy.alpha()
+        self.est.fuzzy_alpha()
     }
     pub fn kalman(&self) -> &Kalman {
-        &self.kalman
+        self.est.kalman()
     }
 
     /// A probe: the two ACKs of one pair arrived `gap` apart, with `s` packets outstanding.
@@ -338,30 +291,14 @@ impl PacketPair {
         self.probes += 1;
         let dt = self.last_probe.map_or(0.0, |t| to_secs(now - t));
         self.last_probe = Some(now);
-        self.mu_hat = match self.cfg.estimator {
-            Estimator::Raw => sample,
-            Estimator::Fuzzy => match self.cfg.smooth {
-                Smoothing::Rate => self.fuzzy.observe(sample),
-                Smoothing::Gap => 1.0 / self.fuzzy.observe(gap),
-            },
-            Estimator::Kalman => self.kalman.step(sample, self.rate, dt),
-        };
+        self.mu_hat = self.est.observe(gap, self.rate, dt);
         if let Some(r) = self.r {
             self.update_rate(s as f64, r);
             self.running = true;
         }
-        if self.log_cap > 0 {
-            self.log_probe(now);
+        if self.log.is_on() {
+            self.log.push(ProbeRecord { time: now, index: self.probes, state: self.state() });
         }
-    }
-
-    #[inline(never)]
-    fn log_probe(&mut self, now: SimTime) {
-        if self.log.len() >= self.log_cap {
-            self.log.pop_front();
-        }
-        let state = self.state();
-        self.log.push_back(ProbeRecord { time: now, index: self.probes, state });
     }
 
     /// The estimator state now (NaN where not yet measured).
@@ -371,7 +308,7 @@ impl PacketPair {
             probe_gap_s: self.last_gap,
             rate_est_pps: if probed { self.mu_hat } else { f64::NAN },
             send_rate_pps: if self.running { self.rate } else { f64::NAN },
-            alpha: if probed && self.cfg.estimator == Estimator::Fuzzy { self.fuzzy.alpha() } else { f64::NAN },
+            alpha: if probed && self.cfg.estimator == Estimator::Fuzzy { self.est.fuzzy_alpha() } else { f64::NAN },
         }
     }
 
@@ -426,16 +363,8 @@ impl CongestionControl for PacketPair {
             }
             REstimate::MinRtt => self.r = Some(self.r.map_or(rtt, |r| r.min(rtt))),
         }
-        match a.code {
-            pair_code::FIRST => self.first_ack = Some((a.echo_tx, a.now)),
-            pair_code::SECOND => {
-                if let Some((tx, t1)) = self.first_ack.take() {
-                    if tx == a.echo_tx && a.now > t1 {
-                        self.probe(a.now, a.now - t1, a.high_sent.saturating_sub(a.ack));
-                    }
-                }
-            }
-            _ => {}
+        if let Some(gap) = self.pairs.on_ack(a) {
+            self.probe(a.now, gap, a.high_sent.saturating_sub(a.ack));
         }
     }
     fn uses_pacing(&self) -> bool {
@@ -448,13 +377,10 @@ impl CongestionControl for PacketPair {
         Some(self.state())
     }
     fn enable_probe_log(&mut self, capacity: usize) {
-        self.log_cap = capacity;
-        self.log = VecDeque::with_capacity(capacity);
+        self.log.enable(capacity);
     }
     fn drain_probe_log(&mut self, out: &mut dyn FnMut(&ProbeRecord)) {
-        for r in self.log.drain(..) {
-            out(&r);
-        }
+        self.log.drain(out);
     }
 }
 
