@@ -29,6 +29,9 @@ pub fn decbit(p: &mut Obj) -> Result<DecBitConfig> {
     if let Some(x) = p.number_in("panic_threshold", 0.0, 1e6)? {
         c.panic_threshold = x;
     }
+    if let Some(x) = p.boolean("inclusive")? {
+        c.inclusive = x;
+    }
     let path = p.at("fair_share_window");
     match p.get("fair_share_window") {
         None => {}
