@@ -37,8 +37,16 @@ pub const NEVER: SimTime = SimTime::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TimerMode {
-    /// One retransmission timer per connection, for the oldest unacknowledged packet (BSD).
+    /// One retransmission timer per connection, for the oldest unacknowledged packet:
+    /// started when a packet is sent and none is running, restarted by every ACK of new data
+    /// (RFC 6298 §5); a fast retransmission leaves it running.
     Single,
+    /// As `Single`, and a fast retransmission restarts the timer, so the retransmitted packet
+    /// gets a full timeout: 4.3BSD-Tahoe's `tcp_input` clears TCPT_REXMT on the third
+    /// duplicate ACK and `tcp_output` re-arms it for the retransmission. Under `Single` the
+    /// timer keeps the deadline of the last new ACK, and a retransmission that waits behind a
+    /// long queue (its own FQ queue, a full FCFS buffer) is timed out and resent again.
+    SingleBsd,
     /// Every outstanding packet has its own timer; exactly the expired packets are resent.
     PerPacket,
     /// As `PerPacket`, and each packet's timeout doubles every time that packet expires
@@ -264,7 +272,7 @@ impl Sender {
     #[inline]
     fn transmit(&mut self, seq: u64, now: SimTime, retransmission: bool, code: u8) -> Transmission {
         match self.timer_mode {
-            TimerMode::Single => {
+            TimerMode::Single | TimerMode::SingleBsd => {
                 if self.deadline == NEVER {
                     self.deadline = now + self.rtt.rto();
                 }
@@ -317,13 +325,16 @@ impl Sender {
             if self.cc.on_new_ack(&info) == AckResponse::RetransmitFirstUnacked && self.snd_una < self.high_sent {
                 self.retransmit.push_back(self.snd_una);
             }
-            if self.timer_mode == TimerMode::Single {
+            if matches!(self.timer_mode, TimerMode::Single | TimerMode::SingleBsd) {
                 self.deadline = if self.snd_una < self.high_sent { now + self.rtt.rto() } else { NEVER };
             }
         } else if ack == self.snd_una && self.snd_una < self.high_sent {
             self.dupacks += 1;
             if self.cc.on_dup_ack(self.dupacks, &info) {
                 self.retransmit.push_back(self.snd_una);
+                if self.timer_mode == TimerMode::SingleBsd {
+                    self.deadline = NEVER; // re-armed by the retransmission
+                }
             }
         }
         if let Some(p) = self.pacer.as_deref_mut() {
@@ -348,7 +359,7 @@ impl Sender {
             return false;
         }
         match self.timer_mode {
-            TimerMode::Single => {
+            TimerMode::Single | TimerMode::SingleBsd => {
                 if self.deadline > now {
                     return false;
                 }
@@ -399,7 +410,7 @@ impl Sender {
 
     /// The per-packet timer deadline of `seq` (NEVER when not running); for tests and traces.
     pub fn packet_deadline(&self, seq: u64) -> SimTime {
-        if seq < self.snd_una || seq >= self.high_sent || self.timer_mode == TimerMode::Single {
+        if seq < self.snd_una || seq >= self.high_sent || matches!(self.timer_mode, TimerMode::Single | TimerMode::SingleBsd) {
             return NEVER;
         }
         self.slots.get(seq).deadline
@@ -587,5 +598,44 @@ mod tests {
         let s = Sender::new(Cc::Generic(Generic::new(4)), 4, Generic::defaults().rto, TimerMode::PerPacket);
         assert!(!s.is_paced());
         assert_eq!(s.pace_release(), NEVER);
+    }
+
+    /// A JK-like sender with all five packets of its window sent at 0 and the first one
+    /// acknowledged at 1 s (srtt 1 s, mdev 0.5 s: RTO 2 s), then three duplicate ACKs.
+    fn fast_retransmit_at(mode: TimerMode, dup_times: [SimTime; 3]) -> Sender {
+        use crate::transport::cc::jk::Jk;
+        let mut s = Sender::new(Cc::Jk(Jk::new(5, 5.0, 3)), 5, Jk::defaults().rto, mode);
+        s.app_limit = 5;
+        for seq in 0..5 {
+            assert_eq!(s.next_transmission(0).unwrap().seq, seq);
+        }
+        s.on_ack(1, 0, 0, false, false, 0, SEC);
+        assert_eq!(s.next_deadline(), 3 * SEC, "restarted by the new ACK: 1 s + RTO 2 s");
+        for t in dup_times {
+            s.on_ack(1, 0, 0, false, false, 0, t);
+        }
+        let tx = s.next_transmission(dup_times[2]).unwrap();
+        assert_eq!((tx.seq, tx.retransmission), (1, true), "fast retransmission");
+        assert!(s.next_transmission(dup_times[2]).is_none());
+        s
+    }
+
+    #[test]
+    fn bsd_timer_restarts_on_a_fast_retransmission() {
+        let ms = SEC / 1000;
+        let t = [2000 * ms, 2200 * ms, 2400 * ms];
+        // 4.3BSD: the retransmission at 2.4 s gets a full RTO (2 s), so an ACK for it that
+        // takes longer than the 0.6 s left of the old deadline does not cause a timeout.
+        let mut s = fast_retransmit_at(TimerMode::SingleBsd, t);
+        assert_eq!(s.next_deadline(), 4400 * ms);
+        assert!(!s.on_timer(3 * SEC), "the old deadline no longer expires");
+        assert!(s.on_timer(4400 * ms));
+        assert_eq!(s.timeouts, 1);
+        // RFC 6298 (`Single`): the timer keeps the deadline of the last new ACK, 3 s, and the
+        // packet just fast-retransmitted is sent a third time at 3 s.
+        let mut r = fast_retransmit_at(TimerMode::Single, t);
+        assert_eq!(r.next_deadline(), 3 * SEC);
+        assert!(r.on_timer(3 * SEC));
+        assert_eq!(r.next_transmission(3 * SEC).unwrap().seq, 1);
     }
 }
