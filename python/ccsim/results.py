@@ -68,7 +68,7 @@ class Results:
         rows = []
         for f in raw["flows"]:
             row = {k: f[k] for k in ("name", "src", "dst", "app", "cc", "packet_size")}
-            for metric in ("goodput_pps", "goodput_bps", "delay_s", "owd_s", "drop_rate", "retx_rate"):
+            for metric in ("goodput_pps", "original_pps", "goodput_bps", "delay_s", "owd_s", "drop_rate", "retx_rate"):
                 row[metric] = f[metric]["mean"]
                 row[metric + "_sd"] = f[metric]["sd"]
             row["intervals_used"] = f["goodput_pps"]["intervals"]

@@ -129,6 +129,7 @@ fn results_to_py<'py>(py: Python<'py>, r: &Results, wall: f64) -> PyResult<Bound
         totals.set_item("delivered", t.delivered)?;
         totals.set_item("delivered_bytes", t.delivered_bytes)?;
         totals.set_item("received", t.received)?;
+        totals.set_item("originals", t.originals)?;
         totals.set_item("data_dropped", t.data_dropped)?;
         totals.set_item("acks_sent", t.acks_sent)?;
         totals.set_item("acks_received", t.acks_received)?;
@@ -138,6 +139,7 @@ fn results_to_py<'py>(py: Python<'py>, r: &Results, wall: f64) -> PyResult<Bound
         totals.set_item("timeouts", f.timeouts)?;
         d.set_item("totals", totals)?;
         d.set_item("goodput_pps", bm(py, &f.goodput_pps)?)?;
+        d.set_item("original_pps", bm(py, &f.original_pps)?)?;
         d.set_item("goodput_bps", bm(py, &f.goodput_bps)?)?;
         d.set_item("delay_s", bm(py, &f.delay_s)?)?;
         d.set_item("owd_s", bm(py, &f.owd_s)?)?;
@@ -172,6 +174,7 @@ fn results_to_py<'py>(py: Python<'py>, r: &Results, wall: f64) -> PyResult<Bound
     iv.set_item("start_s", &it.start_s)?;
     iv.set_item("end_s", &it.end_s)?;
     iv.set_item("goodput_pps", &it.goodput_pps)?;
+    iv.set_item("original_pps", &it.original_pps)?;
     iv.set_item("goodput_bps", &it.goodput_bps)?;
     iv.set_item("delay_s", &it.delay_s)?;
     iv.set_item("delay_samples", &it.delay_samples)?;

@@ -132,6 +132,7 @@ impl World {
         let pkt = *self.packets.get(pid);
         let flow = &mut self.flows[pkt.flow as usize];
         flow.cur.received += 1;
+        flow.cur.originals += u64::from(!pkt.has(flags::RETX));
         flow.cur.owd_sum += to_secs(now - pkt.tx_time);
         flow.cur.owd_n += 1;
         if flow.sender.is_none() {

@@ -17,6 +17,9 @@ pub struct FlowCounters {
     pub delivered_bytes: u64,
     /// Data packets that reached the sink (duplicates included).
     pub received: u64,
+    /// Of those, first transmissions (not retransmissions): Keshav's "throughput, excluding
+    /// retransmissions" as his tables count it (keshav91 finding S2-effective-throughput).
+    pub originals: u64,
     pub data_dropped: u64,
     pub acks_sent: u64,
     pub acks_received: u64,
@@ -36,6 +39,7 @@ impl FlowCounters {
         self.delivered += o.delivered;
         self.delivered_bytes += o.delivered_bytes;
         self.received += o.received;
+        self.originals += o.originals;
         self.data_dropped += o.data_dropped;
         self.acks_sent += o.acks_sent;
         self.acks_received += o.acks_received;
@@ -55,6 +59,8 @@ pub struct IntervalTable {
     pub start_s: Vec<f64>,
     pub end_s: Vec<f64>,
     pub goodput_pps: Vec<f64>,
+    /// First transmissions received per second (retransmitted copies excluded).
+    pub original_pps: Vec<f64>,
     pub goodput_bps: Vec<f64>,
     /// Mean RTT (s); NaN when the interval had no sample.
     pub delay_s: Vec<f64>,
@@ -76,6 +82,7 @@ impl IntervalTable {
         self.start_s.push(start_s);
         self.end_s.push(end_s);
         self.goodput_pps.push(c.delivered as f64 / len);
+        self.original_pps.push(c.originals as f64 / len);
         self.goodput_bps.push(c.delivered_bytes as f64 * 8.0 / len);
         self.delay_s.push(if c.rtt_n > 0 { c.rtt_sum / c.rtt_n as f64 } else { f64::NAN });
         self.delay_samples.push(c.rtt_n);

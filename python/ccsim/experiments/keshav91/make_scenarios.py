@@ -450,7 +450,7 @@ def scenario6(pair: Pair, ref: dict) -> Doc:
     topo = ["[REC] G4 (Fig 6.16 is lost; spec §4.6): switches A -> B -> C -> D joined by 80 kb/s lines,",
             "no propagation delay. Short FTP 1 runs A->B (sink1 at B), 2 runs B->C, 3 runs C->D; the long",
             "FTP 4 runs A->D across all three. Every slow line is shared by one short and the long FTP",
-            "(ideal: 5 pkt/s each). The sinks hang off 80 kb/s lines, as in Fig 6.2 (finding S6-fcfs-cycle:",
+            "(ideal: 5 pkt/s each). The sinks hang off 80 kb/s lines, as in Fig 6.2 (finding S6-fcfs-short-loop:",
             "with 800 kb/s sink lines FCFS settles into a 19-slot cycle, 7.37/2.63; with 80 kb/s ones into",
             "the thesis's 7-slot cycle, 7.143/2.857). Windows of 5; 20 buffers per port; nothing is lost."]
     doc = Doc(name=f"keshav91-s6-{pair.slug}",
@@ -478,7 +478,7 @@ def scenario6(pair: Pair, ref: dict) -> Doc:
     for i, (h, s) in enumerate((("sink1", "B"), ("sink2", "C"), ("sink3", "D"), ("sink4", "D"))):
         doc.link(h, s, SLOW, "0s", 20, q,
                  block="Sink lines: 80 kb/s, as Fig 6.2 hangs the sink off the slow line (finding "
-                       "S6-fcfs-cycle)." if i == 0 else None)
+                       "S6-fcfs-short-loop)." if i == 0 else None)
     w, wnote = pp_window(n, pair.cc, 5)
     for num, dst, kind in ((1, "sink1", "short"), (2, "sink2", "short"), (3, "sink3", "short"), (4, "sink4", "long")):
         notes = {}
