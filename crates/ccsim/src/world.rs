@@ -160,6 +160,7 @@ impl World {
         let ack = self.packets.get_mut(pid);
         ack.kind = PacketKind::Ack;
         ack.seq = flow.sink.rcv_nxt;
+        ack.echo_seq = pkt.seq;
         ack.size = flow.ack_size;
         ack.route = flow.rev_route;
         ack.route_len = flow.rev_route_len;
@@ -178,6 +179,7 @@ impl World {
         let flow = &mut self.flows[f as usize];
         flow.cur.acks_received += 1;
         let sender = flow.sender.as_mut().expect("ACK for an uncontrolled flow");
+        sender.on_own_ack(pkt.echo_seq);
         let out = sender.on_ack(pkt.seq, pkt.tx_time, pkt.first_tx_time, pkt.has(flags::ECHO_RETX), pkt.has(flags::ECHO_CE), pkt.code, now);
         flow.cur.rtt_sum += to_secs(out.rtt_sample);
         flow.cur.rtt_n += 1;
@@ -216,6 +218,7 @@ impl World {
                 tx_time: now,
                 first_tx_time: tx.first_tx,
                 arrive_at: 0,
+                echo_seq: 0,
                 flow: f,
                 size: flow.packet_size,
                 route: flow.route,
@@ -307,6 +310,7 @@ impl World {
                     tx_time: now,
                     first_tx_time: now,
                     arrive_at: 0,
+                    echo_seq: 0,
                     flow: f,
                     size: flow.packet_size,
                     route: flow.route,

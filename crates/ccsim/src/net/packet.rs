@@ -52,6 +52,8 @@ pub struct Packet {
     pub first_tx_time: SimTime,
     /// While in a port's pipe: when it reaches the far node.
     pub arrive_at: SimTime,
+    /// ACK: the sequence number of the data packet that caused it.
+    pub echo_seq: u64,
     pub flow: u32,
     /// Size on the wire, bytes.
     pub size: u32,
@@ -79,6 +81,7 @@ const EMPTY: Packet = Packet {
     tx_time: 0,
     first_tx_time: 0,
     arrive_at: 0,
+    echo_seq: 0,
     flow: 0,
     size: 0,
     route: 0,

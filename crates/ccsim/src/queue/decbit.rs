@@ -485,7 +485,7 @@ mod tests {
 
     fn pkt(a: &mut PacketArena, flow: u32, size: u32, kind: PacketKind) -> PacketId {
         a.alloc(Packet {
-            seq: 0, tx_time: 0, first_tx_time: 0, arrive_at: 0, flow, size, route: 0, hop: 0, route_len: 0,
+            seq: 0, tx_time: 0, first_tx_time: 0, arrive_at: 0, echo_seq: 0, flow, size, route: 0, hop: 0, route_len: 0,
             kind, flags: 0, code: 0,
         })
     }

@@ -783,7 +783,7 @@ pub(crate) mod testkit {
 
     pub fn packet(flow: u32, kind: PacketKind, size: u32, t: SimTime) -> Packet {
         Packet {
-            seq: 0, tx_time: t, first_tx_time: t, arrive_at: 0, flow, size, route: 0, hop: 0, route_len: 0,
+            seq: 0, tx_time: t, first_tx_time: t, arrive_at: 0, echo_seq: 0, flow, size, route: 0, hop: 0, route_len: 0,
             kind, flags: 0, code: 0,
         }
     }

@@ -85,7 +85,11 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
             CcKind::Pp => Some(Cc::packet_pair(w, t.pp)),
             CcKind::Pp2 => Some(Cc::packet_pair_2p(w, t.pp2)),
         };
-        let sender = cc.map(|cc| Sender::new(cc, w, t.rto, t.timers));
+        let sender = cc.map(|cc| {
+            let mut s = Sender::new(cc, w, t.rto, t.timers);
+            s.own_ack_stops_timer = t.own_ack_stops_timer;
+            s
+        });
         let rng = Rng::stream(sc.seed, &format!("flow/{}", fs.name));
         flows.push(Flow {
             name: fs.name.clone(),

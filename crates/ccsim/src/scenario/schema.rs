@@ -89,6 +89,8 @@ pub struct TransportSpec {
     pub dupack_threshold: u32,
     pub rto: RtoConfig,
     pub timers: TimerMode,
+    /// Per-packet timers also stop on the packet's own ACK (Generic `retransmit = "own_ack"`).
+    pub own_ack_stops_timer: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -362,7 +364,7 @@ fn transport_defaults(cc: CcKind) -> TransportDefaults {
 
 fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
     let d = transport_defaults(cc);
-    let mut spec = TransportSpec { cc, dec: DecParams::default(), pp: PpConfig::default(), pp2: Pp2Config::default(), initial_cwnd: 1.0, dupack_threshold: 3, rto: d.rto, timers: d.timers };
+    let mut spec = TransportSpec { cc, own_ack_stops_timer: cc == CcKind::Generic, dec: DecParams::default(), pp: PpConfig::default(), pp2: Pp2Config::default(), initial_cwnd: 1.0, dupack_threshold: 3, rto: d.rto, timers: d.timers };
     let mut p = match params {
         None => return Ok(spec),
         Some(p) => p,
@@ -404,8 +406,12 @@ fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
             }
             spec.rto.formula = RtoFormula::Beta(beta);
         }
-        match p.choice("retransmit", "retransmission rule", &["expired", "go_back_n"])? {
+        match p.choice("retransmit", "retransmission rule", &["expired", "own_ack", "go_back_n"])? {
             Some("go_back_n") => spec.timers = TimerMode::Single,
+            Some("own_ack") => {
+                spec.timers = TimerMode::PerPacket;
+                spec.own_ack_stops_timer = true;
+            }
             Some(_) => spec.timers = TimerMode::PerPacket,
             None => {}
         }

@@ -116,6 +116,9 @@ pub struct Sender {
     retransmit: VecDeque<u64>,
     /// Time of the earliest armed timer event in the world's queue (NEVER if none).
     pub timer_armed_at: SimTime,
+    /// Per-packet timers: a packet's timer is also stopped by the ACK that packet caused
+    /// (which names it), not only by a cumulative ACK covering it. See `on_own_ack`.
+    pub own_ack_stops_timer: bool,
     /// Count of timeouts (expiry events that caused retransmissions).
     pub timeouts: u64,
     pacer: Option<Box<Pacer>>,
@@ -141,6 +144,7 @@ impl Sender {
             deadline: NEVER,
             slots,
             retransmit: VecDeque::new(),
+            own_ack_stops_timer: false,
             timer_armed_at: NEVER,
             timeouts: 0,
             pacer,
@@ -291,6 +295,17 @@ impl Sender {
             }
         }
         Transmission { seq, first_tx: self.slots.get(seq).first_tx, retransmission, code }
+    }
+
+    /// The ACK of data packet `seq` arrived (before `on_ack`). With per-packet timers and
+    /// `own_ack_stops_timer`, that packet is known received even if it arrived out of order,
+    /// so its timer stops: Keshav's Generic "retransmits packets that have not been
+    /// acknowledged" (keshav91 finding S2-generic-retransmission-reading).
+    #[inline]
+    pub fn on_own_ack(&mut self, seq: u64) {
+        if self.own_ack_stops_timer && seq >= self.snd_una && seq < self.high_sent {
+            self.slots.get_mut(seq).deadline = NEVER;
+        }
     }
 
     /// An ACK arrived. `echo_*` and `code` are the fields of the data packet that caused it.
@@ -638,4 +653,33 @@ mod tests {
         assert!(r.on_timer(3 * SEC));
         assert_eq!(r.next_transmission(3 * SEC).unwrap().seq, 1);
     }
+
+    #[test]
+    fn own_ack_stops_only_that_packets_timer() {
+        let d = Generic::defaults();
+        let mut s = Sender::new(Cc::Generic(Generic::new(4)), 4, d.rto, TimerMode::PerPacket);
+        s.own_ack_stops_timer = true;
+        s.app_limit = 4;
+        for _ in 0..3 {
+            s.next_transmission(0);
+        }
+        // Packet 0 is lost; packet 2's ACK (cumulative 0) names it.
+        s.on_own_ack(2);
+        s.on_ack(0, 0, 0, false, false, 0, SEC);
+        assert_eq!(s.packet_deadline(2), NEVER);
+        assert!(s.on_timer(10 * SEC));
+        let resent: Vec<u64> = std::iter::from_fn(|| s.next_transmission(10 * SEC)).map(|t| t.seq).collect();
+        assert!(resent.contains(&0) && resent.contains(&1) && !resent.contains(&2), "{resent:?}");
+        // Without the flag, packet 2 is resent too.
+        let mut e = Sender::new(Cc::Generic(Generic::new(4)), 4, d.rto, TimerMode::PerPacket);
+        e.app_limit = 4;
+        for _ in 0..3 {
+            e.next_transmission(0);
+        }
+        e.on_own_ack(2);
+        assert!(e.on_timer(10 * SEC));
+        let resent: Vec<u64> = std::iter::from_fn(|| e.next_transmission(10 * SEC)).map(|t| t.seq).collect();
+        assert!(resent.contains(&2), "{resent:?}");
+    }
+
 }
