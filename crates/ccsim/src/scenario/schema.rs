@@ -385,6 +385,9 @@ fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
     if let Some(x) = p.quantity("max_rto", units::duration)? {
         spec.rto.max_rto = x;
     }
+    if let Some(x) = p.quantity("rto_granularity", units::duration)? {
+        spec.rto.granularity = x;
+    }
     if spec.rto.max_rto < spec.rto.min_rto {
         return Err(ScenarioError::new(p.at("max_rto"), "expected max_rto >= min_rto"));
     }

@@ -36,6 +36,10 @@ pub struct RtoConfig {
     pub initial_rto: SimTime,
     pub min_rto: SimTime,
     pub max_rto: SimTime,
+    /// Timer granularity G in RTO = srtt + max(G, k x rttvar) (RFC 6298 §2.3): the timeout
+    /// stays at least G above the smoothed RTT even when the deviation decays to zero, so a
+    /// constant RTT does not race its own timer. 0 = continuous timers.
+    pub granularity: SimTime,
 }
 
 #[derive(Clone, Debug)]
@@ -83,7 +87,7 @@ impl RttEstimator {
         } else {
             match self.cfg.formula {
                 RtoFormula::Beta(b) => b * self.srtt,
-                RtoFormula::MeanDev(k) => self.srtt + k * self.rttvar,
+                RtoFormula::MeanDev(k) => self.srtt + (k * self.rttvar).max(self.cfg.granularity as f64),
             }
         };
         let clamped = base.max(self.cfg.min_rto as f64).min(self.cfg.max_rto as f64) as SimTime;
@@ -104,6 +108,7 @@ mod tests {
             initial_rto: 2 * PS_PER_SEC,
             min_rto: 0,
             max_rto: 64 * PS_PER_SEC,
+            granularity: 0,
         }
     }
     #[test]
@@ -133,4 +138,21 @@ mod tests {
         e.sample(PS_PER_SEC); // a fresh sample clears the back-off
         assert!(e.rto() < 3 * PS_PER_SEC);
     }
+    #[test]
+    fn granularity_keeps_the_timeout_above_a_constant_rtt() {
+        let mut c = cfg(RtoFormula::MeanDev(2.0));
+        c.min_rto = 0;
+        let mut e = RttEstimator::new(c);
+        for _ in 0..200 {
+            e.sample(2 * PS_PER_SEC);
+        }
+        assert!(e.rto() - 2 * PS_PER_SEC < PS_PER_SEC / 1000, "deviation decays: RTO -> RTT");
+        c.granularity = PS_PER_SEC / 2;
+        let mut g = RttEstimator::new(c);
+        for _ in 0..200 {
+            g.sample(2 * PS_PER_SEC);
+        }
+        assert_eq!(g.rto(), 2 * PS_PER_SEC + PS_PER_SEC / 2);
+    }
+
 }

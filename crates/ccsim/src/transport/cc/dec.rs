@@ -106,6 +106,7 @@ impl Dec {
                 initial_rto: 2 * PS_PER_SEC,
                 min_rto: PS_PER_SEC,
                 max_rto: 64 * PS_PER_SEC,
+                granularity: 0,
             },
             timers: TimerMode::Single,
         }

@@ -47,6 +47,7 @@ impl Generic {
                 initial_rto: 2 * PS_PER_SEC,
                 min_rto: 0,
                 max_rto: u64::MAX / 4,
+                granularity: 0,
             },
             timers: TimerMode::PerPacket,
         }

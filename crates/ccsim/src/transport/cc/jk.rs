@@ -48,6 +48,7 @@ impl Jk {
                 initial_rto: 2 * PS_PER_SEC,
                 min_rto: PS_PER_SEC,
                 max_rto: 64 * PS_PER_SEC,
+                granularity: 0,
             },
             timers: TimerMode::SingleBsd,
         }

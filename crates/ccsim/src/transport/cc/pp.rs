@@ -238,6 +238,7 @@ impl PacketPair {
                 initial_rto: 2 * PS_PER_SEC,
                 min_rto: 0,
                 max_rto: u64::MAX / 4,
+                granularity: 0,
             },
             timers: TimerMode::PerPacketDoubling,
         }

@@ -34,6 +34,7 @@ pub(crate) fn rfc6298_defaults() -> TransportDefaults {
             initial_rto: PS_PER_SEC,
             min_rto: PS_PER_SEC / 5,
             max_rto: 60 * PS_PER_SEC,
+            granularity: 0,
         },
         timers: TimerMode::Single,
     }
