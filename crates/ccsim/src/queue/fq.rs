@@ -128,6 +128,10 @@ pub struct FqConfig {
     pub weight: u32,
     /// Per-conversation weights: (conversation id, weight). Conversation id = flow·2 (+1 for ACKs).
     pub weights: Vec<(u32, u32)>,
+    /// Among conversations tied for the longest queue, drop from the one whose tail has the
+    /// smallest bid (true) instead of the largest (false, [REC] A11). The thesis is silent;
+    /// keshav91 finding S5-pp-losses-under-fq measured both.
+    pub tie_smallest_bid: bool,
 }
 
 impl Default for FqConfig {
@@ -141,6 +145,7 @@ impl Default for FqConfig {
             preemptive: false,
             weight: 1,
             weights: Vec::new(),
+            tie_smallest_bid: false,
         }
     }
 }
@@ -341,14 +346,18 @@ fn head_key(c: &Conv) -> (u128, u64) {
 }
 
 #[inline]
-fn victim_key(kind: VictimKind, c: &Conv) -> VictimKey {
+fn victim_key(kind: VictimKind, c: &Conv, tie_smallest_bid: bool) -> VictimKey {
     let e = c.queue.back().unwrap();
     let occupancy = match kind {
         VictimKind::LongestPkts => c.queue.len() as u64,
         VictimKind::LongestBytes => c.bytes,
         _ => 0,
     };
-    Reverse((occupancy, e.bid, e.seq))
+    if tie_smallest_bid && kind != VictimKind::MaxBid {
+        Reverse((occupancy, u128::MAX - e.bid, u64::MAX - e.seq))
+    } else {
+        Reverse((occupancy, e.bid, e.seq))
+    }
 }
 
 /// Fair Queueing discipline (see the module comment).
@@ -360,6 +369,7 @@ pub struct FairQueue {
     default_weight: u32,
     default_delta: u128,
     victim_kind: VictimKind,
+    tie_smallest_bid: bool,
     line_bps: u128,
 
     convs: Vec<Conv>,
@@ -404,6 +414,7 @@ impl FairQueue {
             default_weight: cfg.weight,
             default_delta: cfg.delta_bits as u128 * UNITS_PER_BIT,
             victim_kind,
+            tie_smallest_bid: cfg.tie_smallest_bid,
             line_bps: bandwidth_bps as u128,
             convs: Vec::new(),
             active: KeyHeap::new(),
@@ -532,7 +543,7 @@ impl FairQueue {
     #[inline]
     fn victim_push(&mut self, id: u32) {
         if self.victim_kind != VictimKind::None {
-            let k = victim_key(self.victim_kind, &self.convs[id as usize]);
+            let k = victim_key(self.victim_kind, &self.convs[id as usize], self.tie_smallest_bid);
             self.victims.push::<InVictims>(&mut self.convs, id, k);
         }
     }
@@ -547,7 +558,7 @@ impl FairQueue {
     #[inline]
     fn victim_update(&mut self, id: u32) {
         if self.victim_kind != VictimKind::None {
-            let k = victim_key(self.victim_kind, &self.convs[id as usize]);
+            let k = victim_key(self.victim_kind, &self.convs[id as usize], self.tie_smallest_bid);
             self.victims.set::<InVictims>(&mut self.convs, id, k);
         }
     }
@@ -1168,6 +1179,26 @@ mod tests {
             ids.push(p);
         }
         (q, a, ids)
+    }
+
+    #[test]
+    fn tie_break_can_drop_from_the_smallest_tail_bid() {
+        // A, B, C hold 2 each after the first overflow (as in the test below); a D arrival
+        // overflows again with A, B, C tied: largest tail bid is B (3000), smallest is A or C.
+        let mut a = PacketArena::new();
+        let cfg = FqConfig { limit: BufferLimit::Packets(6), count_in_service: false, tie_smallest_bid: true, ..FqConfig::default() };
+        let mut q = FairQueue::new(cfg, 8);
+        let mut ids = Vec::new();
+        for (flow, size) in [(0, 40), (0, 40), (1, 1500), (1, 1500), (2, 40), (2, 40)] {
+            ids.push(add(&mut q, &mut a, flow, size, 0, Some(1000)).0);
+        }
+        let (_, v) = add(&mut q, &mut a, 3, 40, 0, Some(1000));
+        let dropped = match v {
+            Verdict::Dropped(p) => p,
+            Verdict::Accepted => panic!("the buffer is full"),
+        };
+        assert_ne!(a.get(dropped).flow, 1, "not B, whose tail bid (3000) is the largest");
+        assert!(dropped == ids[1] || dropped == ids[5], "the tail of A or C (bid 80)");
     }
 
     #[test]

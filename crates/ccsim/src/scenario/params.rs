@@ -74,6 +74,11 @@ pub fn fq(p: &mut Obj) -> Result<FqConfig> {
     if let Some(x) = p.boolean("charge_drops")? {
         c.charge_drops = x;
     }
+    match p.choice("tie_break", "FQ drop tie-break", &["largest_bid", "smallest_bid"])? {
+        Some("smallest_bid") => c.tie_smallest_bid = true,
+        Some(_) => c.tie_smallest_bid = false,
+        None => {}
+    }
     match p.choice("drop_policy", "FQ drop policy", &["longest", "largest_bid"])? {
         Some("largest_bid") => c.drop_policy = DropPolicy::MaxBid,
         Some(_) => c.drop_policy = DropPolicy::LongestQueueTail,

@@ -58,10 +58,16 @@ PAIRS = [
 ]
 PAIR = {p.slug: p for p in PAIRS}
 
+# FQ's drop tie-break among conversations tied for the longest queue (the thesis is silent; the
+# engine's default, largest tail bid, is spec A11's [REC]). Smallest tail bid measured better
+# (ccsim reproduce keshav91, 5 seeds): D cells 311 vs 305 PASS, S 102 vs 98, hard checks 121 vs
+# 120; S5 PP/JK FQ becomes loss-free at 2.57 pkt/s (thesis 2.50, no loss). Finding
+# S5-pp-losses-under-fq.
+TIE_BREAK = "smallest_bid"
 QUEUE_PARAMS: dict[str, dict | None] = {
     "droptail": None,
-    "fq": {"delta": 0, "charge_drops": False, "drop_policy": "longest"},
-    "fqbit": {"delta": 0, "charge_drops": False, "drop_policy": "longest", "mark_fraction": 0.333},
+    "fq": {"delta": 0, "charge_drops": False, "drop_policy": "longest", "tie_break": TIE_BREAK},
+    "fqbit": {"delta": 0, "charge_drops": False, "drop_policy": "longest", "tie_break": TIE_BREAK, "mark_fraction": 0.333},
     "decbit": {"capacity_factor": 0.9, "panic": True},
 }
 QUEUE_NOTES = {
