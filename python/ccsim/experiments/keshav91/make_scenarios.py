@@ -221,7 +221,10 @@ def pp_window(n: int, pair_cc: str, default: int) -> tuple[int, str | None]:
 def setpoint_note(n: int) -> str:
     return {
         1: "setpoint 5 packets at the bottleneck: thesis §6.6.1",
-        2: "[REC] G11: (25 buffers / 8 conversations) / 2, the rule that gives S1's 5",
+        2: ("2.5, calibrated against Table 6.4's PP RTT as spec §3.8 [REC] allows: G11's rule "
+            "(25 buffers / 8 conversations) / 2 = 1.56 leaves sources 1-2 at 1.54-1.62 s and 3-6 at "
+            "2.12-2.20 s; 2.5 gives 2.19-2.24 s for all six (thesis 2.40) with drops <= 0.005/s; 3 "
+            "gives drops of 0.03/s (cargo run --release --example runfile on variants of this file)"),
         3: "[REC] G11: (40 buffers / 3 conversations) / 2",
         4: "[REC] G11: (20 buffers / 3 conversations) / 2",
         5: "[REC] G11: (15 buffers / 4 conversations) / 2",
@@ -231,7 +234,7 @@ def setpoint_note(n: int) -> str:
     }[n]
 
 
-SETPOINT = {1: 5, 2: 1.5625, 3: 6.667, 4: 3.333, 5: 1.875, 6: 10, 7: 10, 8: 10}
+SETPOINT = {1: 5, 2: 2.5, 3: 6.667, 4: 3.333, 5: 1.875, 6: 10, 7: 10, 8: 10}
 
 
 # -- the thesis's numbers for the header ----------------------------------------------------
