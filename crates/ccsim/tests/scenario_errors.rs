@@ -200,7 +200,7 @@ fn parameters_out_of_range() {
     );
     assert_err(&with("cc = \"jk\"", "cc = \"generic\"\nparams = { beta = 0 }"), "flows[0].params.beta", &["(0, 100]"]);
     assert_err(&with("max_window = 5", "max_window = 5\nparams = { rto_k = -2 }"), "flows[0].params.rto_k", &["[0, 100]"]);
-    assert_err(&with("max_window = 5", "max_window = 5\nparams = { initial_cwnd = 0.5 }"), "flows[0].params.initial_cwnd", &["[1, 1e6]"]);
+    assert_err(&with("max_window = 5", "max_window = 5\nparams = { initial_cwnd = 0.5 }"), "flows[0].params.initial_cwnd", &["[1, 1000000]"]);
     assert_err(&with("max_window = 5", "max_window = 5\nparams = { dupack_threshold = 0 }"), "flows[0].params.dupack_threshold", &["[1, 1000]"]);
     assert_err(&with("max_window = 5", "max_window = 5\nparams = { initial_rto = \"0s\" }"), "flows[0].params.initial_rto", &["positive"]);
     assert_err(

@@ -434,16 +434,10 @@ fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
         }
         spec.dec = super::params::dec(&mut p)?;
     } else {
-        if let Some(k) = p.float("rto_k")? {
-            if !(k >= 0.0 && k <= 100.0) {
-                return Err(ScenarioError::new(p.at("rto_k"), format!("expected a number in [0, 100], got {k}")));
-            }
+        if let Some(k) = p.number_in("rto_k", 0.0, 100.0)? {
             spec.rto.formula = RtoFormula::MeanDev(k);
         }
-        if let Some(w) = p.float("initial_cwnd")? {
-            if !(w >= 1.0 && w <= 1e6) {
-                return Err(ScenarioError::new(p.at("initial_cwnd"), format!("expected a number in [1, 1e6], got {w}")));
-            }
+        if let Some(w) = p.number_in("initial_cwnd", 1.0, 1e6)? {
             spec.initial_cwnd = w;
         }
         if let Some(n) = p.uint("dupack_threshold")? {
