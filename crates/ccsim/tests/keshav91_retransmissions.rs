@@ -31,3 +31,25 @@ fn jk_under_fq_resends_each_lost_packet_once() {
     }
     assert!(drops > 100);
 }
+
+#[test]
+fn generic_retransmit_rule_is_honoured() {
+    // "own_ack" (the default): a packet's own ACK stops its timer, so packets held out of order
+    // at the sink are not resent. "expired": every packet whose timer runs out is resent, held
+    // or not. The two must differ in the duplicates the sink receives.
+    let duplicates = |rule: Option<&str>| -> u64 {
+        let path = format!("{}/../../scenarios/keshav91/s2-g-fq.toml", env!("CARGO_MANIFEST_DIR"));
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text = text.replacen("duration = \"2000s\"", "duration = \"750s\"", 1);
+        if let Some(rule) = rule {
+            text = text.replace("cc = \"generic\"\n", &format!("cc = \"generic\"\nparams = {{ retransmit = \"{rule}\" }}\n"));
+        }
+        let r = ccsim::run_toml(&text).unwrap();
+        r.flows.iter().filter(|f| f.app == "ftp").map(|f| f.totals.received - f.totals.delivered).sum()
+    };
+    let own_ack = duplicates(None);
+    let own_ack_explicit = duplicates(Some("own_ack"));
+    let expired = duplicates(Some("expired"));
+    assert_eq!(own_ack, own_ack_explicit, "own_ack is the default");
+    assert!(expired > 2 * own_ack + 20, "expired resends held packets: {expired} duplicates vs {own_ack} with own_ack");
+}

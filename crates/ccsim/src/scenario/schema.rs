@@ -410,12 +410,18 @@ fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
             spec.rto.formula = RtoFormula::Beta(beta);
         }
         match p.choice("retransmit", "retransmission rule", &["expired", "own_ack", "go_back_n"])? {
-            Some("go_back_n") => spec.timers = TimerMode::Single,
+            Some("go_back_n") => {
+                spec.timers = TimerMode::Single;
+                spec.own_ack_stops_timer = false;
+            }
             Some("own_ack") => {
                 spec.timers = TimerMode::PerPacket;
                 spec.own_ack_stops_timer = true;
             }
-            Some(_) => spec.timers = TimerMode::PerPacket,
+            Some(_) => {
+                spec.timers = TimerMode::PerPacket;
+                spec.own_ack_stops_timer = false;
+            }
             None => {}
         }
     } else if cc == CcKind::Pp {
