@@ -142,3 +142,14 @@ def test_random_topologies_conserve_packets(case):
     assert (t.delivered <= t.sent).all()
     # the TOML form of the same scenario gives the same results
     assert ccsim.run(dumps_toml(d)).intervals.equals(r.intervals)
+
+
+def test_scenario_error_pickles_for_worker_processes():
+    # Process pools and Dask workers send a worker's exception back pickled; the class must
+    # be importable by its module path.
+    import pickle
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.run({"name": "x"})
+    back = pickle.loads(pickle.dumps(e.value))
+    assert isinstance(back, ccsim.ScenarioError)
+    assert "duration" in str(back) and back.path == "duration"

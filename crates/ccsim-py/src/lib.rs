@@ -14,7 +14,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-create_exception!(_core, ScenarioError, PyValueError, "A scenario is invalid: the message names the field path and what was expected.");
+create_exception!(ccsim._core, ScenarioError, PyValueError, "A scenario is invalid: the message names the field path and what was expected.");
 
 fn scenario_error(e: EngineError) -> PyErr {
     let err = ScenarioError::new_err(e.to_string());
