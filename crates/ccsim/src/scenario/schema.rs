@@ -364,7 +364,7 @@ fn transport_defaults(cc: CcKind) -> TransportDefaults {
 
 fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
     let d = transport_defaults(cc);
-    let mut spec = TransportSpec { cc, own_ack_stops_timer: cc == CcKind::Generic, dec: DecParams::default(), pp: PpConfig::default(), pp2: Pp2Config::default(), initial_cwnd: 1.0, dupack_threshold: 3, rto: d.rto, timers: d.timers };
+    let mut spec = TransportSpec { cc, own_ack_stops_timer: matches!(cc, CcKind::Generic | CcKind::Pp | CcKind::Pp2), dec: DecParams::default(), pp: PpConfig::default(), pp2: Pp2Config::default(), initial_cwnd: 1.0, dupack_threshold: 3, rto: d.rto, timers: d.timers };
     let mut p = match params {
         None => return Ok(spec),
         Some(p) => p,
@@ -424,16 +424,22 @@ fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
             }
             None => {}
         }
-    } else if cc == CcKind::Pp {
+    } else if cc == CcKind::Pp || cc == CcKind::Pp2 {
         if let Some(x) = p.number_in("timeout_x", 0.1, 100.0)? {
             spec.rto.formula = RtoFormula::Beta(x);
         }
-        spec.pp = super::params::pp(&mut p)?;
-    } else if cc == CcKind::Pp2 {
-        if let Some(x) = p.number_in("timeout_x", 0.1, 100.0)? {
-            spec.rto.formula = RtoFormula::Beta(x);
+        // Packet-pair matches every ACK to the packet it answers (it must, to find pairs), so
+        // a packet's own ACK stops its timer even when it arrived behind a hole.
+        match p.choice("retransmit", "retransmission rule", &["own_ack", "expired"])? {
+            Some("own_ack") => spec.own_ack_stops_timer = true,
+            Some(_) => spec.own_ack_stops_timer = false,
+            None => {}
         }
-        spec.pp2 = super::params::pp2(&mut p)?;
+        if cc == CcKind::Pp {
+            spec.pp = super::params::pp(&mut p)?;
+        } else {
+            spec.pp2 = super::params::pp2(&mut p)?;
+        }
     } else if cc == CcKind::Dec {
         if let Some(k) = p.number_in("rto_k", 0.0, 100.0)? {
             spec.rto.formula = RtoFormula::MeanDev(k);

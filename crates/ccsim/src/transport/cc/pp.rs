@@ -22,7 +22,9 @@
 //! - the window caps S at `max_window` (§5.8.2);
 //! - timers (sender, `PacketPair::defaults`): one per packet, X·r_t with X = 3 and r_t the
 //!   smoothed RTT, doubling on each expiry of that packet (§4.4); an ACK that covers a queued
-//!   retransmission drops it (the sender skips acknowledged sequence numbers);
+//!   retransmission drops it (the sender skips acknowledged sequence numbers); a packet's
+//!   own ACK also stops its timer when it arrived behind a hole (the source matches every
+//!   ACK to its packet to find pairs; scenario `retransmit = "expired"` turns this off);
 //! - no fast retransmit and no reaction to loss beyond the timer: packet-pair detects
 //!   congestion through its probes (§4.4).
 //!
