@@ -402,6 +402,21 @@ fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
         Some(_) => spec.rto.sample_from = SampleFrom::Last,
         None => {}
     }
+    // Sampling every newly acknowledged packet measures each from its first transmission, so
+    // it cannot honour "last" or Karn's rule: asked for explicitly, that is an error; as the
+    // algorithm's default, it gives way to them.
+    let every_ok = spec.rto.sample_from == SampleFrom::First && !spec.rto.karn;
+    match p.choice("rtt_samples", "RTT samples per ACK", &["every_acked", "one_per_ack"])? {
+        Some("every_acked") if !every_ok => {
+            return Err(ScenarioError::new(
+                p.at("rtt_samples"),
+                "\"every_acked\" measures each packet from its first transmission: it needs rtt_sample = \"first\" and karn = false",
+            ))
+        }
+        Some("every_acked") => spec.rto.sample_every_acked = true,
+        Some(_) => spec.rto.sample_every_acked = false,
+        None => spec.rto.sample_every_acked &= every_ok,
+    }
     if cc == CcKind::Generic {
         if let Some(beta) = p.float("beta")? {
             if !(beta > 0.0 && beta <= 100.0) {

@@ -31,6 +31,11 @@ pub struct RtoConfig {
     pub sample_from: SampleFrom,
     /// Skip samples from retransmitted packets (Karn and Partridge).
     pub karn: bool,
+    /// Take a sample for every packet an ACK newly acknowledges, each from its own first
+    /// transmission, instead of one sample from the packet whose ACK it is. After a hole is
+    /// repaired, the packets the receiver held behind it then count with their full wait
+    /// (Keshav's Generic; keshav91 finding S2-generic-rtt-samples). Needs `First` and no Karn.
+    pub sample_every_acked: bool,
     /// Double the RTO on each expiry until a fresh sample arrives.
     pub backoff: bool,
     pub initial_rto: SimTime,
@@ -104,6 +109,7 @@ mod tests {
             formula,
             sample_from: SampleFrom::Last,
             karn: true,
+            sample_every_acked: false,
             backoff: true,
             initial_rto: 2 * PS_PER_SEC,
             min_rto: 0,

@@ -329,7 +329,11 @@ impl Sender {
         };
         self.cc.on_ack_info(&info);
         if ack > self.snd_una {
-            if !(self.rtt.cfg.karn && echo_retx) {
+            if self.rtt.cfg.sample_every_acked {
+                for seq in self.snd_una..ack.min(self.high_sent) {
+                    self.rtt.sample(now - self.slots.get(seq).first_tx);
+                }
+            } else if !(self.rtt.cfg.karn && echo_retx) {
                 self.rtt.sample(rtt_sample);
             }
             self.snd_una = ack;
@@ -680,6 +684,33 @@ mod tests {
         assert!(e.on_timer(10 * SEC));
         let resent: Vec<u64> = std::iter::from_fn(|| e.next_transmission(10 * SEC)).map(|t| t.seq).collect();
         assert!(resent.contains(&2), "{resent:?}");
+    }
+
+    #[test]
+    fn every_acked_packet_gives_a_sample_from_its_first_transmission() {
+        // Packets 0..4 sent at 0, 1, 2, 3 s; packet 0 lost, 1..3 held by the receiver; the
+        // repaired hole is acknowledged cumulatively at 10 s. Generic samples all four
+        // (10, 9, 8, 7 s); one sample per ACK takes only the echoed packet's 10 s.
+        let run = |every: bool| {
+            let mut rto = Generic::defaults().rto;
+            rto.sample_every_acked = every;
+            let mut s = Sender::new(Cc::Generic(Generic::new(4)), 4, rto, TimerMode::PerPacket);
+            s.app_limit = 4;
+            for t in 0..4 {
+                s.next_transmission(t * SEC);
+            }
+            s.on_ack(4, 0, 0, true, false, 0, 10 * SEC);
+            s.rtt.srtt().unwrap()
+        };
+        assert_eq!(run(false), 10 * SEC);
+        // srtt: 10, then 10 + (9-10)/8, then + (8-srtt)/8, then + (7-srtt)/8.
+        let mut e = 10.0f64;
+        for x in [9.0, 8.0, 7.0] {
+            e += (x - e) / 8.0;
+        }
+        let got = run(true) as f64 / SEC as f64;
+        assert!((got - e).abs() < 1e-9, "{got} vs {e}");
+        assert!(Generic::defaults().rto.sample_every_acked, "Generic's default");
     }
 
 }

@@ -102,6 +102,7 @@ impl Dec {
                 formula: RtoFormula::MeanDev(2.0),
                 sample_from: SampleFrom::Last,
                 karn: false,
+                sample_every_acked: false,
                 backoff: true,
                 initial_rto: 2 * PS_PER_SEC,
                 min_rto: PS_PER_SEC,

@@ -44,6 +44,7 @@ impl Jk {
                 formula: RtoFormula::MeanDev(2.0),
                 sample_from: SampleFrom::Last,
                 karn: true,
+                sample_every_acked: false,
                 backoff: true,
                 initial_rto: 2 * PS_PER_SEC,
                 min_rto: PS_PER_SEC,

@@ -236,6 +236,7 @@ impl PacketPair {
                 formula: RtoFormula::Beta(3.0),
                 sample_from: SampleFrom::Last,
                 karn: true,
+                sample_every_acked: false,
                 backoff: false,
                 initial_rto: 2 * PS_PER_SEC,
                 min_rto: 0,

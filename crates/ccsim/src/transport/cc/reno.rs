@@ -30,6 +30,7 @@ pub(crate) fn rfc6298_defaults() -> TransportDefaults {
             formula: RtoFormula::MeanDev(4.0),
             sample_from: SampleFrom::Last,
             karn: true,
+            sample_every_acked: false,
             backoff: true,
             initial_rto: PS_PER_SEC,
             min_rto: PS_PER_SEC / 5,
