@@ -109,6 +109,11 @@ pub fn dec(p: &mut Obj) -> Result<DecParams> {
     if let Some(x) = p.number_in("timeout_window", 1.0, 1e8)? {
         d.timeout_window = x;
     }
+    match p.choice("count_acks", "ACKs observed", &["all", "new"])? {
+        Some("new") => d.count_duplicates = false,
+        Some(_) => d.count_duplicates = true,
+        None => {}
+    }
     Ok(d)
 }
 

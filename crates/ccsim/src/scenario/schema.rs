@@ -397,9 +397,10 @@ fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
     if let Some(b) = p.boolean("backoff")? {
         spec.rto.backoff = b;
     }
-    match p.choice("rtt_sample", "RTT sample origin", &["first", "last"])? {
+    match p.choice("rtt_sample", "RTT sample origin", &["first", "last", "latest"])? {
         Some("first") => spec.rto.sample_from = SampleFrom::First,
-        Some(_) => spec.rto.sample_from = SampleFrom::Last,
+        Some("last") => spec.rto.sample_from = SampleFrom::Last,
+        Some(_) => spec.rto.sample_from = SampleFrom::Latest,
         None => {}
     }
     // Sampling every newly acknowledged packet measures each from its first transmission, so

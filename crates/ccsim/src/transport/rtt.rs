@@ -21,8 +21,13 @@ pub enum RtoFormula {
 pub enum SampleFrom {
     /// From the first transmission of the acknowledged sequence number (Keshav's Generic).
     First,
-    /// From the transmission that the ACK answers.
+    /// From the transmission that the ACK answers (its copy's send time, echoed).
     Last,
+    /// From the most recent transmission of the sequence number the ACK answers, as the
+    /// sender recorded it: a source without echoed timestamps and without Karn's rule times
+    /// an ACK of the original copy from the retransmission (the ambiguity Karn and Partridge
+    /// removed). Keshav 1991's DEC source in Scenario 8 (spec G10).
+    Latest,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]

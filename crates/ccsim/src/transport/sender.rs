@@ -294,7 +294,9 @@ impl Sender {
                 self.deadline = self.deadline.min(d);
             }
         }
-        Transmission { seq, first_tx: self.slots.get(seq).first_tx, retransmission, code }
+        let slot = self.slots.get_mut(seq);
+        slot.last_tx = now;
+        Transmission { seq, first_tx: slot.first_tx, retransmission, code }
     }
 
     /// The ACK of data packet `seq` arrived (before `on_ack`). With per-packet timers and
@@ -308,13 +310,16 @@ impl Sender {
         }
     }
 
-    /// An ACK arrived. `echo_*` and `code` are the fields of the data packet that caused it.
+    /// An ACK arrived. `echo_*` and `code` are the fields of the data packet that caused it
+    /// (`echo_seq` its sequence number).
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    pub fn on_ack(&mut self, ack: u64, echo_tx: SimTime, echo_first_tx: SimTime, echo_retx: bool, ce: bool, code: u8, now: SimTime) -> AckOutcome {
+    pub fn on_ack(&mut self, ack: u64, echo_seq: u64, echo_tx: SimTime, echo_first_tx: SimTime, echo_retx: bool, ce: bool, code: u8, now: SimTime) -> AckOutcome {
         let from = match self.rtt.cfg.sample_from {
             SampleFrom::First => echo_first_tx,
             SampleFrom::Last => echo_tx,
+            SampleFrom::Latest if echo_seq >= self.snd_una && echo_seq < self.high_sent => self.slots.get(echo_seq).last_tx,
+            SampleFrom::Latest => echo_tx,
         };
         let rtt_sample = now - from;
         let info = AckInfo {
@@ -453,7 +458,7 @@ mod tests {
         let tx = s.next_transmission(0).unwrap();
         assert_eq!((tx.seq, tx.retransmission), (0, false));
         assert_eq!(s.packet_deadline(0), 2 * SEC);
-        s.on_ack(1, 0, 0, false, false, 0, SEC); // RTT 1 s: timeout 3 s
+        s.on_ack(1, 0, 0, 0, false, false, 0, SEC); // RTT 1 s: timeout 3 s
         assert_eq!(s.next_transmission(SEC).unwrap().seq, 1);
         assert_eq!(s.packet_deadline(1), 4 * SEC);
         // The sender's deadline is a lower bound (packet 0's, 2 s); an early event makes it exact.
@@ -472,7 +477,7 @@ mod tests {
         assert_eq!(s.timeouts, 3);
         // A new packet starts from the plain timeout again (Karn: the ACK of the
         // retransmission gives no sample, srtt stays 1 s).
-        s.on_ack(2, t - 24 * SEC, SEC, true, false, 0, t - SEC);
+        s.on_ack(2, 0, t - 24 * SEC, SEC, true, false, 0, t - SEC);
         assert_eq!(s.next_transmission(t - SEC).unwrap().seq, 2);
         assert_eq!(s.packet_deadline(2), t - SEC + 3 * SEC);
     }
@@ -483,7 +488,7 @@ mod tests {
         let mut s = Sender::new(Cc::Generic(Generic::new(1)), 1, rto, TimerMode::PerPacket);
         s.app_limit = 100;
         s.next_transmission(0);
-        s.on_ack(1, 0, 0, false, false, 0, SEC);
+        s.on_ack(1, 0, 0, 0, false, false, 0, SEC);
         s.next_transmission(SEC);
         assert!(s.on_timer(4 * SEC));
         s.next_transmission(4 * SEC);
@@ -504,10 +509,10 @@ mod tests {
         assert!(s.next_transmission(0).is_none());
         assert_eq!(s.pace_release(), NEVER, "window-limited: no pacing event");
         // The pair's ACKs 0.1 s apart: mu = 10 pkt/s, R = 0.5 s, lambda = 30 pkt/s.
-        s.on_ack(1, 0, 0, false, false, pair_code::FIRST, from_secs(0.5));
+        s.on_ack(1, 0, 0, 0, false, false, pair_code::FIRST, from_secs(0.5));
         assert!(s.next_transmission(from_secs(0.5)).is_none(), "a pair needs room for both");
         let t1 = from_secs(0.6);
-        s.on_ack(2, 0, 0, false, false, pair_code::SECOND, t1);
+        s.on_ack(2, 0, 0, 0, false, false, pair_code::SECOND, t1);
         let interval = from_secs(2.0 / 30.0);
         assert_eq!(s.cc.pacing(), Some(Pacing { interval, burst: 2, fill_window: true }));
         // The first paced pair goes at once (0.6 s is long after the start-up pair).
@@ -566,15 +571,15 @@ mod tests {
         assert_eq!(codes(&mut s, 0), vec![(0, F), (1, S)]);
         // The start-up pair's ACKs 0.1 s apart: R_e = 0.5 s, s_e = 0.1 s, V = 5. Priming:
         // n_b = 3 unpaired packets, then at once the first pair.
-        s.on_ack(1, 0, 0, false, false, F, from_secs(0.5));
+        s.on_ack(1, 0, 0, 0, false, false, F, from_secs(0.5));
         let t1 = from_secs(0.6);
-        s.on_ack(2, 0, 0, false, false, S, t1);
+        s.on_ack(2, 0, 0, 0, false, false, S, t1);
         assert_eq!(codes(&mut s, t1), vec![(2, U), (3, U), (4, U), (5, F), (6, S)]);
         assert_eq!(s.pace_release(), t1 + from_secs(0.2));
         // That pair's ACKs come 0.2 s apart: s_e = 0.2 s, V 5 -> 2.5, skip ⌈1.25⌉ = 2 slots
         // of the new 0.4 s: the next pair starts 3 slots after t1.
-        s.on_ack(6, t1, t1, false, false, F, from_secs(1.2));
-        s.on_ack(7, t1, t1, false, false, S, from_secs(1.4));
+        s.on_ack(6, 0, t1, t1, false, false, F, from_secs(1.2));
+        s.on_ack(7, 0, t1, t1, false, false, S, from_secs(1.4));
         let t2 = t1 + 3 * from_secs(0.4);
         assert_eq!(s.pace_release(), t2);
         assert!(codes(&mut s, from_secs(1.4)).is_empty());
@@ -584,8 +589,8 @@ mod tests {
         // That pair's ACKs come 0.1 s apart again: V 2.5 -> 5, a burst of ⌈2.5⌉ = 3 unpaired
         // packets at once; the next slot (t2 + 0.2 s) has passed, so a pair follows.
         let t3 = t2 + from_secs(1.0);
-        s.on_ack(8, t2, t2, false, false, F, t3 - from_secs(0.1));
-        s.on_ack(9, t2, t2, false, false, S, t3);
+        s.on_ack(8, 0, t2, t2, false, false, F, t3 - from_secs(0.1));
+        s.on_ack(9, 0, t2, t2, false, false, S, t3);
         assert_eq!(codes(&mut s, t3), vec![(9, U), (10, U), (11, U), (12, F), (13, S)]);
         assert_eq!(s.pace_release(), t3 + from_secs(0.2));
     }
@@ -599,15 +604,15 @@ mod tests {
         s.app_limit = 1000;
         s.next_transmission(0);
         s.next_transmission(0);
-        s.on_ack(1, 0, 0, false, false, pair_code::FIRST, from_secs(0.5));
-        s.on_ack(2, 0, 0, false, false, pair_code::SECOND, from_secs(0.6));
+        s.on_ack(1, 0, 0, 0, false, false, pair_code::FIRST, from_secs(0.5));
+        s.on_ack(2, 0, 0, 0, false, false, pair_code::SECOND, from_secs(0.6));
         // Window 4: the 3 priming packets go; the pair needs room for both.
         for seq in 2..5 {
             assert_eq!(s.next_transmission(from_secs(0.6)).map(|t| (t.seq, t.code)), Some((seq, pair_code::UNPAIRED)));
         }
         assert!(s.next_transmission(from_secs(0.6)).is_none());
         assert_eq!(s.pace_release(), NEVER, "window-limited");
-        s.on_ack(3, from_secs(0.6), from_secs(0.6), false, false, pair_code::UNPAIRED, from_secs(1.2));
+        s.on_ack(3, 0, from_secs(0.6), from_secs(0.6), false, false, pair_code::UNPAIRED, from_secs(1.2));
         let tx = s.next_transmission(from_secs(1.2)).unwrap();
         assert_eq!((tx.seq, tx.code), (5, pair_code::FIRST));
     }
@@ -628,10 +633,10 @@ mod tests {
         for seq in 0..5 {
             assert_eq!(s.next_transmission(0).unwrap().seq, seq);
         }
-        s.on_ack(1, 0, 0, false, false, 0, SEC);
+        s.on_ack(1, 0, 0, 0, false, false, 0, SEC);
         assert_eq!(s.next_deadline(), 3 * SEC, "restarted by the new ACK: 1 s + RTO 2 s");
         for t in dup_times {
-            s.on_ack(1, 0, 0, false, false, 0, t);
+            s.on_ack(1, 0, 0, 0, false, false, 0, t);
         }
         let tx = s.next_transmission(dup_times[2]).unwrap();
         assert_eq!((tx.seq, tx.retransmission), (1, true), "fast retransmission");
@@ -669,7 +674,7 @@ mod tests {
         }
         // Packet 0 is lost; packet 2's ACK (cumulative 0) names it.
         s.on_own_ack(2);
-        s.on_ack(0, 0, 0, false, false, 0, SEC);
+        s.on_ack(0, 0, 0, 0, false, false, 0, SEC);
         assert_eq!(s.packet_deadline(2), NEVER);
         assert!(s.on_timer(10 * SEC));
         let resent: Vec<u64> = std::iter::from_fn(|| s.next_transmission(10 * SEC)).map(|t| t.seq).collect();
@@ -687,6 +692,26 @@ mod tests {
     }
 
     #[test]
+    fn latest_sampling_times_an_ack_from_the_retransmission() {
+        // Packet 0 sent at 0 and, after a spurious timeout, again at 12 s; the original's ACK
+        // (echoing the 0 s copy) arrives at 24 s. "last" (the echoed copy) samples 24 s,
+        // "latest" (the sender's record) 12 s, "first" 24 s.
+        let sample = |from: SampleFrom| {
+            let mut rto = crate::transport::cc::dec::Dec::defaults().rto;
+            rto.sample_from = from;
+            let mut s = Sender::new(Cc::Generic(Generic::new(1)), 1, rto, TimerMode::Single);
+            s.app_limit = 1;
+            s.next_transmission(0);
+            assert!(s.on_timer(2 * SEC));
+            assert!(s.next_transmission(12 * SEC).unwrap().retransmission);
+            s.on_ack(1, 0, 0, 0, false, false, 0, 24 * SEC).rtt_sample
+        };
+        assert_eq!(sample(SampleFrom::Last), 24 * SEC);
+        assert_eq!(sample(SampleFrom::Latest), 12 * SEC);
+        assert_eq!(sample(SampleFrom::First), 24 * SEC);
+    }
+
+    #[test]
     fn every_acked_packet_gives_a_sample_from_its_first_transmission() {
         // Packets 0..4 sent at 0, 1, 2, 3 s; packet 0 lost, 1..3 held by the receiver; the
         // repaired hole is acknowledged cumulatively at 10 s. Generic samples all four
@@ -699,7 +724,7 @@ mod tests {
             for t in 0..4 {
                 s.next_transmission(t * SEC);
             }
-            s.on_ack(4, 0, 0, true, false, 0, 10 * SEC);
+            s.on_ack(4, 0, 0, 0, true, false, 0, 10 * SEC);
             s.rtt.srtt().unwrap()
         };
         assert_eq!(run(false), 10 * SEC);

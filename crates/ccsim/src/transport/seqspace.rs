@@ -10,6 +10,8 @@ use crate::sim::SimTime;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SlotInfo {
     pub first_tx: SimTime,
+    /// The most recent transmission (= first_tx until the packet is resent).
+    pub last_tx: SimTime,
     pub deadline: SimTime,
 }
 
