@@ -78,7 +78,11 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         let cc = match t.cc {
             CcKind::None => None,
             CcKind::Generic => Some(Cc::Generic(Generic::new(w))),
-            CcKind::Jk => Some(Cc::Jk(Jk::new(w, t.initial_cwnd, t.dupack_threshold))),
+            CcKind::Jk => {
+                let mut jk = Jk::new(w, t.initial_cwnd, t.dupack_threshold);
+                jk.ssthresh_from_flight = t.ssthresh_from_flight;
+                Some(Cc::Jk(jk))
+            }
             CcKind::Reno => Some(Cc::Reno(Reno::new(w, t.initial_cwnd, t.dupack_threshold))),
             CcKind::NewReno => Some(Cc::NewReno(NewReno::new(w, t.initial_cwnd, t.dupack_threshold))),
             CcKind::Dec => Some(Cc::Dec(Dec::new(w, t.dec))),

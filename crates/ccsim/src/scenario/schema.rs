@@ -87,6 +87,8 @@ pub struct TransportSpec {
     pub pp2: Pp2Config,
     pub initial_cwnd: f64,
     pub dupack_threshold: u32,
+    /// JK: ssthresh from the packets outstanding rather than cwnd.
+    pub ssthresh_from_flight: bool,
     pub rto: RtoConfig,
     pub timers: TimerMode,
     /// Per-packet timers also stop on the packet's own ACK (Generic `retransmit = "own_ack"`).
@@ -364,7 +366,7 @@ fn transport_defaults(cc: CcKind) -> TransportDefaults {
 
 fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
     let d = transport_defaults(cc);
-    let mut spec = TransportSpec { cc, own_ack_stops_timer: matches!(cc, CcKind::Generic | CcKind::Pp | CcKind::Pp2), dec: DecParams::default(), pp: PpConfig::default(), pp2: Pp2Config::default(), initial_cwnd: 1.0, dupack_threshold: 3, rto: d.rto, timers: d.timers };
+    let mut spec = TransportSpec { cc, own_ack_stops_timer: matches!(cc, CcKind::Generic | CcKind::Pp | CcKind::Pp2), dec: DecParams::default(), pp: PpConfig::default(), pp2: Pp2Config::default(), initial_cwnd: 1.0, dupack_threshold: 3, ssthresh_from_flight: false, rto: d.rto, timers: d.timers };
     let mut p = match params {
         None => return Ok(spec),
         Some(p) => p,
@@ -473,6 +475,13 @@ fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
                 return Err(ScenarioError::new(p.at("dupack_threshold"), format!("expected an integer in [1, 1000], got {n}")));
             }
             spec.dupack_threshold = n as u32;
+        }
+        if cc == CcKind::Jk {
+            match p.choice("ssthresh_from", "ssthresh basis", &["cwnd", "flight"])? {
+                Some("flight") => spec.ssthresh_from_flight = true,
+                Some(_) => spec.ssthresh_from_flight = false,
+                None => {}
+            }
         }
     }
     p.finish()?;

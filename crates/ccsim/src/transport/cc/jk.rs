@@ -6,7 +6,11 @@
 //! Details from Jacobson 1988 / 4.3BSD-Tahoe (spec [EXT]):
 //! - cwnd starts at 1, ssthresh at the maximum window;
 //! - each new ACK: cwnd += 1 below ssthresh, else cwnd += 1/cwnd;
-//! - third duplicate ACK: fast retransmit, ssthresh = max(min(cwnd, maxwin)/2, 2), cwnd = 1;
+//! - third duplicate ACK: fast retransmit, ssthresh = max(min(cwnd, maxwin)/2, 2), cwnd = 1
+//!   (`ssthresh_from = "cwnd"`, 4.3BSD; "flight" halves the packets outstanding instead, as
+//!   RFC 2581 does: a timeout that follows a fast retransmission then keeps about half the
+//!   old window instead of 2. Measured on Keshav's scenarios in keshav91 finding
+//!   S3-jkfq-slow-reopening);
 //! - timeout: the same window change, RTO doubles, go back to the oldest unACKed packet;
 //! - RTO = srtt + 2 x mean deviation (Keshav ch. 4's account of BSD; k = 4 via `rto_k`),
 //!   Karn's rule, one timer per connection, continuous-time timers (spec §2.6 [REC]);
@@ -31,11 +35,13 @@ pub struct Jk {
     ssthresh: f64,
     max_window: f64,
     dupack_threshold: u32,
+    /// Halve the packets outstanding (true) rather than cwnd (false, 4.3BSD) on a loss.
+    pub ssthresh_from_flight: bool,
 }
 
 impl Jk {
     pub fn new(max_window: u32, initial_cwnd: f64, dupack_threshold: u32) -> Self {
-        Jk { cwnd: initial_cwnd, ssthresh: max_window as f64, max_window: max_window as f64, dupack_threshold }
+        Jk { cwnd: initial_cwnd, ssthresh: max_window as f64, max_window: max_window as f64, dupack_threshold, ssthresh_from_flight: false }
     }
 
     pub fn defaults() -> TransportDefaults {
@@ -55,8 +61,9 @@ impl Jk {
         }
     }
 
-    fn collapse(&mut self) {
-        self.ssthresh = (self.cwnd.min(self.max_window) / 2.0).floor().max(2.0);
+    fn collapse(&mut self, flight: u64) {
+        let w = if self.ssthresh_from_flight { flight as f64 } else { self.cwnd };
+        self.ssthresh = (w.min(self.max_window) / 2.0).floor().max(2.0);
         self.cwnd = 1.0;
     }
 }
@@ -72,15 +79,41 @@ impl CongestionControl for Jk {
         self.cwnd = aimd_increase(self.cwnd, self.ssthresh, self.max_window);
         AckResponse::Nothing
     }
-    fn on_dup_ack(&mut self, count: u32, _ack: &AckInfo) -> bool {
+    fn on_dup_ack(&mut self, count: u32, ack: &AckInfo) -> bool {
         if count == self.dupack_threshold {
-            self.collapse();
+            self.collapse(ack.flight_before);
             true
         } else {
             false
         }
     }
-    fn on_timeout(&mut self, _flight: u64, _high_sent: u64) {
-        self.collapse();
+    fn on_timeout(&mut self, flight: u64, _high_sent: u64) {
+        self.collapse(flight);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dup(flight: u64) -> AckInfo {
+        AckInfo { now: 0, newly_acked: 0, ack: 0, flight_before: flight, high_sent: flight, echo_tx: 0, ce: false, code: 0 }
+    }
+
+    #[test]
+    fn a_timeout_after_a_fast_retransmission() {
+        // Window 40 full, a loss: fast retransmit halves to 20 either way; the timeout that
+        // follows (cwnd back near 1, 37 packets still outstanding) takes ssthresh to 2 under
+        // 4.3BSD's rule and to 18 under the flight-size rule.
+        for (flight_rule, want) in [(false, 2.0), (true, 18.0)] {
+            let mut jk = Jk::new(40, 40.0, 3);
+            jk.ssthresh_from_flight = flight_rule;
+            for n in 1..=3 {
+                jk.on_dup_ack(n, &dup(40));
+            }
+            assert_eq!((jk.cwnd(), jk.ssthresh()), (1.0, 20.0));
+            jk.on_timeout(37, 40);
+            assert_eq!((jk.cwnd(), jk.ssthresh()), (1.0, want), "flight rule {flight_rule}");
+        }
     }
 }
