@@ -60,7 +60,7 @@ class Scenario:
     def flow(self, src: str, dst: str, *, app: str = "ftp", cc: str | None = None, name: str | None = None,
              params: dict | None = None, **fields: Any) -> "Scenario":
         """A flow from ``src`` to ``dst``. Other fields (max_window, packet_size, ack_size,
-        start, stop, mean_gap, rate, bitrate, on, packets, route, reverse_route) go in as given."""
+        start, stop, mean_gap, rate, bitrate, on, packets, route, reverse_route, fq_weight) go in as given."""
         d: dict[str, Any] = {"src": src, "dst": dst, "app": app}
         if name is not None:
             d["name"] = name

@@ -93,3 +93,23 @@ fn an_ill_behaved_source_cannot_raise_a_telnets_delay_under_fq() {
     assert!(flow(&fcfs, "2 ").delay_s.mean > 1.0, "FCFS telnet {}", flow(&fcfs, "2 ").delay_s.mean);
     assert!(flow(&fcfs, "3 ").goodput_pps.mean > 7.5);
 }
+
+#[test]
+fn weighted_fair_queueing_splits_by_weight() {
+    // Weighted FQ (Keshav 1991 §2.3): Scenario 1's two greedy FTPs under FQ, the first with
+    // weight 3. With enough window to stay backlogged they split the line 3:1 (7.5 / 2.5 of
+    // its 10 pkt/s, less the Telnets' share); with equal weights 5.0 / 5.0.
+    let path = format!("{}/../../scenarios/keshav91/s1-jk-fq.toml", env!("CARGO_MANIFEST_DIR"));
+    let base = std::fs::read_to_string(&path).unwrap().replacen("duration = \"2000s\"", "duration = \"1000s\"", 1);
+    let text = base
+        .replace("max_window = 5", "max_window = 20")
+        .replacen("name = \"1 FTP\"", "name = \"1 FTP\"\nfq_weight = 3", 1);
+    let r = ccsim::run_toml(&text).unwrap();
+    common::assert_conserved(&r);
+    let (a, b) = (flow(&r, "1 ").goodput_pps.mean, flow(&r, "2 ").goodput_pps.mean);
+    assert!((a / b - 3.0).abs() < 0.1, "weighted: {a} / {b}");
+    assert!(a + b > 9.8, "{a} + {b}");
+    let equal = ccsim::run_toml(&base.replace("max_window = 5", "max_window = 20")).unwrap();
+    let (a, b) = (flow(&equal, "1 ").goodput_pps.mean, flow(&equal, "2 ").goodput_pps.mean);
+    assert!((a / b - 1.0).abs() < 0.02, "equal: {a} / {b}");
+}

@@ -64,7 +64,7 @@
 //!   `u64::MAX` acts as δ = ∞.
 //! - `weight` / `weights`: n_α = 1 for all; weighted FQ (§2.3) with integer weights (slots per
 //!   BR round). P/n_α is rounded down to a picobit (exact for weights of the form 2^a·5^b,
-//!   a ≤ 15, b ≤ 12).
+//!   a ≤ 15, b ≤ 12). Scenarios set a flow's weight with `flows[].fq_weight`.
 //! - `preemptive`: false (the thesis implemented the non-preemptive version). The preemptive
 //!   variant (with resumption) is supported through `wants_preemption`/`preempt`/
 //!   `last_dequeued_remaining`: the transmitter must ask after each arrival and hand back the

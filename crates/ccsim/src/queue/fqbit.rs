@@ -39,6 +39,11 @@ pub struct FqBit {
 }
 
 impl FqBit {
+    /// Weight of conversation `conv` (weighted FQ underneath).
+    pub fn set_weight(&mut self, conv: u32, weight: u32) {
+        self.fq.set_weight(conv, weight);
+    }
+
     /// FQ on a line of `bandwidth_bps`, marking conversations whose queue exceeds `fraction`
     /// (thesis: 1/3, [`FQBIT_FRACTION`]) of their fair share of the buffer.
     pub fn new(cfg: FqConfig, bandwidth_bps: u64, fraction: f64) -> Self {

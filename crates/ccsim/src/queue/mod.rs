@@ -89,6 +89,14 @@ macro_rules! dispatch_boxed {
 }
 
 impl Qdisc {
+    /// Give conversation `conv` weight `weight` (FQ and FQbit; other disciplines ignore it).
+    pub fn set_fq_weight(&mut self, conv: u32, weight: u32) {
+        match self {
+            Qdisc::Fq(q) => q.set_weight(conv, weight),
+            Qdisc::FqBit(q) => q.set_weight(conv, weight),
+            Qdisc::DropTail(_) | Qdisc::DecBit(_) => {}
+        }
+    }
     #[inline(never)]
     fn enqueue_boxed(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict {
         dispatch_boxed!(self, q => q.enqueue(pkt, arena, now, tx))

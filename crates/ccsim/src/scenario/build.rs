@@ -41,6 +41,15 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
     }
 
     let mut routes: Vec<u32> = Vec::new();
+    // Weighted FQ: a flow's data conversation gets its weight at every FQ port.
+    for (i, fs) in sc.flows.iter().enumerate() {
+        if fs.fq_weight != 1 {
+            let conv = crate::queue::fq::FairQueue::conversation_id(i as u32, crate::net::packet::PacketKind::Data);
+            for port in ports.iter_mut() {
+                port.qdisc.set_fq_weight(conv, fs.fq_weight);
+            }
+        }
+    }
     let mut flows = Vec::with_capacity(sc.flows.len());
     let mut events = EventQueue::new();
     for (i, fs) in sc.flows.iter().enumerate() {

@@ -110,6 +110,9 @@ pub struct FlowSpec {
     /// Explicit node sequences, if given.
     pub route: Option<Vec<usize>>,
     pub reverse_route: Option<Vec<usize>>,
+    /// Weight n_α of the flow's data conversation at every FQ / FQbit port (weighted FQ,
+    /// Keshav 1991 §2.3). 1 = plain FQ.
+    pub fq_weight: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -633,6 +636,11 @@ fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], duration: SimTime) -> Result<
         if stop <= start {
             return Err(ScenarioError::new(o.at("stop"), "expected a stop time after start"));
         }
+        let fq_weight = match o.uint("fq_weight")? {
+            None => 1,
+            Some(w) if (1..=1_000_000).contains(&w) => w as u32,
+            Some(w) => return Err(ScenarioError::new(o.at("fq_weight"), format!("expected an integer in [1, 1000000], got {w}"))),
+        };
         let app = decode_app(&mut o, app_name, packet_size as u32, duration)?;
         let params = o.table("params")?;
         let transport = decode_transport(params, cc)?;
@@ -662,6 +670,7 @@ fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], duration: SimTime) -> Result<
             stop,
             route,
             reverse_route,
+            fq_weight,
         });
     }
     Ok(flows)
