@@ -81,8 +81,9 @@ impl World {
         let t = ev.target;
         match ev.kind {
             EventKind::PipeArrival => {
-                let p = self.ports[t as usize].on_pipe_arrival(&self.packets, &mut self.events, t);
-                self.arrive(p);
+                if let Some(p) = self.ports[t as usize].on_pipe_arrival(&self.packets, self.now, &mut self.events, t) {
+                    self.arrive(p);
+                }
             }
             EventKind::TxDone => {
                 self.ports[t as usize].on_tx_done(&mut self.packets, self.now, &mut self.events, t);

@@ -9,6 +9,12 @@
 //! completion needs no event; a `TxDone` event is scheduled only when packets are waiting
 //! behind the one in service. Uncongested ports (access links, ACK paths) therefore cost one
 //! event per packet, the pipe arrival.
+//!
+//! A preemptive FQ port stops the packet on the line when an arrival outbids it (Keshav 1991
+//! §2.2). The stopped packet leaves the pipe and goes back to its queue with the exact
+//! transmission time it has left; the events scheduled for it go stale and are recognised
+//! by their time (`on_tx_done`, `on_pipe_arrival`; only preemptive ports check), so nothing
+//! is cancelled.
 
 use crate::net::{PacketArena, PacketId};
 use crate::queue::{InService, Qdisc, QueueDiscipline, Verdict};
@@ -37,6 +43,11 @@ pub struct Port {
     /// Packets on the line, oldest first; each carries its arrival time.
     pipe: VecDeque<PacketId>,
     pub stats: PortStats,
+    /// A preemptive FQ port (Keshav 1991 §2.2): an arriving packet that outbids the one on
+    /// the line stops it; the stopped packet later resumes where it stopped.
+    preemptive: bool,
+    /// Preempted packets and the transmission time each has left (preemptive ports only).
+    resume: Vec<(PacketId, SimTime)>,
 }
 
 impl Port {
@@ -52,13 +63,26 @@ impl Port {
             txdone_pending: false,
             pipe: VecDeque::new(),
             stats: PortStats::default(),
+            preemptive: false,
+            resume: Vec::new(),
         }
+    }
+
+    /// Make the port preempt when its discipline asks (preemptive FQ).
+    pub fn set_preemptive(&mut self, on: bool) {
+        self.preemptive = on;
     }
 
     #[inline]
     fn start_tx(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, events: &mut EventQueue, id: u32) {
         let size = arena.get(pkt).size;
-        let done = now + tx_time(size, self.bandwidth_bps);
+        let mut duration = tx_time(size, self.bandwidth_bps);
+        if self.preemptive {
+            if let Some(i) = self.resume.iter().position(|&(p, _)| p == pkt) {
+                duration = self.resume.swap_remove(i).1;
+            }
+        }
+        let done = now + duration;
         self.busy_until = done;
         self.in_service_bytes = size;
         self.stats.departures += 1;
@@ -93,6 +117,10 @@ impl Port {
         if qb > self.stats.max_queue_bytes {
             self.stats.max_queue_bytes = qb;
         }
+        if self.preemptive && busy && self.qdisc.wants_preemption() {
+            self.preempt(arena, now, events, id);
+            return dropped;
+        }
         if !self.txdone_pending {
             if busy {
                 events.schedule(self.busy_until, EventKind::TxDone, id);
@@ -108,9 +136,37 @@ impl Port {
         dropped
     }
 
+    /// Stop the packet on the line (it is the newest in the pipe), hand it back to the
+    /// discipline with what it has left, and start the packet that outbid it. The events
+    /// already scheduled for the stopped packet go stale: `on_tx_done` and
+    /// `on_pipe_arrival` ignore an event whose time no longer matches.
+    #[cold]
+    fn preempt(&mut self, arena: &mut PacketArena, now: SimTime, events: &mut EventQueue, id: u32) {
+        let stopped = self.pipe.pop_back().expect("a busy port has its packet in the pipe");
+        let left = self.busy_until - now;
+        let size = arena.get(stopped).size;
+        self.stats.departures -= 1;
+        self.stats.bytes_departed -= size as u64;
+        self.stats.busy_ps -= left;
+        let left_bytes = ((left as u128 * self.bandwidth_bps as u128).div_ceil(8 * crate::sim::PS_PER_SEC as u128)) as u32;
+        self.qdisc.preempt(left_bytes.clamp(1, size));
+        match self.resume.iter_mut().find(|(p, _)| *p == stopped) {
+            Some(entry) => entry.1 = left,
+            None => self.resume.push((stopped, left)),
+        }
+        self.busy_until = now;
+        let next = self.qdisc.dequeue(arena, now).expect("the preempting packet is queued");
+        self.start_tx(next, arena, now, events, id);
+        events.schedule(self.busy_until, EventKind::TxDone, id);
+        self.txdone_pending = true;
+    }
+
     /// The transmitter finished a packet and packets are waiting.
     #[inline]
     pub fn on_tx_done(&mut self, arena: &mut PacketArena, now: SimTime, events: &mut EventQueue, id: u32) {
+        if self.preemptive && now != self.busy_until {
+            return; // stale: the packet it was for was preempted
+        }
         self.txdone_pending = false;
         if let Some(p) = self.qdisc.dequeue(arena, now) {
             self.start_tx(p, arena, now, events, id);
@@ -123,12 +179,16 @@ impl Port {
 
     /// The head of the pipe reaches the far node: returns it and re-arms the pipe's event.
     #[inline]
-    pub fn on_pipe_arrival(&mut self, arena: &PacketArena, events: &mut EventQueue, id: u32) -> PacketId {
-        let p = self.pipe.pop_front().expect("pipe event with empty pipe");
+    pub fn on_pipe_arrival(&mut self, arena: &PacketArena, now: SimTime, events: &mut EventQueue, id: u32) -> Option<PacketId> {
+        let &head = self.pipe.front()?;
+        if self.preemptive && arena.get(head).arrive_at != now {
+            return None; // stale: the packet it was for was preempted
+        }
+        self.pipe.pop_front();
         if let Some(&next) = self.pipe.front() {
             events.schedule(arena.get(next).arrive_at, EventKind::PipeArrival, id);
         }
-        p
+        Some(head)
     }
 
     /// Queued packets (not counting the one in service).

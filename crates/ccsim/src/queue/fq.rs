@@ -67,9 +67,10 @@
 //!   a ≤ 15, b ≤ 12). Scenarios set a flow's weight with `flows[].fq_weight`.
 //! - `preemptive`: false (the thesis implemented the non-preemptive version). The preemptive
 //!   variant (with resumption) is supported through `wants_preemption`/`preempt`/
-//!   `last_dequeued_remaining`: the transmitter must ask after each arrival and hand back the
-//!   packet in service. A packet preempts if its bid is smaller than the bid of the packet on
-//!   the wire (ties do not preempt).
+//!   `last_dequeued_remaining`: the transmitter asks after each arrival and hands back the
+//!   packet in service (net/port.rs does, for `queue_params.preemptive = true`). A packet
+//!   preempts if its bid is smaller than the bid of the packet on the wire (ties do not
+//!   preempt).
 //! - `limit`: buffers counted in packets (Keshav: a 40-byte ACK takes a whole slot) or bytes;
 //!   default 40 packets (scenario 1; each scenario sets its own).
 //! - `count_in_service`: the packet on the wire occupies a buffer slot [REC, G7], as in
@@ -604,6 +605,10 @@ impl FairQueue {
             }
         }
         e.pkt
+    }
+
+    pub fn is_preemptive(&self) -> bool {
+        self.preemptive
     }
 
     /// Preemptive mode: true if a queued packet has a smaller bid than the packet on the wire,

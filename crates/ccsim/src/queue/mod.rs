@@ -89,6 +89,25 @@ macro_rules! dispatch_boxed {
 }
 
 impl Qdisc {
+    /// True for a preemptive FQ (the port must then offer it the packet on the line).
+    pub fn is_preemptive(&self) -> bool {
+        matches!(self, Qdisc::Fq(q) if q.is_preemptive())
+    }
+
+    /// Preemptive FQ: a queued packet outbids the one on the line.
+    #[inline(never)]
+    pub fn wants_preemption(&self) -> bool {
+        matches!(self, Qdisc::Fq(q) if q.wants_preemption())
+    }
+
+    /// Preemptive FQ: the packet on the line stopped with `remaining_bytes` to send; it goes
+    /// back to the head of its conversation.
+    pub fn preempt(&mut self, remaining_bytes: u32) {
+        if let Qdisc::Fq(q) = self {
+            q.preempt(remaining_bytes);
+        }
+    }
+
     /// Give conversation `conv` weight `weight` (FQ and FQbit; other disciplines ignore it).
     pub fn set_fq_weight(&mut self, conv: u32, weight: u32) {
         match self {

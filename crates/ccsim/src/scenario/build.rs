@@ -36,6 +36,10 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         let fwd = ports.len() as u32;
         ports.push(Port::new(l.a as u32, l.b as u32, l.bandwidth_bps, l.delay, make_qdisc(&l.forward, l.bandwidth_bps)));
         ports.push(Port::new(l.b as u32, l.a as u32, l.bandwidth_bps, l.delay, make_qdisc(&l.reverse, l.bandwidth_bps)));
+        for k in [fwd as usize, fwd as usize + 1] {
+            let on = ports[k].qdisc.is_preemptive();
+            ports[k].set_preemptive(on);
+        }
         adj[l.a].push((l.b as u32, fwd));
         adj[l.b].push((l.a as u32, fwd + 1));
     }

@@ -84,6 +84,9 @@ pub fn fq(p: &mut Obj) -> Result<FqConfig> {
         Some(_) => c.drop_policy = DropPolicy::LongestQueueTail,
         None => {}
     }
+    if let Some(x) = p.boolean("preemptive")? {
+        c.preemptive = x;
+    }
     Ok(c)
 }
 

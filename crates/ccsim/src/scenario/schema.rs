@@ -270,6 +270,9 @@ fn decode_queue_kind(name: &str, params: Option<Obj>) -> Result<QueueKind> {
         "fqbit" => match p.as_mut() {
             Some(p) => {
                 let cfg = super::params::fq(p)?;
+                if cfg.preemptive {
+                    return Err(ScenarioError::new(p.at("preemptive"), "preemption is available for fq only, not fqbit"));
+                }
                 let fraction = p.number_in("mark_fraction", 0.0, 1.0)?.unwrap_or(crate::queue::fqbit::FQBIT_FRACTION);
                 QueueKind::FqBit(cfg, fraction)
             }
