@@ -54,6 +54,8 @@ pub struct World {
     pub probe_trace: ProbeTrace,
     pub queue_trace: QueueTrace,
     pub peak_live_packets: usize,
+    /// Scheduled link delay changes: (forward port; the reverse port is the next one, delay).
+    pub link_changes: Vec<(u32, SimTime)>,
 }
 
 impl World {
@@ -92,6 +94,11 @@ impl World {
             EventKind::PaceTick => self.on_pace_tick(t),
             EventKind::SourceTick => self.on_source_tick(t),
             EventKind::FlowStart => self.on_flow_start(t),
+            EventKind::LinkChange => {
+                let (fwd, delay) = self.link_changes[t as usize];
+                self.ports[fwd as usize].set_delay(delay);
+                self.ports[fwd as usize + 1].set_delay(delay);
+            }
             EventKind::FlowStop => self.on_flow_stop(t),
             EventKind::IntervalEnd => self.close_interval(t),
             EventKind::TraceSample => self.sample_traces(),

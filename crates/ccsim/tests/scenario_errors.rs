@@ -322,3 +322,9 @@ fn every_acked_rtt_samples_need_first_transmission_and_no_karn() {
     let text = with("cc = \"jk\"", "cc = \"generic\"\nparams = { karn = true }");
     assert!(ccsim::run_toml(&text).is_ok());
 }
+
+#[test]
+fn link_delay_changes_must_be_in_time_order() {
+    let text = with("delay = \"10ms\"", "delay = \"10ms\"\nchanges = [{ at = \"5s\", delay = \"1s\" }, { at = \"2s\", delay = \"0s\" }]");
+    assert_err(&text, "links[1].changes[1].at", &["increasing time"]);
+}

@@ -48,6 +48,9 @@ pub struct Port {
     preemptive: bool,
     /// Preempted packets and the transmission time each has left (preemptive ports only).
     resume: Vec<(PacketId, SimTime)>,
+    /// The delay has been shortened during the run: a packet must not arrive before the one
+    /// ahead of it on the line (packets do not overtake), so arrivals are clamped.
+    fifo_guard: bool,
 }
 
 impl Port {
@@ -65,7 +68,17 @@ impl Port {
             stats: PortStats::default(),
             preemptive: false,
             resume: Vec::new(),
+            fifo_guard: false,
         }
+    }
+
+    /// Change the propagation delay from now on (packets already on the line keep theirs; a
+    /// shorter delay cannot make a packet overtake the one ahead of it).
+    pub fn set_delay(&mut self, delay: SimTime) {
+        if delay < self.delay {
+            self.fifo_guard = true;
+        }
+        self.delay = delay;
     }
 
     /// Make the port preempt when its discipline asks (preemptive FQ).
@@ -88,7 +101,12 @@ impl Port {
         self.stats.departures += 1;
         self.stats.bytes_departed += size as u64;
         self.stats.busy_ps += done - now;
-        let arrive = done + self.delay;
+        let mut arrive = done + self.delay;
+        if self.fifo_guard {
+            if let Some(&last) = self.pipe.back() {
+                arrive = arrive.max(arena.get(last).arrive_at);
+            }
+        }
         if self.pipe.is_empty() {
             events.schedule(arrive, EventKind::PipeArrival, id);
         }
@@ -212,5 +230,55 @@ impl Port {
         for &p in &self.pipe {
             f(p);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::{Packet, PacketKind};
+    use crate::queue::{droptail::DropTail, BufferLimit};
+    use crate::sim::PS_PER_SEC;
+
+    fn packet(arena: &mut PacketArena) -> PacketId {
+        arena.alloc(Packet {
+            seq: 0,
+            tx_time: 0,
+            first_tx_time: 0,
+            arrive_at: 0,
+            echo_seq: 0,
+            flow: 0,
+            size: 1000,
+            route: 0,
+            hop: 0,
+            route_len: 0,
+            kind: PacketKind::Data,
+            flags: 0,
+            code: 0,
+        })
+    }
+
+    #[test]
+    fn a_shortened_delay_keeps_the_pipe_in_order() {
+        // 1000-byte packets on an 80 kb/s line (0.1 s each), 1 s delay. The first starts at
+        // 0 and arrives at 1.1 s; the delay drops to 0.1 s; the second, finished at 0.2 s,
+        // would arrive at 0.3 s but waits for the first: 1.1 s, and the pipe's one event
+        // (the head's) stays valid.
+        let mut arena = PacketArena::new();
+        let mut events = EventQueue::new();
+        let mut port = Port::new(0, 1, 80_000, PS_PER_SEC, Qdisc::DropTail(DropTail::new(BufferLimit::Unlimited, true)));
+        let (a, b) = (packet(&mut arena), packet(&mut arena));
+        port.receive(a, &mut arena, 0, &mut events, 0);
+        port.receive(b, &mut arena, 0, &mut events, 0);
+        port.set_delay(PS_PER_SEC / 10);
+        let done = events.pop().unwrap();
+        assert_eq!((done.kind, done.time), (EventKind::TxDone, PS_PER_SEC / 10));
+        port.on_tx_done(&mut arena, done.time, &mut events, 0);
+        let first = events.pop().unwrap();
+        assert_eq!((first.kind, first.time), (EventKind::PipeArrival, PS_PER_SEC * 11 / 10));
+        assert_eq!(port.on_pipe_arrival(&arena, first.time, &mut events, 0), Some(a));
+        let second = events.pop().unwrap();
+        assert_eq!(second.time, PS_PER_SEC * 11 / 10, "not 0.3 s: it cannot overtake");
+        assert_eq!(port.on_pipe_arrival(&arena, second.time, &mut events, 0), Some(b));
     }
 }

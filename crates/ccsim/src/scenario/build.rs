@@ -56,6 +56,15 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
     }
     let mut flows = Vec::with_capacity(sc.flows.len());
     let mut events = EventQueue::new();
+    let mut link_changes = Vec::new();
+    for (i, l) in sc.links.iter().enumerate() {
+        for &(at, delay) in &l.delay_changes {
+            if at < sc.duration {
+                events.schedule(at, EventKind::LinkChange, link_changes.len() as u32);
+                link_changes.push((2 * i as u32, delay));
+            }
+        }
+    }
     for (i, fs) in sc.flows.iter().enumerate() {
         let path = format!("flows[{i}]");
         let name_of = |x: usize| sc.nodes[x].name.as_str();
@@ -174,5 +183,6 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         probe_trace: ProbeTrace::default(),
         queue_trace: QueueTrace::default(),
         peak_live_packets: 0,
+        link_changes,
     })
 }

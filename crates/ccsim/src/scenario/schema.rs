@@ -62,6 +62,9 @@ pub struct LinkSpec {
     /// Queue of the port sending from a to b, and from b to a.
     pub forward: QueueSpec,
     pub reverse: QueueSpec,
+    /// Scheduled changes of the propagation delay (both directions): (time, new delay),
+    /// in increasing time.
+    pub delay_changes: Vec<(SimTime, SimTime)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -333,8 +336,24 @@ fn decode_links(top: &mut Obj, nodes: &[NodeSpec]) -> Result<Vec<LinkSpec>> {
             }
             None => shared_b,
         };
+        let mut delay_changes = Vec::new();
+        if let Some(items) = o.array("changes")? {
+            let cpath = o.at("changes");
+            for (j, item) in items.iter().enumerate() {
+                let mut c = Obj::new(item, &format!("{cpath}[{j}]"))?;
+                let at = c.quantity("at", units::duration)?.ok_or_else(|| c.missing("at", "the time of the change, e.g. \"50s\""))?;
+                let new_delay = c.quantity("delay", units::duration)?.ok_or_else(|| c.missing("delay", "the new propagation delay, e.g. \"450ms\""))?;
+                if let Some(&(prev, _)) = delay_changes.last() {
+                    if at <= prev {
+                        return Err(ScenarioError::new(c.at("at"), "expected changes in increasing time"));
+                    }
+                }
+                c.finish()?;
+                delay_changes.push((at, new_delay));
+            }
+        }
         o.finish()?;
-        links.push(LinkSpec { a, b, bandwidth_bps, delay, forward, reverse });
+        links.push(LinkSpec { a, b, bandwidth_bps, delay, forward, reverse, delay_changes });
     }
     Ok(links)
 }

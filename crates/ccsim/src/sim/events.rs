@@ -37,6 +37,8 @@ pub enum EventKind {
     IntervalEnd,
     /// Periodic trace sample (target unused).
     TraceSample,
+    /// A link's propagation delay changes (target = index into the world's link changes).
+    LinkChange,
 }
 
 #[derive(Clone, Copy, Debug)]
