@@ -53,7 +53,10 @@
 //! - the window: 2P has none; ccsim's `max_window` caps the packets outstanding, from the end
 //!   of start-up on (the window is 2 before). A burst is cut to the room the window has when
 //!   it is computed (the packets outstanding after the ACK that completes the probe), and
-//!   the cut part is dropped, not carried [NOT IN THESIS];
+//!   the cut part is dropped, not carried, and not counted in V_e either, so a later
+//!   decrease skips only for packets that went out [NOT IN THESIS: without this, one
+//!   outlying probe (two ACKs bunched by a shortened path: V_e 1286 for 5) made a window-
+//!   capped burst of 19 and then about 640 skipped pair slots, 128 s of silence];
 //! - `fill_window` = false: when the window has room for one packet only, a pair slot waits
 //!   for room for both (every slot is a probe, as in Fig 4.2's CRQ(2)); true sends the one
 //!   packet unpaired;
@@ -281,13 +284,15 @@ impl Pp2 {
         self.pending
     }
 
-    /// Issue `n` unpaired packets at once, cut to the window's room with `s` outstanding.
-    fn burst(&mut self, n: u64, s: u64) {
+    /// Issue `n` unpaired packets at once, cut to the window's room with `s` outstanding;
+    /// returns how many were cut.
+    fn burst(&mut self, n: u64, s: u64) -> u64 {
         let room = (self.max_window as u64).saturating_sub(s);
         let k = n.min(room);
         self.burst_cut += n - k;
         self.burst_packets += k;
         self.pending.extra = self.pending.extra.saturating_add(k.min(u32::MAX as u64) as u32);
+        n - k
     }
 
     /// A probe: the two ACKs of one pair arrived `gap` apart, with `s` packets outstanding.
@@ -314,6 +319,7 @@ impl Pp2 {
             self.running = true;
             self.burst(self.n_b as u64, s);
         } else {
+            let mut v_new = v_new;
             let dv = v_new - self.v_e;
             if dv < 0.0 {
                 let n_skip = ((-dv) / 2.0 - EPS).ceil().max(0.0);
@@ -326,8 +332,15 @@ impl Pp2 {
                 let x = dv + self.carry;
                 let k = if x > 0.0 { (x - EPS).ceil().max(0.0) } else { 0.0 };
                 self.carry = x - k;
-                self.burst(k as u64, s);
+                // What the window cut was never sent: V_e counts only what went out, so a
+                // later decrease skips for packets that are really in the pipe.
+                v_new -= self.burst(k as u64, s) as f64;
             }
+            self.v_e = v_new;
+            if self.log.is_on() {
+                self.log.push(ProbeRecord { time: now, index: self.probes, state: self.state() });
+            }
+            return;
         }
         self.v_e = v_new;
         if self.log.is_on() {
