@@ -76,7 +76,8 @@ impl Packet {
     }
 }
 
-const EMPTY: Packet = Packet {
+/// An all-zero data packet (arena filler; tests build packets from it).
+pub(crate) const EMPTY: Packet = Packet {
     seq: 0,
     tx_time: 0,
     first_tx_time: 0,

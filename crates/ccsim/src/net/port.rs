@@ -236,26 +236,12 @@ impl Port {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{Packet, PacketKind};
+    use crate::net::packet::{Packet, EMPTY};
     use crate::queue::{droptail::DropTail, BufferLimit};
     use crate::sim::PS_PER_SEC;
 
     fn packet(arena: &mut PacketArena) -> PacketId {
-        arena.alloc(Packet {
-            seq: 0,
-            tx_time: 0,
-            first_tx_time: 0,
-            arrive_at: 0,
-            echo_seq: 0,
-            flow: 0,
-            size: 1000,
-            route: 0,
-            hop: 0,
-            route_len: 0,
-            kind: PacketKind::Data,
-            flags: 0,
-            code: 0,
-        })
+        arena.alloc(Packet { size: 1000, ..EMPTY })
     }
 
     #[test]
