@@ -18,6 +18,7 @@
 
 use crate::net::{PacketArena, PacketId};
 use crate::queue::{InService, Qdisc, QueueDiscipline, Verdict};
+use crate::sim::rng::Rng;
 use crate::sim::{time::tx_time, EventKind, EventQueue, SimTime};
 use std::collections::VecDeque;
 
@@ -51,6 +52,9 @@ pub struct Port {
     /// The delay has been shortened during the run: a packet must not arrive before the one
     /// ahead of it on the line (packets do not overtake), so arrivals are clamped.
     fifo_guard: bool,
+    /// Processing jitter (0 = none) and its random stream.
+    jitter: SimTime,
+    jitter_rng: Option<Box<Rng>>,
 }
 
 impl Port {
@@ -69,7 +73,17 @@ impl Port {
             preemptive: false,
             resume: Vec::new(),
             fifo_guard: false,
+            jitter: 0,
+            jitter_rng: None,
         }
+    }
+
+    /// Start each transmission an extra uniform [0, `jitter`) late, drawn from `rng`: a
+    /// random processing time (as ns-2's `overhead_`) that breaks the exact phase locks of
+    /// deterministic runs. Packets keep their order; the line is held meanwhile.
+    pub fn set_jitter(&mut self, jitter: SimTime, rng: Rng) {
+        self.jitter = jitter;
+        self.jitter_rng = (jitter > 0).then(|| Box::new(rng));
     }
 
     /// Change the propagation delay from now on (packets already on the line keep theirs; a
@@ -95,12 +109,15 @@ impl Port {
                 duration = self.resume.swap_remove(i).1;
             }
         }
-        let done = now + duration;
+        let mut done = now + duration;
+        if let Some(rng) = self.jitter_rng.as_deref_mut() {
+            done += rng.next_u64() % self.jitter;
+        }
         self.busy_until = done;
         self.in_service_bytes = size;
         self.stats.departures += 1;
         self.stats.bytes_departed += size as u64;
-        self.stats.busy_ps += done - now;
+        self.stats.busy_ps += duration;
         let mut arrive = done + self.delay;
         if self.fifo_guard {
             if let Some(&last) = self.pipe.back() {

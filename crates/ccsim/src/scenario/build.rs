@@ -36,9 +36,13 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         let fwd = ports.len() as u32;
         ports.push(Port::new(l.a as u32, l.b as u32, l.bandwidth_bps, l.delay, make_qdisc(&l.forward, l.bandwidth_bps)));
         ports.push(Port::new(l.b as u32, l.a as u32, l.bandwidth_bps, l.delay, make_qdisc(&l.reverse, l.bandwidth_bps)));
-        for k in [fwd as usize, fwd as usize + 1] {
+        for (k, q) in [(fwd as usize, &l.forward), (fwd as usize + 1, &l.reverse)] {
             let on = ports[k].qdisc.is_preemptive();
             ports[k].set_preemptive(on);
+            if q.jitter > 0 {
+                let name = format!("port/{}->{}", sc.nodes[ports[k].from as usize].name, sc.nodes[ports[k].to as usize].name);
+                ports[k].set_jitter(q.jitter, Rng::stream(sc.seed, &name));
+            }
         }
         adj[l.a].push((l.b as u32, fwd));
         adj[l.b].push((l.a as u32, fwd + 1));

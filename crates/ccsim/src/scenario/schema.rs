@@ -51,6 +51,9 @@ pub struct QueueSpec {
     pub kind: QueueKind,
     pub buffer: BufferLimit,
     pub count_in_service: bool,
+    /// Processing jitter: each packet's transmission starts an extra uniform [0, jitter)
+    /// after the port could start it (0 = none).
+    pub jitter: SimTime,
 }
 
 #[derive(Clone, Debug)]
@@ -254,7 +257,8 @@ fn decode_queue(o: &mut Obj, base: Option<&QueueSpec>, sender_kind: NodeKind) ->
     };
     let buffer = o.quantity("buffer", units::buffer)?.or(base.map(|b| b.buffer)).unwrap_or(default_buffer);
     let count_in_service = o.boolean("count_in_service")?.or(base.map(|b| b.count_in_service)).unwrap_or(true);
-    Ok(QueueSpec { kind, buffer, count_in_service })
+    let jitter = o.quantity("jitter", units::duration)?.or(base.map(|b| b.jitter)).unwrap_or(0);
+    Ok(QueueSpec { kind, buffer, count_in_service, jitter })
 }
 
 /// A discipline and its parameters (`queue_params`, whose allowed keys depend on it).
@@ -317,7 +321,8 @@ fn decode_links(top: &mut Obj, nodes: &[NodeSpec]) -> Result<Vec<LinkSpec>> {
         // interface queue is its send buffer: FIFO, unlimited, no marking, unless a
         // `forward` / `reverse` table says otherwise.
         let shared = decode_queue(&mut o, None, NodeKind::Switch)?;
-        let host_port = QueueSpec { kind: QueueKind::DropTail, buffer: BufferLimit::Unlimited, count_in_service: true };
+        // A link's jitter applies to both its ends, hosts included.
+        let host_port = QueueSpec { kind: QueueKind::DropTail, buffer: BufferLimit::Unlimited, count_in_service: true, jitter: shared.jitter };
         let pick = |kind: NodeKind| if kind == NodeKind::Host { host_port.clone() } else { shared.clone() };
         let (shared_a, shared_b) = (pick(nodes[a].kind), pick(nodes[b].kind));
         let forward = match o.table("forward")? {
