@@ -393,3 +393,20 @@ def test_reproduce_quick_end_to_end(cli, tmp_path):
     flows = pd.read_parquet(out / "flows.parquet")
     assert {"scenario", "pair", "file", "seed", "source", "goodput_pps"} <= set(flows.columns)
     assert set(flows["seed"]) == {1, 2}
+
+
+def test_failure_explanations_count_open_findings_apart():
+    # A failed cell covered only by "open" findings counts as covered but still open; one
+    # covered by a finding with a cause does not; a data-less hard check counts as failed.
+    from types import SimpleNamespace
+    from ccsim.experiments.keshav91.findings import Finding
+    from ccsim.experiments.keshav91.report import failure_explanations
+    cells = pd.DataFrame({"status": ["FAIL", "FAIL", "FAIL", "PASS"],
+                          "finding": ["A", "A, B", "", "B"]})
+    q = pd.DataFrame({"status": ["fail", "no_data", "fail", "pass"], "severity": ["hard"] * 4,
+                      "finding": ["A", "", "B", ""]})
+    fs = [Finding(id="A", scenario=1, kind="open", explanation="", evidence=""),
+          Finding(id="B", scenario=1, kind="phase", explanation="", evidence="")]
+    e = failure_explanations(SimpleNamespace(cells=cells, qchecks=q, findings=fs))
+    assert e == {"failed cells": 3, "explained cells": 2, "open cells": 1,
+                 "failed hard checks": 3, "explained checks": 2, "open checks": 1}

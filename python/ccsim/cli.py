@@ -227,8 +227,9 @@ def cmd_reproduce(a) -> int:
     from .experiments.keshav91.report import failure_explanations
 
     e = failure_explanations(res)
-    con.print(f"explained by findings: {e['explained cells']} of {e['failed cells']} failed cells, "
-              f"{e['explained checks']} of {e['failed hard checks']} failed hard checks")
+    con.print(f"covered by findings: {e['explained cells']} of {e['failed cells']} failed cells, "
+              f"{e['explained checks']} of {e['failed hard checks']} failed or data-less hard checks "
+              f"(cause still open for {e['open cells']} cells and {e['open checks']} checks)")
     print(f"report: {res.report_md} and {res.report_html}")
     return 0
 

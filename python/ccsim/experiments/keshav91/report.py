@@ -670,13 +670,22 @@ def write(outcome, ref: dict, data: dict[int, FrameData], flows: pd.DataFrame, i
 
 
 def failure_explanations(outcome) -> dict:
-    """Counts of failed cells and hard checks, and how many of them a finding explains."""
+    """Counts of failed cells and hard checks (a hard check without data counts as failed), how
+    many of them a finding covers, and how many only "open" findings cover (cause unknown)."""
     cells, q = outcome.cells, outcome.qchecks
     fc = cells[cells["status"] == "FAIL"] if len(cells) else cells
-    fq = q[(q["status"] == "fail") & (q["severity"] == "hard")] if len(q) else q
+    fq = q[q["status"].isin(["fail", "no_data"]) & (q["severity"] == "hard")] if len(q) else q
+    open_ids = {f.id for f in getattr(outcome, "findings", []) if f.kind == "open"}
+
+    def only_open(col) -> int:
+        ids = [[x.strip() for x in str(v).split(",") if x.strip()] for v in col]
+        return sum(1 for i in ids if i and all(x in open_ids for x in i))
+
     return {
         "failed cells": len(fc), "explained cells": int((fc["finding"] != "").sum()) if len(fc) else 0,
+        "open cells": only_open(fc["finding"]) if len(fc) else 0,
         "failed hard checks": len(fq), "explained checks": int((fq["finding"] != "").sum()) if len(fq) else 0,
+        "open checks": only_open(fq["finding"]) if len(fq) else 0,
     }
 
 
@@ -685,9 +694,12 @@ def _findings_section(doc: Doc, outcome):
     doc.h(2, "Findings: why cells differ", anchor="findings")
     e = failure_explanations(outcome)
     doc.p(f"{e['explained cells']} of {e['failed cells']} failed cells and {e['explained checks']} of "
-          f"{e['failed hard checks']} failed hard checks are covered by a finding below (the investigated "
-          f"cause, with the evidence that shows it); the rest are marked NOT YET EXPLAINED where they are "
-          f"listed. Findings live in python/ccsim/experiments/keshav91/findings/*.toml.")
+          f"{e['failed hard checks']} failed (or data-less) hard checks are covered by a finding below: the "
+          f"investigation, with the evidence that shows it. {e['open cells']} of those cells and "
+          f"{e['open checks']} of those checks are covered only by findings of kind \"open\", whose cause is "
+          f"not yet known (they say what was measured and ruled out). Failures no finding covers are marked "
+          f"NOT YET EXPLAINED where they are listed. Findings live in "
+          f"python/ccsim/experiments/keshav91/findings/*.toml.")
     if not fs:
         doc.p("No findings recorded yet.")
         return
@@ -734,8 +746,10 @@ def build_document(outcome, ref: dict, figs: dict, fig_notes: dict, titles: dict
           f"({hard['fail']} failed, {hard['not run']} not run, {hard['no data']} without data).")
     doc.table(["Q checks"] + list(qc.columns[1:]), [[str(x) for x in r] for r in qc.itertuples(index=False)])
     e = failure_explanations(outcome)
-    doc.p(f"Failures explained by an investigated finding (see [Findings](#findings)): {e['explained cells']} of "
-          f"{e['failed cells']} failed cells, {e['explained checks']} of {e['failed hard checks']} failed hard checks.")
+    doc.p(f"Failures covered by a finding (see [Findings](#findings)): {e['explained cells']} of "
+          f"{e['failed cells']} failed cells, {e['explained checks']} of {e['failed hard checks']} failed or "
+          f"data-less hard checks; of those, {e['open cells']} cells and {e['open checks']} checks only by "
+          f"\"open\" findings (cause not yet known).")
     per_table = []
     for t in ref["tables"]:
         c = cells[cells["table"] == t["id"]] if len(cells) else cells
