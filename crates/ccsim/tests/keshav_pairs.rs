@@ -113,3 +113,19 @@ fn weighted_fair_queueing_splits_by_weight() {
     let (a, b) = (flow(&equal, "1 ").goodput_pps.mean, flow(&equal, "2 ").goodput_pps.mean);
     assert!((a / b - 1.0).abs() < 0.02, "equal: {a} / {b}");
 }
+
+#[test]
+fn jitter_leaves_fair_queueing_exact() {
+    // Jitter delays arrivals, not the line: FQ's round number, which assumes the line serves
+    // at its rate, stays exact, so the parking lot still gives everyone 5.00 under FQ (and
+    // FCFS its 7.14 / 2.86). Adding the jitter to the line's busy time instead let the round
+    // number run ahead of the real service and turned FQ into FCFS (7.13 / 2.82 at 1 ms).
+    let path = format!("{}/../../scenarios/keshav91/s6-jk-fq.toml", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap().replace("bandwidth = \"80kbps\"", "bandwidth = \"80kbps\"\njitter = \"10ms\"");
+    assert!(text.contains("jitter"));
+    let r = ccsim::run_toml(&text).unwrap();
+    common::assert_conserved(&r);
+    for f in &r.flows {
+        assert!((f.goodput_pps.mean - 5.0).abs() < 0.05, "{} {}", f.name, f.goodput_pps.mean);
+    }
+}

@@ -49,8 +49,8 @@ pub struct Port {
     preemptive: bool,
     /// Preempted packets and the transmission time each has left (preemptive ports only).
     resume: Vec<(PacketId, SimTime)>,
-    /// The delay has been shortened during the run: a packet must not arrive before the one
-    /// ahead of it on the line (packets do not overtake), so arrivals are clamped.
+    /// The delay has been shortened during the run, or arrivals are jittered: a packet must
+    /// not arrive before the one ahead of it (packets do not overtake), so arrivals are clamped.
     fifo_guard: bool,
     /// Processing jitter (0 = none) and its random stream.
     jitter: SimTime,
@@ -78,12 +78,15 @@ impl Port {
         }
     }
 
-    /// Start each transmission an extra uniform [0, `jitter`) late, drawn from `rng`: a
-    /// random processing time (as ns-2's `overhead_`) that breaks the exact phase locks of
-    /// deterministic runs. Packets keep their order; the line is held meanwhile.
+    /// Deliver each packet an extra uniform [0, `jitter`) late at the far end, drawn from
+    /// `rng`: a random processing delay (as ns-2's `overhead_`) that breaks the exact phase
+    /// locks of deterministic runs. It is added after the line, not to it, so the line still
+    /// serves at its rate (a queue discipline that tracks the service, such as FQ's round
+    /// number, stays exact), and packets keep their order: none overtakes the one ahead.
     pub fn set_jitter(&mut self, jitter: SimTime, rng: Rng) {
         self.jitter = jitter;
         self.jitter_rng = (jitter > 0).then(|| Box::new(rng));
+        self.fifo_guard |= jitter > 0;
     }
 
     /// Change the propagation delay from now on (packets already on the line keep theirs; a
@@ -109,16 +112,16 @@ impl Port {
                 duration = self.resume.swap_remove(i).1;
             }
         }
-        let mut done = now + duration;
-        if let Some(rng) = self.jitter_rng.as_deref_mut() {
-            done += rng.next_u64() % self.jitter;
-        }
+        let done = now + duration;
         self.busy_until = done;
         self.in_service_bytes = size;
         self.stats.departures += 1;
         self.stats.bytes_departed += size as u64;
-        self.stats.busy_ps += duration;
+        self.stats.busy_ps += done - now;
         let mut arrive = done + self.delay;
+        if let Some(rng) = self.jitter_rng.as_deref_mut() {
+            arrive += rng.next_u64() % self.jitter;
+        }
         if self.fifo_guard {
             if let Some(&last) = self.pipe.back() {
                 arrive = arrive.max(arena.get(last).arrive_at);
