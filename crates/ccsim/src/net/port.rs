@@ -144,6 +144,10 @@ impl Port {
             Verdict::Accepted => None,
             Verdict::Dropped(d) => {
                 self.stats.drops += 1;
+                if self.preemptive {
+                    // A stopped packet can be the one dropped; its id will be reused.
+                    self.resume.retain(|&(p, _)| p != d);
+                }
                 Some(d)
             }
         };
