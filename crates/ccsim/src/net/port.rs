@@ -291,4 +291,31 @@ mod tests {
         assert_eq!(second.time, PS_PER_SEC * 11 / 10, "not 0.3 s: it cannot overtake");
         assert_eq!(port.on_pipe_arrival(&arena, second.time, &mut events, 0), Some(b));
     }
+
+    #[test]
+    fn a_stopped_packet_that_is_dropped_leaves_no_remaining_time_behind() {
+        use crate::queue::fq::{FairQueue, FqConfig};
+        // Preemptive FQ, one buffer (the packet on the line takes none). A (1000 B, flow 0)
+        // is on the line; B (40 B, flow 1) stops it, A goes back to the queue; D (1000 B,
+        // flow 2) then overflows the buffer, A and D tie, and the tie-break drops A. A's id
+        // is reused by E (1000 B, flow 3), which must take a full 100 ms, not A's remainder.
+        let cfg = FqConfig { limit: BufferLimit::Packets(1), count_in_service: false, preemptive: true, tie_smallest_bid: true, ..FqConfig::default() };
+        let mut port = Port::new(0, 1, 80_000, 0, Qdisc::Fq(Box::new(FairQueue::new(cfg, 80_000))));
+        port.set_preemptive(true);
+        let mut arena = PacketArena::new();
+        let mut events = EventQueue::new();
+        let ms = PS_PER_SEC / 1000;
+        let mut pkt = |arena: &mut PacketArena, flow: u32, size: u32| arena.alloc(Packet { flow, size, ..EMPTY });
+        let a = pkt(&mut arena, 0, 1000);
+        port.receive(a, &mut arena, 0, &mut events, 0);
+        let b = pkt(&mut arena, 1, 40);
+        assert_eq!(port.receive(b, &mut arena, 10 * ms, &mut events, 0), None, "B stops A");
+        let d = pkt(&mut arena, 2, 1000);
+        let dropped = port.receive(d, &mut arena, 11 * ms, &mut events, 0).expect("one buffer: a drop");
+        assert_eq!(dropped, a, "the tie-break drops the stopped packet");
+        arena.free(a);
+        let e = pkt(&mut arena, 3, 1000);
+        assert_eq!(e, a, "the arena reuses the id");
+        assert!(port.resume.is_empty());
+    }
 }
