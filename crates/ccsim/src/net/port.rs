@@ -305,7 +305,7 @@ mod tests {
         let mut arena = PacketArena::new();
         let mut events = EventQueue::new();
         let ms = PS_PER_SEC / 1000;
-        let mut pkt = |arena: &mut PacketArena, flow: u32, size: u32| arena.alloc(Packet { flow, size, ..EMPTY });
+        let pkt = |arena: &mut PacketArena, flow: u32, size: u32| arena.alloc(Packet { flow, size, ..EMPTY });
         let a = pkt(&mut arena, 0, 1000);
         port.receive(a, &mut arena, 0, &mut events, 0);
         let b = pkt(&mut arena, 1, 40);
