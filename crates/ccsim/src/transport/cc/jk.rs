@@ -22,6 +22,7 @@
 //! - minimum RTO 1 s, 4.3BSD's TCPTV_MIN (two 500 ms ticks). The thesis is silent; without a
 //!   floor, a Telnet's sparse samples drive srtt + 2 mdev below the next RTT and Scenario 1
 //!   shows spurious retransmissions that Table 6.3 does not (`min_rto = "0s"` removes it).
+//!
 //! cwnd never grows past the maximum window (growth there could not be used).
 
 use super::{aimd_increase, AckInfo, AckResponse, CongestionControl, TransportDefaults};
