@@ -96,58 +96,21 @@ fn a_different_seed_changes_the_telnet_timings() {
 #[test]
 fn lossy_mixed_traffic_is_deterministic() {
     // Drops, retransmissions, timeouts, Poisson cross traffic: still bit-identical.
-    let text = r#"
-seed = 42
-duration = "60s"
-[measure]
-interval = "10s"
-trace_period = "10ms"
-trace_queues = "all"
-[nodes]
-hosts = ["a", "c", "p", "b"]
-switches = ["sw"]
-[[links]]
-between = ["a", "sw"]
-bandwidth = "10Mbps"
-delay = "1ms"
-[[links]]
-between = ["c", "sw"]
-bandwidth = "10Mbps"
-delay = "7ms"
-[[links]]
-between = ["p", "sw"]
-bandwidth = "10Mbps"
-[[links]]
-between = ["sw", "b"]
-bandwidth = "2Mbps"
-delay = "20ms"
-buffer = "15pkt"
-[[flows]]
-name = "reno"
-src = "a"
-dst = "b"
-cc = "reno"
-[[flows]]
-name = "newreno"
-src = "c"
-dst = "b"
-cc = "newreno"
-start = "0.3s"
-[[flows]]
-name = "jk"
-src = "a"
-dst = "b"
-cc = "jk"
-start = "1s"
-[[flows]]
-name = "poisson"
-src = "p"
-dst = "b"
-app = "poisson"
-rate = "40pps"
-"#;
-    let a = run(text);
-    let b = run(text);
+    let text = ScenarioText::new("60s")
+        .raw("seed", 42)
+        .measure("10s").str("trace_period", "10ms").str("trace_queues", "all")
+        .nodes(&["a", "c", "p", "b"], &["sw"])
+        .link("a", "sw", "10Mbps").str("delay", "1ms")
+        .link("c", "sw", "10Mbps").str("delay", "7ms")
+        .link("p", "sw", "10Mbps")
+        .link("sw", "b", "2Mbps").str("delay", "20ms").str("buffer", "15pkt")
+        .flow("a", "b").str("name", "reno").str("cc", "reno")
+        .flow("c", "b").str("name", "newreno").str("cc", "newreno").str("start", "0.3s")
+        .flow("a", "b").str("name", "jk").str("cc", "jk").str("start", "1s")
+        .flow("p", "b").str("name", "poisson").str("app", "poisson").str("rate", "40pps")
+        .build();
+    let a = run(&text);
+    let b = run(&text);
     assert!(a.flows.iter().map(|f| f.totals.data_dropped).sum::<u64>() > 50, "the scenario should be lossy");
     assert!(a.flows.iter().any(|f| f.totals.retransmitted > 0));
     assert_identical(&a, &b);

@@ -8,48 +8,15 @@ use common::*;
 /// 120 pkt/s; c: `size_c`-byte packets at 60 pkt/s) overload the 1 Mb/s line sw -> b, whose
 /// drop-tail buffer is `buffer`.
 fn overload_with(app: &str, buffer: &str, count_in_service: bool, size_a: u32, size_c: u32) -> String {
-    format!(
-        r#"
-duration = "20s"
-[measure]
-interval = "5s"
-discard = 1
-trace_period = "1ms"
-trace_queues = ["sw->b"]
-trace_cwnd = "none"
-[nodes]
-hosts = ["a", "c", "b"]
-switches = ["sw"]
-[[links]]
-between = ["a", "sw"]
-bandwidth = "10Mbps"
-delay = "1ms"
-[[links]]
-between = ["c", "sw"]
-bandwidth = "10Mbps"
-delay = "3ms"
-[[links]]
-between = ["sw", "b"]
-bandwidth = "1Mbps"
-delay = "10ms"
-buffer = "{buffer}"
-count_in_service = {count_in_service}
-[[flows]]
-name = "cbr-a"
-src = "a"
-dst = "b"
-app = "{app}"
-rate = "120pps"
-packet_size = "{size_a}B"
-[[flows]]
-name = "cbr-c"
-src = "c"
-dst = "b"
-app = "{app}"
-rate = "60pps"
-packet_size = "{size_c}B"
-"#
-    )
+    ScenarioText::new("20s")
+        .measure("5s").raw("discard", 1).str("trace_period", "1ms").raw("trace_queues", list(&["sw->b"])).str("trace_cwnd", "none")
+        .nodes(&["a", "c", "b"], &["sw"])
+        .link("a", "sw", "10Mbps").str("delay", "1ms")
+        .link("c", "sw", "10Mbps").str("delay", "3ms")
+        .link("sw", "b", "1Mbps").str("delay", "10ms").str("buffer", buffer).raw("count_in_service", count_in_service)
+        .flow("a", "b").str("name", "cbr-a").str("app", app).str("rate", "120pps").str("packet_size", format!("{size_a}B"))
+        .flow("c", "b").str("name", "cbr-c").str("app", app).str("rate", "60pps").str("packet_size", format!("{size_c}B"))
+        .build()
 }
 
 fn overload(buffer: &str, count_in_service: bool, size_a: u32, size_c: u32) -> String {
@@ -100,27 +67,14 @@ fn droptail_packet_buffer_counting_the_packet_in_service() {
 fn droptail_arrivals_coinciding_with_departures() {
     // 250 pkt/s of 1000 B into a 1 Mb/s line (8 ms each): every other arrival falls on the
     // exact picosecond a transmission ends. The limit must still hold.
-    let text = r#"
-duration = "5s"
-[measure]
-interval = "1s"
-[nodes]
-hosts = ["a", "b"]
-switches = ["sw"]
-[[links]]
-between = ["a", "sw"]
-bandwidth = "10Mbps"
-[[links]]
-between = ["sw", "b"]
-bandwidth = "1Mbps"
-buffer = "10pkt"
-[[flows]]
-src = "a"
-dst = "b"
-app = "cbr"
-rate = "250pps"
-"#;
-    let r = run(text);
+    let text = ScenarioText::new("5s")
+        .measure("1s")
+        .nodes(&["a", "b"], &["sw"])
+        .link("a", "sw", "10Mbps")
+        .link("sw", "b", "1Mbps").str("buffer", "10pkt")
+        .flow("a", "b").str("app", "cbr").str("rate", "250pps")
+        .build();
+    let r = run(&text);
     let p = port(&r, "sw->b");
     assert_eq!(p.max_queue_packets, 9);
     assert_eq!(p.departures, 625, "5 s of a busy 1 Mb/s line");
@@ -197,29 +151,14 @@ fn droptail_byte_buffer_smaller_packets_fit_where_large_ones_do_not() {
 fn unlimited_host_buffer_never_drops_and_queue_is_window_bounded() {
     // A window-limited flow's packets queue at the bottleneck: the queue never exceeds the
     // window, and the host's own (unlimited) interface never drops.
-    let text = r#"
-duration = "10s"
-[measure]
-interval = "2s"
-trace_queues = "all"
-[nodes]
-hosts = ["a", "b"]
-switches = ["sw"]
-[[links]]
-between = ["a", "sw"]
-bandwidth = "1Mbps"
-[[links]]
-between = ["sw", "b"]
-bandwidth = "100kbps"
-buffer = "1000pkt"
-[[flows]]
-src = "a"
-dst = "b"
-cc = "generic"
-max_window = 12
-params = { beta = 100 }
-"#;
-    let r = run(text);
+    let text = ScenarioText::new("10s")
+        .measure("2s").str("trace_queues", "all")
+        .nodes(&["a", "b"], &["sw"])
+        .link("a", "sw", "1Mbps")
+        .link("sw", "b", "100kbps").str("buffer", "1000pkt")
+        .flow("a", "b").str("cc", "generic").raw("max_window", 12).raw("params", "{ beta = 100 }")
+        .build();
+    let r = run(&text);
     let p = port(&r, "sw->b");
     assert_eq!(p.drops, 0);
     assert!(p.max_queue_packets <= 12 && p.max_queue_packets >= 10, "queue {}", p.max_queue_packets);
@@ -232,53 +171,19 @@ params = { beta = 100 }
 
 /// Two greedy 1000-byte FTPs and a 40-byte CBR probe at an FQ switch on an 80 kb/s line.
 fn fq_probe(preemptive: bool) -> ccsim::Results {
-    let text = format!(
-        r#"
-name = "fq-preemption"
-duration = "2000s"
-[measure]
-interval = "500s"
-discard = 1
-[nodes]
-hosts = ["f1", "f2", "probe", "sink"]
-switches = ["sw"]
-[[links]]
-between = ["sw", "sink"]
-bandwidth = "80kbps"
-buffer = "100pkt"
-count_in_service = false
-queue = "fq"
-queue_params = {{ preemptive = {preemptive} }}
-[[links]]
-between = ["f1", "sw"]
-bandwidth = "800kbps"
-[[links]]
-between = ["f2", "sw"]
-bandwidth = "800kbps"
-[[links]]
-between = ["probe", "sw"]
-bandwidth = "800kbps"
-[[flows]]
-name = "f1"
-src = "f1"
-dst = "sink"
-cc = "generic"
-max_window = 5
-[[flows]]
-name = "f2"
-src = "f2"
-dst = "sink"
-cc = "generic"
-max_window = 5
-[[flows]]
-name = "probe"
-src = "probe"
-dst = "sink"
-app = "cbr"
-rate = "0.73pps"
-packet_size = "40B"
-"#
-    );
+    let text = ScenarioText::new("2000s")
+        .str("name", "fq-preemption")
+        .measure("500s").raw("discard", 1)
+        .nodes(&["f1", "f2", "probe", "sink"], &["sw"])
+        .link("sw", "sink", "80kbps").str("buffer", "100pkt").raw("count_in_service", false).str("queue", "fq")
+        .raw("queue_params", format!("{{ preemptive = {preemptive} }}"))
+        .link("f1", "sw", "800kbps")
+        .link("f2", "sw", "800kbps")
+        .link("probe", "sw", "800kbps")
+        .flow("f1", "sink").str("name", "f1").str("cc", "generic").raw("max_window", 5)
+        .flow("f2", "sink").str("name", "f2").str("cc", "generic").raw("max_window", 5)
+        .flow("probe", "sink").str("name", "probe").str("app", "cbr").str("rate", "0.73pps").str("packet_size", "40B")
+        .build();
     let r = ccsim::run_toml(&text).unwrap();
     assert_conserved(&r);
     r
@@ -307,28 +212,15 @@ fn link_delay_changes_during_a_run() {
     // One CBR packet per second over a 1 Mb/s line whose delay goes 100 ms -> 600 ms at 10.5 s
     // and -> 50 ms at 20.5 s: one-way delay follows, packets keep their order (nothing
     // overtakes when the delay shrinks), and nothing is lost.
-    let text = r#"
-name = "delay-change"
-duration = "30s"
-[measure]
-interval = "10s"
-discard = 0
-[nodes]
-hosts = ["a", "b"]
-[[links]]
-between = ["a", "b"]
-bandwidth = "1Mbps"
-delay = "100ms"
-changes = [{ at = "10.5s", delay = "600ms" }, { at = "20.5s", delay = "50ms" }]
-[[flows]]
-name = "probe"
-src = "a"
-dst = "b"
-app = "cbr"
-rate = "1pps"
-packet_size = "125B"
-"#;
-    let r = ccsim::run_toml(text).unwrap();
+    let text = ScenarioText::new("30s")
+        .str("name", "delay-change")
+        .measure("10s").raw("discard", 0)
+        .nodes(&["a", "b"], &[])
+        .link("a", "b", "1Mbps").str("delay", "100ms")
+        .raw("changes", r#"[{ at = "10.5s", delay = "600ms" }, { at = "20.5s", delay = "50ms" }]"#)
+        .flow("a", "b").str("name", "probe").str("app", "cbr").str("rate", "1pps").str("packet_size", "125B")
+        .build();
+    let r = ccsim::run_toml(&text).unwrap();
     assert_conserved(&r);
     let iv = &r.intervals.owd_s;
     let tx = 125.0 * 8.0 / 1e6;
@@ -345,27 +237,14 @@ fn a_shorter_delay_does_not_let_packets_overtake() {
     // A window flow at 100 pkt/s when the delay drops from 600 ms to 50 ms: the packets sent
     // after the change queue behind those still on the line instead of arriving first, so
     // the receiver sees no reordering and the sender no duplicate ACKs (no retransmission).
-    let text = r#"
-name = "delay-drop"
-duration = "20s"
-[measure]
-interval = "5s"
-discard = 0
-[nodes]
-hosts = ["a", "b"]
-[[links]]
-between = ["a", "b"]
-bandwidth = "800kbps"
-delay = "600ms"
-changes = [{ at = "10s", delay = "50ms" }]
-[[flows]]
-name = "ftp"
-src = "a"
-dst = "b"
-cc = "jk"
-max_window = 200
-"#;
-    let r = ccsim::run_toml(text).unwrap();
+    let text = ScenarioText::new("20s")
+        .str("name", "delay-drop")
+        .measure("5s").raw("discard", 0)
+        .nodes(&["a", "b"], &[])
+        .link("a", "b", "800kbps").str("delay", "600ms").raw("changes", r#"[{ at = "10s", delay = "50ms" }]"#)
+        .flow("a", "b").str("name", "ftp").str("cc", "jk").raw("max_window", 200)
+        .build();
+    let r = ccsim::run_toml(&text).unwrap();
     assert_conserved(&r);
     let f = &r.flows[0];
     assert_eq!(f.totals.retransmitted, 0, "reordering caused retransmissions");
@@ -378,30 +257,13 @@ fn link_jitter_delays_each_transmission_by_a_uniform_draw() {
     // extra uniform [0, 20 ms) before its 1 ms transmission, so the mean one-way delay grows
     // by about 10 ms; the draws depend on the seed; nothing is lost or reordered.
     let text = |jitter: &str, seed: u32| {
-        format!(
-            r#"
-name = "jitter"
-duration = "1000s"
-seed = {seed}
-[measure]
-interval = "100s"
-discard = 0
-[nodes]
-hosts = ["a", "b"]
-[[links]]
-between = ["a", "b"]
-bandwidth = "1Mbps"
-delay = "10ms"
-jitter = "{jitter}"
-[[flows]]
-name = "probe"
-src = "a"
-dst = "b"
-app = "cbr"
-rate = "10pps"
-packet_size = "125B"
-"#
-        )
+        ScenarioText::new("1000s")
+            .str("name", "jitter").raw("seed", seed)
+            .measure("100s").raw("discard", 0)
+            .nodes(&["a", "b"], &[])
+            .link("a", "b", "1Mbps").str("delay", "10ms").str("jitter", jitter)
+            .flow("a", "b").str("name", "probe").str("app", "cbr").str("rate", "10pps").str("packet_size", "125B")
+            .build()
     };
     let owd = |r: &ccsim::Results| r.flows[0].owd_s.mean;
     let plain = ccsim::run_toml(&text("0s", 1)).unwrap();

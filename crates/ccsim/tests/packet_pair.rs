@@ -14,88 +14,33 @@ use ccsim::transport::cc::Cc;
 use ccsim::transport::Sender;
 use ccsim::world::World;
 use ccsim::{Results, Scenario};
-use common::assert_conserved;
+use common::{assert_conserved, ScenarioText};
 
 /// a -> sw -> b: access 10 Mb/s, 1 ms; bottleneck sw -> b 1 Mb/s (8 ms per 1000-byte packet,
 /// mu = 125 pkt/s), 20 ms, drop-tail buffer `buf`. R is about 51 ms, so mu R is about 6.4.
 fn single_path(duration: &str, buf: &str) -> String {
-    format!(
-        r#"
-duration = "{duration}"
-[measure]
-interval = "1s"
-discard = 0
-trace_period = "5ms"
-trace_queues = "switches"
-trace_cwnd = false
-[nodes]
-hosts = ["a", "b"]
-switches = ["sw"]
-[[links]]
-between = ["a", "sw"]
-bandwidth = "10Mbps"
-delay = "1ms"
-[[links]]
-between = ["sw", "b"]
-bandwidth = "1Mbps"
-delay = "20ms"
-buffer = "{buf}"
-[[flows]]
-name = "f"
-src = "a"
-dst = "b"
-app = "ftp"
-cc = "generic"
-max_window = 4
-packet_size = "1000B"
-ack_size = "40B"
-"#
-    )
+    ScenarioText::new(duration)
+        .measure("1s").raw("discard", 0).str("trace_period", "5ms").str("trace_queues", "switches").raw("trace_cwnd", false)
+        .nodes(&["a", "b"], &["sw"])
+        .link("a", "sw", "10Mbps").str("delay", "1ms")
+        .link("sw", "b", "1Mbps").str("delay", "20ms").str("buffer", buf)
+        .flow("a", "b").str("name", "f").str("app", "ftp").str("cc", "generic").raw("max_window", 4).str("packet_size", "1000B").str("ack_size", "40B")
+        .build()
 }
 
 /// a -> s1 -> s2 -> s3 -> b with line rates 10, 2, 5, 10 Mb/s: the bottleneck is s1 -> s2
 /// (2 Mb/s: 4 ms per 1000-byte packet, 250 pkt/s); the slower-than-access links after it are
 /// faster than it, so they keep the pair's spacing.
 fn multi_hop(duration: &str) -> String {
-    format!(
-        r#"
-duration = "{duration}"
-[measure]
-interval = "{duration}"
-discard = 0
-trace_cwnd = false
-trace_queues = false
-[nodes]
-hosts = ["a", "b"]
-switches = ["s1", "s2", "s3"]
-[[links]]
-between = ["a", "s1"]
-bandwidth = "10Mbps"
-delay = "2ms"
-[[links]]
-between = ["s1", "s2"]
-bandwidth = "2Mbps"
-delay = "5ms"
-buffer = "200pkt"
-[[links]]
-between = ["s2", "s3"]
-bandwidth = "5Mbps"
-delay = "3ms"
-[[links]]
-between = ["s3", "b"]
-bandwidth = "10Mbps"
-delay = "1ms"
-[[flows]]
-name = "f"
-src = "a"
-dst = "b"
-app = "ftp"
-cc = "generic"
-max_window = 4
-packet_size = "1000B"
-ack_size = "40B"
-"#
-    )
+    ScenarioText::new(duration)
+        .measure(duration).raw("discard", 0).raw("trace_cwnd", false).raw("trace_queues", false)
+        .nodes(&["a", "b"], &["s1", "s2", "s3"])
+        .link("a", "s1", "10Mbps").str("delay", "2ms")
+        .link("s1", "s2", "2Mbps").str("delay", "5ms").str("buffer", "200pkt")
+        .link("s2", "s3", "5Mbps").str("delay", "3ms")
+        .link("s3", "b", "10Mbps").str("delay", "1ms")
+        .flow("a", "b").str("name", "f").str("app", "ftp").str("cc", "generic").raw("max_window", 4).str("packet_size", "1000B").str("ack_size", "40B")
+        .build()
 }
 
 /// Build the world and give every flow a packet-pair sender with the algorithm's defaults.

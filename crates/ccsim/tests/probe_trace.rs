@@ -4,36 +4,24 @@
 
 mod common;
 use ccsim::Results;
+use common::ScenarioText;
 
 /// Two disjoint constant paths: "pp" a -> s1 -> b and "jk" c -> s2 -> d. Each bottleneck is
 /// 1 Mb/s (1000-byte packets: 125 pkt/s), 20 ms, with a buffer large enough for no loss.
 fn two_paths(duration: &str, trace_period: &str) -> String {
-    let mut s = format!(
-        r#"
-duration = "{duration}"
-[measure]
-interval = "1s"
-discard = 0
-trace_period = "{trace_period}"
-trace_cwnd = true
-trace_queues = false
-[nodes]
-hosts = ["a", "b", "c", "d"]
-switches = ["s1", "s2"]
-"#
-    );
+    let mut s = ScenarioText::new(duration)
+        .measure("1s").raw("discard", 0).str("trace_period", trace_period).raw("trace_cwnd", true).raw("trace_queues", false)
+        .nodes(&["a", "b", "c", "d"], &["s1", "s2"]);
     for (h, sw) in [("a", "s1"), ("c", "s2")] {
-        s += &format!("[[links]]\nbetween = [\"{h}\", \"{sw}\"]\nbandwidth = \"10Mbps\"\ndelay = \"1ms\"\nbuffer = \"200pkt\"\n");
+        s = s.link(h, sw, "10Mbps").str("delay", "1ms").str("buffer", "200pkt");
     }
     for (sw, h) in [("s1", "b"), ("s2", "d")] {
-        s += &format!("[[links]]\nbetween = [\"{sw}\", \"{h}\"]\nbandwidth = \"1Mbps\"\ndelay = \"20ms\"\nbuffer = \"200pkt\"\n");
+        s = s.link(sw, h, "1Mbps").str("delay", "20ms").str("buffer", "200pkt");
     }
     for (name, src, dst, cc) in [("pp", "a", "b", "pp"), ("jk", "c", "d", "jk")] {
-        s += &format!(
-            "[[flows]]\nname = \"{name}\"\nsrc = \"{src}\"\ndst = \"{dst}\"\napp = \"ftp\"\ncc = \"{cc}\"\nmax_window = 40\npacket_size = \"1000B\"\nack_size = \"40B\"\n"
-        );
+        s = s.flow(src, dst).str("name", name).str("app", "ftp").str("cc", cc).raw("max_window", 40).str("packet_size", "1000B").str("ack_size", "40B");
     }
-    s
+    s.build()
 }
 
 fn rows(r: &Results, flow: u32) -> Vec<usize> {

@@ -261,29 +261,19 @@ fn from_toml_str_agrees_with_run_toml() {
 /// Scenarios at the validator's limits (every duration at most 1e6 s) whose random or summed
 /// times can reach far beyond the run: the engine must not panic on them.
 fn accepted_but_overflowing(kind: &str) -> String {
-    let (link_delay, flow) = match kind {
-        "cbr" => ("0s", "app = \"cbr\"\nrate = \"1e-6pps\""), // gap 1e6 s
-        "telnet" => ("0s", "app = \"telnet\"\nmean_gap = \"1e6s\"\nstart = \"1s\""),
-        "delay" => ("1e6s", "app = \"ftp\"\ncc = \"jk\"\nmax_window = 1\nstart = \"9.9e5s\""),
+    let link_delay = if kind == "delay" { "1e6s" } else { "0s" };
+    let flow = ScenarioText::new("1e6s")
+        .table("measure").str("trace_cwnd", "none")
+        .nodes(&["a", "b"], &[])
+        .link("a", "b", "1Mbps").str("delay", link_delay)
+        .flow("a", "b");
+    match kind {
+        "cbr" => flow.str("app", "cbr").str("rate", "1e-6pps"), // gap 1e6 s
+        "telnet" => flow.str("app", "telnet").str("mean_gap", "1e6s").str("start", "1s"),
+        "delay" => flow.str("app", "ftp").str("cc", "jk").raw("max_window", 1).str("start", "9.9e5s"),
         _ => unreachable!(),
-    };
-    format!(
-        r#"
-duration = "1e6s"
-[measure]
-trace_cwnd = "none"
-[nodes]
-hosts = ["a", "b"]
-[[links]]
-between = ["a", "b"]
-bandwidth = "1Mbps"
-delay = "{link_delay}"
-[[flows]]
-src = "a"
-dst = "b"
-{flow}
-"#
-    )
+    }
+    .build()
 }
 
 fn assert_no_panic(text: &str) {

@@ -9,64 +9,26 @@ use common::*;
 /// 1000-byte packet), 20 ms, with a drop-tail buffer of `buf` packets (the packet in service
 /// counts). The pipe holds about 6 packets, so the path holds 15 packets without loss.
 fn dumbbell(cc: &str, max_window: u32, buf: &str, duration: &str, trace_period: &str) -> String {
-    format!(
-        r#"
-name = "dumbbell-{cc}"
-duration = "{duration}"
-[measure]
-interval = "{duration}"
-discard = 0
-trace_period = "{trace_period}"
-trace_cwnd = "all"
-[nodes]
-hosts = ["a", "b"]
-switches = ["sw"]
-[[links]]
-between = ["a", "sw"]
-bandwidth = "10Mbps"
-delay = "1ms"
-[[links]]
-between = ["sw", "b"]
-bandwidth = "1Mbps"
-delay = "20ms"
-buffer = "{buf}"
-[[flows]]
-name = "f"
-src = "a"
-dst = "b"
-app = "ftp"
-cc = "{cc}"
-max_window = {max_window}
-packet_size = "1000B"
-"#
-    )
+    ScenarioText::new(duration)
+        .str("name", format!("dumbbell-{cc}"))
+        .measure(duration).raw("discard", 0).str("trace_period", trace_period).str("trace_cwnd", "all")
+        .nodes(&["a", "b"], &["sw"])
+        .link("a", "sw", "10Mbps").str("delay", "1ms")
+        .link("sw", "b", "1Mbps").str("delay", "20ms").str("buffer", buf)
+        .flow("a", "b").str("name", "f").str("app", "ftp").str("cc", cc).raw("max_window", max_window).str("packet_size", "1000B")
+        .build()
 }
 
 /// A long fat path: one 100 Mb/s link with 0.5 s of propagation delay each way, so every
 /// round trip takes just over 1 s and the window of each round is sent within a few
 /// milliseconds (1024 packets take 82 ms). The JK initial RTO (2 s) exceeds the RTT.
 fn long_path(cc: &str, duration: &str) -> String {
-    format!(
-        r#"
-duration = "{duration}"
-[measure]
-interval = "{duration}"
-discard = 0
-trace_period = "0.5s"
-[nodes]
-hosts = ["a", "b"]
-[[links]]
-between = ["a", "b"]
-bandwidth = "100Mbps"
-delay = "0.5s"
-[[flows]]
-name = "f"
-src = "a"
-dst = "b"
-cc = "{cc}"
-max_window = 100000
-"#
-    )
+    ScenarioText::new(duration)
+        .measure(duration).raw("discard", 0).str("trace_period", "0.5s")
+        .nodes(&["a", "b"], &[])
+        .link("a", "b", "100Mbps").str("delay", "0.5s")
+        .flow("a", "b").str("name", "f").str("cc", cc).raw("max_window", 100000)
+        .build()
 }
 
 #[test]
@@ -231,32 +193,13 @@ fn newreno_single_loss_uses_fast_recovery() {
 /// Little's law for the sender: a loss-free flow that always has W packets outstanding has
 /// goodput x mean RTT = W.
 fn littles_law(cc: &str, w: u32, delay: &str) {
-    let text = format!(
-        r#"
-duration = "60s"
-[measure]
-interval = "10s"
-discard = 1
-[nodes]
-hosts = ["a", "b"]
-switches = ["sw"]
-[[links]]
-between = ["a", "sw"]
-bandwidth = "10Mbps"
-delay = "1ms"
-[[links]]
-between = ["sw", "b"]
-bandwidth = "1Mbps"
-delay = "{delay}"
-buffer = "200pkt"
-[[flows]]
-name = "f"
-src = "a"
-dst = "b"
-cc = "{cc}"
-max_window = {w}
-"#
-    );
+    let text = ScenarioText::new("60s")
+        .measure("10s").raw("discard", 1)
+        .nodes(&["a", "b"], &["sw"])
+        .link("a", "sw", "10Mbps").str("delay", "1ms")
+        .link("sw", "b", "1Mbps").str("delay", delay).str("buffer", "200pkt")
+        .flow("a", "b").str("name", "f").str("cc", cc).raw("max_window", w)
+        .build();
     let r = run(&text);
     let f = &r.flows[0];
     assert_eq!(f.totals.data_dropped, 0, "loss-free by construction");

@@ -4,6 +4,96 @@
 use ccsim::scenario::build::build_world;
 use ccsim::world::World;
 use ccsim::{Results, Scenario};
+use std::fmt::Display;
+
+/// Scenario TOML text, written a table at a time. `new` starts the text with the run's
+/// duration; `table`, `measure`, `nodes`, `link` and `flow` each open a table; `str` and `raw`
+/// add one key to the table opened last (top-level keys go before the first table). Each call
+/// appends whole lines, so
+///
+/// ```text
+/// ScenarioText::new("5s").measure("1s").nodes(&["a", "b"], &[]).link("a", "b", "1Mbps").str("delay", "10ms").build()
+/// ```
+///
+/// is the text
+///
+/// ```text
+/// duration = "5s"
+/// [measure]
+/// interval = "1s"
+/// [nodes]
+/// hosts = ["a", "b"]
+/// [[links]]
+/// between = ["a", "b"]
+/// bandwidth = "1Mbps"
+/// delay = "10ms"
+/// ```
+pub struct ScenarioText(String);
+
+impl ScenarioText {
+    /// The line `duration = "{duration}"`.
+    pub fn new(duration: &str) -> Self {
+        ScenarioText(String::new()).str("duration", duration)
+    }
+
+    /// The line `key = "value"`: a string value.
+    pub fn str(self, key: &str, value: impl Display) -> Self {
+        self.raw(key, format!("\"{value}\""))
+    }
+
+    /// The line `key = value`, the value written as given (a number, a boolean, a list or an
+    /// inline table).
+    pub fn raw(self, key: &str, value: impl Display) -> Self {
+        self.line(&format!("{key} = {value}"))
+    }
+
+    /// The header line `[name]` of a table.
+    pub fn table(self, name: &str) -> Self {
+        self.line(&format!("[{name}]"))
+    }
+
+    /// `[measure]` with `interval = "{interval}"`.
+    pub fn measure(self, interval: &str) -> Self {
+        self.table("measure").str("interval", interval)
+    }
+
+    /// `[nodes]` with `hosts = [...]`, and `switches = [...]` unless `switches` is empty.
+    pub fn nodes(self, hosts: &[&str], switches: &[&str]) -> Self {
+        let s = self.table("nodes").raw("hosts", list(hosts));
+        if switches.is_empty() {
+            s
+        } else {
+            s.raw("switches", list(switches))
+        }
+    }
+
+    /// `[[links]]` with `between = ["{a}", "{b}"]` and `bandwidth = "{bandwidth}"`.
+    pub fn link(self, a: &str, b: &str, bandwidth: &str) -> Self {
+        self.line("[[links]]").raw("between", list(&[a, b])).str("bandwidth", bandwidth)
+    }
+
+    /// `[[flows]]` with `src = "{src}"` and `dst = "{dst}"`.
+    pub fn flow(self, src: &str, dst: &str) -> Self {
+        self.line("[[flows]]").str("src", src).str("dst", dst)
+    }
+
+    /// The text.
+    pub fn build(self) -> String {
+        self.0
+    }
+
+    fn line(mut self, line: &str) -> Self {
+        self.0 += line;
+        self.0.push('\n');
+        self
+    }
+}
+
+/// A TOML list of strings: `["a", "b"]`.
+pub fn list(items: &[&str]) -> String {
+    let quoted: Vec<String> = items.iter().map(|s| format!("\"{s}\"")).collect();
+    format!("[{}]", quoted.join(", "))
+}
 
 /// Parse, validate and run TOML text, panicking with the scenario error if it is rejected.
 /// Every run is checked for packet conservation before it is returned.
