@@ -4,7 +4,7 @@
     ccsim validate FILE...
     ccsim bench dumbbell [--flows N] [--duration S] [--seed N]
     ccsim plot DIR
-    ccsim reproduce keshav91 [--quick] [--seeds N] [--jobs N] [--out DIR] [--only S1,S3] [--scheduler ADDR]
+    ccsim reproduce keshav91 [--quick] [--seeds N] [--jobs N] [--out DIR] [--only S1,S3] [--scheduler ADDR] [--jitter 1ms]
 
 Exit status: 0 on success, 2 on bad input (the message names the field and what was
 expected), 1 on an internal error, 130 when interrupted.
@@ -190,6 +190,9 @@ def cmd_plot(a) -> int:
     return 0
 
 
+REPRODUCE_OUT = "results/keshav91"
+
+
 def cmd_reproduce(a) -> int:
     from rich.console import Console
     from rich.table import Table
@@ -204,7 +207,19 @@ def cmd_reproduce(a) -> int:
         parse_only(a.only, range(1, 9))
     except ValueError as e:
         return _err(str(e))
-    res = reproduce(quick=a.quick, seeds=a.seeds, jobs=a.jobs, out=a.out, only=a.only, scheduler=a.scheduler)
+    if a.jitter is not None:
+        from .scenario_units import parse_seconds
+
+        try:
+            ok = parse_seconds(a.jitter) > 0
+        except ValueError:
+            ok = False
+        if not ok:
+            return _err(f"--jitter: expected a positive duration such as \"1ms\", got {a.jitter!r}")
+        if a.out == REPRODUCE_OUT:  # keep the plain run's report
+            a.out = f"{REPRODUCE_OUT}-jitter-{a.jitter}"
+    res = reproduce(quick=a.quick, seeds=a.seeds, jobs=a.jobs, out=a.out, only=a.only, scheduler=a.scheduler,
+                    jitter=a.jitter)
     con = Console() if sys.stdout.isatty() else Console(width=130)
     t = Table(title=f"Keshav 1991 ch. 6 reproduction ({'quick' if res.quick else 'full'}, "
                     f"seeds {res.seeds[0]}..{res.seeds[-1]}, {res.total_seconds:.0f} s)")
@@ -290,9 +305,13 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--quick", action="store_true", help="2 seeds and halved durations (about a minute)")
     rp.add_argument("--seeds", type=int, metavar="N", help="seeds 1..N (default 5; 2 with --quick)")
     rp.add_argument("--jobs", type=int, metavar="N", help="parallel runs (default: one per core)")
-    rp.add_argument("--out", metavar="DIR", default="results/keshav91", help="report directory (default %(default)s)")
+    rp.add_argument("--out", metavar="DIR", default=REPRODUCE_OUT,
+                    help="report directory (default %(default)s; with --jitter J, %(default)s-jitter-J)")
     rp.add_argument("--only", metavar="S1,S3", help="only these scenarios")
     rp.add_argument("--scheduler", metavar="ADDR", help="run on a Dask cluster, e.g. tcp://host:8786")
+    rp.add_argument("--jitter", metavar="DURATION",
+                    help="add this much processing jitter to every link (e.g. 1ms): which results depend on "
+                         "exact packet timing")
     rp.set_defaults(func=cmd_reproduce)
     return p
 

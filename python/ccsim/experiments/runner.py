@@ -50,15 +50,31 @@ def shorten(data: dict, factor: float) -> dict:
     return data
 
 
+def add_jitter(data: dict, jitter: str) -> dict:
+    """Give every link of a scenario processing jitter ``jitter`` (a duration), unless the
+    link sets its own: a phase-sensitivity run of a deterministic scenario."""
+    for link in data.get("links", []):
+        link.setdefault("jitter", jitter)
+    return data
+
+
+def _edit(data: dict, quick_factor: float | None, jitter: str | None) -> dict:
+    if quick_factor:
+        shorten(data, quick_factor)
+    if jitter:
+        add_jitter(data, jitter)
+    return data
+
+
 def run_files(files: list[Path], seeds: list[int], *, quick_factor: float | None = None,
               workers: int | None = None, progress: bool = True, scheduler: str | None = None,
-              keep_results: bool = False) -> Collected:
+              keep_results: bool = False, jitter: str | None = None) -> Collected:
     tasks = []
     for f in files:
         for s in seeds:
             edit = None
-            if quick_factor:
-                edit = lambda d, q=quick_factor: shorten(d, q)
+            if quick_factor or jitter:
+                edit = lambda d, q=quick_factor, j=jitter: _edit(d, q, j)
             tasks.append(Task(key=(f.stem, s), scenario=str(f), seed=s, edit=edit, meta={"file": f}))
     rows, irows, failures = [], [], []
     kept = {}

@@ -54,6 +54,7 @@ class Outcome:
     total_seconds: float
     version: str
     files: list[Path] = field(default_factory=list)
+    jitter: str | None = None          # processing jitter added to every link (phase-sensitivity run)
     findings: list = field(default_factory=list)  # the findings of the scenarios run
 
     def cell_counts(self) -> pd.DataFrame:
@@ -123,7 +124,7 @@ def _version() -> str:
 
 
 def run_all(ref: dict, scenarios: list[int], seeds: list[int], *, quick: bool, jobs: int | None,
-            scheduler: str | None, progress: bool):
+            scheduler: str | None, progress: bool, jitter: str | None = None):
     """Run the scenario files of ``scenarios``; returns (flows, intervals, traces, probes, runs
     table). ``traces`` are the periodic cwnd-trace samples (window, outstanding packets, RTT and
     the packet-pair estimator's state), ``probes`` every probe of the traced packet-pair flows."""
@@ -153,7 +154,7 @@ def run_all(ref: dict, scenarios: list[int], seeds: list[int], *, quick: bool, j
         if not todo:
             continue
         got = run_files(todo, seeds, quick_factor=factor, workers=jobs, progress=progress,
-                        scheduler=scheduler, keep_results=keep)
+                        scheduler=scheduler, keep_results=keep, jitter=jitter)
         if len(got.flows):
             flows.append(got.flows)
         if len(got.intervals):
@@ -296,8 +297,14 @@ def qcheck_counts(q: pd.DataFrame) -> pd.DataFrame:
 
 def reproduce(*, quick: bool = False, seeds: int | None = None, jobs: int | None = None,
               out: str | Path = "results/keshav91", only: str | None = None, scheduler: str | None = None,
-              progress: bool = True, reference: Path = REFERENCE) -> Outcome:
-    """Run, judge and write the report; returns the :class:`Outcome`."""
+              progress: bool = True, reference: Path = REFERENCE, jitter: str | None = None) -> Outcome:
+    """Run, judge and write the report; returns the :class:`Outcome`. ``jitter`` (a duration
+    such as "1ms") gives every link that much processing jitter: a phase-sensitivity run."""
+    if jitter is not None:
+        from ...scenario_units import parse_seconds
+
+        if not parse_seconds(jitter) > 0:
+            raise ValueError(f"--jitter: expected a positive duration such as \"1ms\", got {jitter!r}")
     t0 = time.perf_counter()
     ref = load_reference(reference)
     scenarios = parse_only(only, [int(s["scenario"]) for s in ref["scenarios"]])
@@ -308,7 +315,7 @@ def reproduce(*, quick: bool = False, seeds: int | None = None, jobs: int | None
         raise ValueError(f"--jobs: expected a positive integer, got {jobs}")
     seed_list = list(range(1, n + 1))
     flows, intervals, traces, probes, runs = run_all(ref, scenarios, seed_list, quick=quick, jobs=jobs,
-                                             scheduler=scheduler, progress=progress)
+                                             scheduler=scheduler, progress=progress, jitter=jitter)
     sim_seconds = time.perf_counter() - t0
     scen_col = {r.file: r.scenario for r in runs.itertuples()}
     pair_col = {r.file: r.pair for r in runs.itertuples()}
@@ -324,7 +331,7 @@ def reproduce(*, quick: bool = False, seeds: int | None = None, jobs: int | None
     qchecks = _findings.annotate_checks(evaluate_qchecks(ref, data), known_findings)
     outcome = Outcome(out_dir=Path(out), report_md=Path(out) / "report.md", report_html=Path(out) / "report.html",
                       cells=cells, qchecks=qchecks, runs=runs, seeds=seed_list, quick=quick, scenarios=scenarios,
-                      sim_seconds=sim_seconds, total_seconds=math.nan, version=_version())
+                      sim_seconds=sim_seconds, total_seconds=math.nan, version=_version(), jitter=jitter)
     from . import report
 
     outcome.findings = [f for f in known_findings if f.scenario in scenarios]
