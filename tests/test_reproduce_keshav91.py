@@ -414,12 +414,20 @@ def test_failure_explanations_count_open_findings_apart():
 
 
 def test_reproduce_with_jitter_marks_the_report(cli, tmp_path):
-    # A phase-sensitivity run: every link gets processing jitter, the report says so, and the
-    # parking lot's FCFS split (a deterministic lock-step cycle) still holds under 1 ms.
-    r = cli("reproduce", "keshav91", "--quick", "--only", "S6", "--seeds", "1", "--jitter", "1ms", "--out", tmp_path)
+    # A phase-sensitivity run: every link gets processing jitter and the report says so. The
+    # jitter reaches the runs: Scenario 3's JK/FCFS off-phase, which the exact timing of the
+    # committed files holds at 4.37 / 4.29 pkt/s (finding S3-jk-fcfs-lockout), splits the line
+    # at about 4.95 each with 1 ms on every link.
+    r = cli("reproduce", "keshav91", "--quick", "--only", "S3", "--seeds", "1", "--jitter", "1ms", "--out", tmp_path)
     assert r.returncode == 0, r.stderr
     md = (tmp_path / "report.md").read_text()
     assert "Processing jitter: 1ms on every link" in md
     cells = pd.read_parquet(tmp_path / "cells.parquet")
-    g = cells[(cells.pair == "G/FCFS") & (cells.metric == "throughput")].set_index("source").sim
-    assert g[1] == pytest.approx(7.14, abs=0.1) and g[4] == pytest.approx(2.86, abs=0.1)
+    jk = cells[(cells.pair == "JK/FCFS") & (cells.phase == "off") & (cells.metric == "throughput")]
+    assert (jk.sim > 4.8).all(), jk[["source", "sim"]]
+
+
+def test_add_jitter_keeps_a_links_own_value():
+    from ccsim.experiments.runner import add_jitter
+    d = {"links": [{"between": ["a", "b"]}, {"between": ["b", "c"], "jitter": "5ms"}]}
+    assert [l["jitter"] for l in add_jitter(d, "1ms")["links"]] == ["1ms", "5ms"]

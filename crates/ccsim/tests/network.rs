@@ -252,10 +252,10 @@ fn a_shorter_delay_does_not_let_packets_overtake() {
 }
 
 #[test]
-fn link_jitter_delays_each_transmission_by_a_uniform_draw() {
-    // A CBR probe at 10 pkt/s over a 1 Mb/s line with 20 ms of jitter: each packet waits an
-    // extra uniform [0, 20 ms) before its 1 ms transmission, so the mean one-way delay grows
-    // by about 10 ms; the draws depend on the seed; nothing is lost or reordered.
+fn link_jitter_delays_each_arrival_by_a_uniform_draw() {
+    // A CBR probe at 10 pkt/s over a 1 Mb/s line with 20 ms of jitter: each packet reaches
+    // the far end an extra uniform [0, 20 ms) late, so the mean one-way delay grows by about
+    // 10 ms; the draws depend on the seed; nothing is lost or reordered.
     let text = |jitter: &str, seed: u32| {
         ScenarioText::new("1000s")
             .str("name", "jitter").raw("seed", seed)

@@ -17,7 +17,8 @@
 //! - Every decision starts a new observation cycle, even when clamping leaves W unchanged
 //!   (so a source pinned at 1 still acts once per two round trips).
 //! - Every ACK counts, new or duplicate (the sink sends one per data packet, so ACKs stand for
-//!   packets); the bit is read in `on_ack_info`, which the sender calls for each of them.
+//!   packets); the bit is read in `on_ack_info`, which the sender calls for each of them
+//!   (with `count_acks = "new"`, only for ACKs of new data).
 //! - Initial window 1 (`initial_window`; the spec is silent; as JK's cwnd and DECnet's start),
 //!   with nothing to ignore before the first observation.
 //! - No fast retransmit: the DEC source recovers by its timer only (`on_dup_ack` is false).
@@ -190,10 +191,6 @@ impl CongestionControl for Dec {
         self.start_cycle(old);
     }
     #[inline]
-    fn on_ack_signal(&mut self, ce: bool) {
-        self.on_bit(ce);
-    }
-    #[inline]
     fn on_ack_info(&mut self, ack: &AckInfo) {
         if self.p.count_duplicates || ack.newly_acked > 0 {
             self.on_bit(ack.ce);
@@ -226,14 +223,9 @@ mod tests {
         AckInfo { now: 0, newly_acked, ack: 1, flight_before: 1, high_sent: 1, echo_tx: 0, ce, code: 0 }
     }
 
-    /// The signal callback, as the sender calls it for every ACK.
-    fn signal(d: &mut Dec, ce: bool) {
-        d.on_ack_signal(ce);
-    }
-
-    /// One new ACK as the sender reports it: the signal first, then the new-ACK callback.
+    /// One new ACK as the sender reports it: the ACK's fields first, then the new-ACK callback.
     fn ack(d: &mut Dec, ce: bool) {
-        signal(d, ce);
+        d.on_ack_info(&info(ce, 1));
         assert_eq!(d.on_new_ack(&info(ce, 1)), AckResponse::Nothing);
     }
 
@@ -352,7 +344,7 @@ mod tests {
         }
         let mut d = at_window(10, 2); // ignore 1, observe 2
         for _ in 0..3 {
-            signal(&mut d, true); // as the sender calls it for duplicates
+            d.on_ack_info(&info); // as the sender calls it for duplicates
             assert!(!d.on_dup_ack(1, &info));
         }
         assert_eq!(d.cwnd(), 1.0, "2 x 0.875 = 1.75, floor 1");

@@ -310,7 +310,7 @@ impl Pp2 {
         self.mu_hat = mu;
         self.s_e = 1.0 / mu;
         self.interval = from_secs(PAIR as f64 * self.s_e).max(1);
-        let v_new = r_e / self.s_e;
+        let mut v_new = r_e / self.s_e;
         if !self.running {
             // End of the first RTT: choose n_b and prime the queue.
             if let Some(f) = self.cfg.n_b_fraction {
@@ -319,7 +319,6 @@ impl Pp2 {
             self.running = true;
             self.burst(self.n_b as u64, s);
         } else {
-            let mut v_new = v_new;
             let dv = v_new - self.v_e;
             if dv < 0.0 {
                 let n_skip = ((-dv) / 2.0 - EPS).ceil().max(0.0);
@@ -336,11 +335,6 @@ impl Pp2 {
                 // later decrease skips for packets that are really in the pipe.
                 v_new -= self.burst(k as u64, s) as f64;
             }
-            self.v_e = v_new;
-            if self.log.is_on() {
-                self.log.push(ProbeRecord { time: now, index: self.probes, state: self.state() });
-            }
-            return;
         }
         self.v_e = v_new;
         if self.log.is_on() {
