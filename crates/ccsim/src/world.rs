@@ -187,7 +187,7 @@ impl World {
         let flow = &mut self.flows[f as usize];
         flow.cur.acks_received += 1;
         let sender = flow.sender.as_mut().expect("ACK for an uncontrolled flow");
-        sender.on_own_ack(pkt.echo_seq);
+        sender.on_own_ack(pkt.echo_seq, now);
         let out = sender.on_ack(pkt.seq, pkt.echo_seq, pkt.tx_time, pkt.first_tx_time, pkt.has(flags::ECHO_RETX), pkt.has(flags::ECHO_CE), pkt.code, now);
         flow.cur.rtt_sum += to_secs(out.rtt_sample);
         flow.cur.rtt_n += 1;

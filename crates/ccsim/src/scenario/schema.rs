@@ -15,7 +15,7 @@ use crate::transport::cc::pp2::{Pp2, Pp2Config};
 use crate::sim::{time::from_secs, SimTime, PS_PER_SEC};
 use crate::traffic::AppKind;
 use crate::transport::cc::{generic::Generic, jk::Jk, newreno::NewReno, reno::Reno, TransportDefaults};
-use crate::transport::rtt::{RtoConfig, RtoFormula, SampleFrom};
+use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom};
 use crate::transport::TimerMode;
 use toml::Value;
 
@@ -435,20 +435,22 @@ fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
         Some(_) => spec.rto.sample_from = SampleFrom::Latest,
         None => {}
     }
-    // Sampling every newly acknowledged packet measures each from its first transmission, so
-    // it cannot honour "last" or Karn's rule: asked for explicitly, that is an error; as the
+    // Per-packet sampling measures each packet from its first transmission, so it cannot
+    // honour "last" or Karn's rule: asked for explicitly, that is an error; as the
     // algorithm's default, it gives way to them.
-    let every_ok = spec.rto.sample_from == SampleFrom::First && !spec.rto.karn;
-    match p.choice("rtt_samples", "RTT samples per ACK", &["every_acked", "one_per_ack"])? {
-        Some("every_acked") if !every_ok => {
+    let per_packet_ok = spec.rto.sample_from == SampleFrom::First && !spec.rto.karn;
+    match p.choice("rtt_samples", "RTT samples per ACK", &["each_packet", "every_acked", "one_per_ack"])? {
+        Some(v @ ("each_packet" | "every_acked")) if !per_packet_ok => {
             return Err(ScenarioError::new(
                 p.at("rtt_samples"),
-                "\"every_acked\" measures each packet from its first transmission: it needs rtt_sample = \"first\" and karn = false",
+                format!("\"{v}\" measures each packet from its first transmission: it needs rtt_sample = \"first\" and karn = false"),
             ))
         }
-        Some("every_acked") => spec.rto.sample_every_acked = true,
-        Some(_) => spec.rto.sample_every_acked = false,
-        None => spec.rto.sample_every_acked &= every_ok,
+        Some("each_packet") => spec.rto.samples = RttSamples::EachPacket,
+        Some("every_acked") => spec.rto.samples = RttSamples::EveryAcked,
+        Some(_) => spec.rto.samples = RttSamples::OnePerAck,
+        None if !per_packet_ok => spec.rto.samples = RttSamples::OnePerAck,
+        None => {}
     }
     if cc == CcKind::Generic {
         if let Some(beta) = p.float("beta")? {

@@ -30,17 +30,38 @@ pub enum SampleFrom {
     Latest,
 }
 
+/// How many RTT samples an ACK gives the estimator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RttSamples {
+    /// One: the packet whose ACK it is, timed as `sample_from` says.
+    OnePerAck,
+    /// One for every packet the ACK newly acknowledges cumulatively, each from its own first
+    /// transmission. After a hole is repaired, the packets the receiver held behind it count
+    /// with their full wait (keshav91 finding S2-generic-rtt-samples). Needs `First`, no Karn.
+    EveryAcked,
+    /// Every packet once, from its first transmission, at the first ACK that shows it
+    /// received: its own ACK (which the sender matches to it) or a cumulative ACK covering
+    /// it, whichever comes first. Packets held behind a hole count with their own delay, not
+    /// the hole's (measured, not adopted: keshav91 finding S5-jkg-fq-full-backoff). Needs `First`, no Karn.
+    EachPacket,
+}
+
+impl RttSamples {
+    /// Samples taken per newly acknowledged packet rather than per ACK.
+    #[inline]
+    pub fn per_packet(self) -> bool {
+        self != RttSamples::OnePerAck
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RtoConfig {
     pub formula: RtoFormula,
     pub sample_from: SampleFrom,
     /// Skip samples from retransmitted packets (Karn and Partridge).
     pub karn: bool,
-    /// Take a sample for every packet an ACK newly acknowledges, each from its own first
-    /// transmission, instead of one sample from the packet whose ACK it is. After a hole is
-    /// repaired, the packets the receiver held behind it then count with their full wait
-    /// (Keshav's Generic; keshav91 finding S2-generic-rtt-samples). Needs `First` and no Karn.
-    pub sample_every_acked: bool,
+    /// Which packets an ACK samples; see [`RttSamples`].
+    pub samples: RttSamples,
     /// Double the RTO on each expiry until a fresh sample arrives.
     pub backoff: bool,
     pub initial_rto: SimTime,
@@ -114,7 +135,7 @@ mod tests {
             formula,
             sample_from: SampleFrom::Last,
             karn: true,
-            sample_every_acked: false,
+            samples: RttSamples::OnePerAck,
             backoff: true,
             initial_rto: 2 * PS_PER_SEC,
             min_rto: 0,

@@ -27,7 +27,7 @@
 //! and the later one fires as a no-op.
 
 use super::cc::{AckInfo, AckResponse, Cc, CongestionControl, PaceAdjust, Pacing};
-use super::rtt::{RtoConfig, RttEstimator, SampleFrom};
+use super::rtt::{RtoConfig, RttEstimator, RttSamples, SampleFrom};
 use super::seqspace::SlotRing;
 use crate::net::packet::pair_code;
 use crate::sim::SimTime;
@@ -130,6 +130,9 @@ impl Sender {
         if timer_mode == TimerMode::PerPacketDoubling {
             slots.enable_backoff();
         }
+        if rto.samples == RttSamples::EachPacket {
+            slots.enable_sampled();
+        }
         let pacer = cc.uses_pacing().then(|| Box::new(Pacer { last_start: None, len: 0, sent: 0, skip: 0, extra: 0, armed_at: NEVER }));
         Sender {
             cc,
@@ -181,6 +184,7 @@ impl Sender {
                 self.slots.ensure(self.snd_una, self.high_sent);
                 self.slots.get_mut(seq).first_tx = now;
                 self.slots.set_backoff(seq, 0);
+                self.slots.set_sampled(seq, false);
             }
             return Some(self.transmit(seq, now, !first, code));
         }
@@ -299,14 +303,22 @@ impl Sender {
         Transmission { seq, first_tx: slot.first_tx, retransmission, code }
     }
 
-    /// The ACK of data packet `seq` arrived (before `on_ack`). With per-packet timers and
-    /// `own_ack_stops_timer`, that packet is known received even if it arrived out of order,
-    /// so its timer stops: Keshav's Generic "retransmits packets that have not been
-    /// acknowledged" (keshav91 finding S2-generic-retransmission-reading).
+    /// The ACK of data packet `seq` arrived at `now` (before `on_ack`). With per-packet timers
+    /// and `own_ack_stops_timer`, that packet is known received even if it arrived out of
+    /// order, so its timer stops: Keshav's Generic "retransmits packets that have not been
+    /// acknowledged" (keshav91 finding S2-generic-retransmission-reading). With
+    /// `RttSamples::EachPacket` it gives its RTT sample now, once.
     #[inline]
-    pub fn on_own_ack(&mut self, seq: u64) {
-        if self.own_ack_stops_timer && seq >= self.snd_una && seq < self.high_sent {
+    pub fn on_own_ack(&mut self, seq: u64, now: SimTime) {
+        if seq < self.snd_una || seq >= self.high_sent {
+            return;
+        }
+        if self.own_ack_stops_timer {
             self.slots.get_mut(seq).deadline = NEVER;
+        }
+        if self.rtt.cfg.samples == RttSamples::EachPacket && !self.slots.sampled(seq) {
+            self.slots.set_sampled(seq, true);
+            self.rtt.sample(now - self.slots.get(seq).first_tx);
         }
     }
 
@@ -334,9 +346,11 @@ impl Sender {
         };
         self.cc.on_ack_info(&info);
         if ack > self.snd_una {
-            if self.rtt.cfg.sample_every_acked {
+            if self.rtt.cfg.samples.per_packet() {
                 for seq in self.snd_una..ack.min(self.high_sent) {
-                    self.rtt.sample(now - self.slots.get(seq).first_tx);
+                    if !self.slots.sampled(seq) {
+                        self.rtt.sample(now - self.slots.get(seq).first_tx);
+                    }
                 }
             } else if !(self.rtt.cfg.karn && echo_retx) {
                 self.rtt.sample(rtt_sample);
@@ -673,7 +687,7 @@ mod tests {
             s.next_transmission(0);
         }
         // Packet 0 is lost; packet 2's ACK (cumulative 0) names it.
-        s.on_own_ack(2);
+        s.on_own_ack(2, 0);
         s.on_ack(0, 0, 0, 0, false, false, 0, SEC);
         assert_eq!(s.packet_deadline(2), NEVER);
         assert!(s.on_timer(10 * SEC));
@@ -685,7 +699,7 @@ mod tests {
         for _ in 0..3 {
             e.next_transmission(0);
         }
-        e.on_own_ack(2);
+        e.on_own_ack(2, 0);
         assert!(e.on_timer(10 * SEC));
         let resent: Vec<u64> = std::iter::from_fn(|| e.next_transmission(10 * SEC)).map(|t| t.seq).collect();
         assert!(resent.contains(&2), "{resent:?}");
@@ -718,7 +732,7 @@ mod tests {
         // (10, 9, 8, 7 s); one sample per ACK takes only the echoed packet's 10 s.
         let run = |every: bool| {
             let mut rto = Generic::defaults().rto;
-            rto.sample_every_acked = every;
+            rto.samples = if every { RttSamples::EveryAcked } else { RttSamples::OnePerAck };
             let mut s = Sender::new(Cc::Generic(Generic::new(4)), 4, rto, TimerMode::PerPacket);
             s.app_limit = 4;
             for t in 0..4 {
@@ -735,7 +749,32 @@ mod tests {
         }
         let got = run(true) as f64 / SEC as f64;
         assert!((got - e).abs() < 1e-9, "{got} vs {e}");
-        assert!(Generic::defaults().rto.sample_every_acked, "Generic's default");
+    }
+
+    #[test]
+    fn each_packet_is_sampled_once_at_its_own_ack() {
+        // Packets 0..4 sent at 0, 1, 2, 3 s; packet 0 lost. The own ACKs of 1, 2, 3 (duplicate
+        // cumulative ACKs naming them) arrive at 5, 6, 7 s: samples 4, 4, 4 s. The repair of 0
+        // is acknowledged cumulatively at 10 s: one more sample, 10 s from its first send; 1..3
+        // are not sampled again. EveryAcked would count 1..3 at 9, 8, 7 s.
+        let mut rto = Generic::defaults().rto;
+        rto.samples = RttSamples::EachPacket;
+        let mut s = Sender::new(Cc::Generic(Generic::new(4)), 4, rto, TimerMode::PerPacket);
+        s.own_ack_stops_timer = true;
+        s.app_limit = 4;
+        for t in 0..4 {
+            s.next_transmission(t * SEC);
+        }
+        for (seq, t) in [(1u64, 5u64), (2, 6), (3, 7)] {
+            s.on_own_ack(seq, t * SEC);
+            s.on_ack(0, seq, seq * SEC, seq * SEC, false, false, 0, t * SEC);
+        }
+        assert_eq!(s.rtt.srtt().unwrap(), 4 * SEC);
+        s.on_own_ack(0, 10 * SEC);
+        s.on_ack(4, 0, 0, 0, true, false, 0, 10 * SEC);
+        let want = 4.0 + (10.0 - 4.0) / 8.0;
+        let got = s.rtt.srtt().unwrap() as f64 / SEC as f64;
+        assert!((got - want).abs() < 1e-9, "{got} vs {want}");
     }
 
 }

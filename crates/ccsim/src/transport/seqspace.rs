@@ -17,20 +17,40 @@ pub struct SlotInfo {
 
 /// Sender-side ring of [`SlotInfo`] for sequence numbers in `[base, base + capacity)`.
 ///
-/// An optional parallel array holds a per-packet timer back-off exponent (Keshav 1991 §4.4:
-/// a packet's timeout doubles on each of its expiries). It is empty, and costs no heap, unless
-/// [`SlotRing::enable_backoff`] was called, so window flows keep 16-byte slots.
+/// Optional parallel arrays hold a per-packet timer back-off exponent (Keshav 1991 §4.4:
+/// a packet's timeout doubles on each of its expiries) and a per-packet "RTT sampled" mark
+/// (`RttSamples::EachPacket`). They are empty, and cost no heap, unless
+/// [`SlotRing::enable_backoff`] / [`SlotRing::enable_sampled`] was called.
 #[derive(Clone, Debug)]
 pub struct SlotRing {
     slots: Vec<SlotInfo>,
     mask: u64,
     backoff: Box<[u8]>,
+    sampled: Box<[bool]>,
 }
 
 impl SlotRing {
     pub fn new(capacity: usize) -> Self {
         let cap = capacity.next_power_of_two().max(4);
-        SlotRing { slots: vec![SlotInfo::default(); cap], mask: cap as u64 - 1, backoff: Box::default() }
+        SlotRing { slots: vec![SlotInfo::default(); cap], mask: cap as u64 - 1, backoff: Box::default(), sampled: Box::default() }
+    }
+
+    /// Keep a "sampled" mark per slot (all clear now).
+    pub fn enable_sampled(&mut self) {
+        self.sampled = vec![false; self.slots.len()].into_boxed_slice();
+    }
+
+    /// Whether `seq` has given its RTT sample (false when marks are not enabled).
+    #[inline]
+    pub fn sampled(&self, seq: u64) -> bool {
+        self.sampled.get((seq & self.mask) as usize).copied().unwrap_or(false)
+    }
+
+    #[inline]
+    pub fn set_sampled(&mut self, seq: u64, v: bool) {
+        if let Some(b) = self.sampled.get_mut((seq & self.mask) as usize) {
+            *b = v;
+        }
     }
 
     /// Keep a back-off exponent per slot (all zero now).
@@ -64,13 +84,17 @@ impl SlotRing {
         while ((hi - lo) as usize) > cap {
             cap *= 2;
         }
-        let mut next = SlotRing { slots: vec![SlotInfo::default(); cap], mask: cap as u64 - 1, backoff: Box::default() };
+        let mut next = SlotRing::new(cap);
         if !self.backoff.is_empty() {
             next.enable_backoff();
+        }
+        if !self.sampled.is_empty() {
+            next.enable_sampled();
         }
         for s in lo..hi.min(lo + self.capacity()) {
             *next.get_mut(s) = *self.get(s);
             next.set_backoff(s, self.backoff(s));
+            next.set_sampled(s, self.sampled(s));
         }
         *self = next;
     }
@@ -86,7 +110,7 @@ impl SlotRing {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.slots.capacity() * std::mem::size_of::<SlotInfo>() + self.backoff.len()
+        self.slots.capacity() * std::mem::size_of::<SlotInfo>() + self.backoff.len() + self.sampled.len()
     }
 }
 

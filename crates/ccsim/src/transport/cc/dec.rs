@@ -41,7 +41,7 @@
 
 use super::{AckInfo, AckResponse, CongestionControl, TransportDefaults};
 use crate::sim::PS_PER_SEC;
-use crate::transport::rtt::{RtoConfig, RtoFormula, SampleFrom};
+use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom};
 use crate::transport::sender::TimerMode;
 
 /// How the real-valued window W becomes the integer window the source uses.
@@ -113,7 +113,7 @@ impl Dec {
                 formula: RtoFormula::MeanDev(2.0),
                 sample_from: SampleFrom::Last,
                 karn: false,
-                sample_every_acked: false,
+                samples: RttSamples::OnePerAck,
                 backoff: true,
                 initial_rto: 2 * PS_PER_SEC,
                 min_rto: PS_PER_SEC,

@@ -31,7 +31,7 @@
 
 use super::{AckInfo, AckResponse, CongestionControl, TransportDefaults};
 use crate::sim::PS_PER_SEC;
-use crate::transport::rtt::{RtoConfig, RtoFormula, SampleFrom};
+use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom};
 use crate::transport::sender::TimerMode;
 
 #[derive(Clone, Debug)]
@@ -50,7 +50,7 @@ impl Generic {
                 formula: RtoFormula::Beta(2.0),
                 sample_from: SampleFrom::First,
                 karn: false,
-                sample_every_acked: true,
+                samples: RttSamples::EveryAcked,
                 backoff: false,
                 initial_rto: 2 * PS_PER_SEC,
                 min_rto: 0,

@@ -27,7 +27,7 @@
 
 use super::{aimd_increase, AckInfo, AckResponse, CongestionControl, TransportDefaults};
 use crate::sim::PS_PER_SEC;
-use crate::transport::rtt::{RtoConfig, RtoFormula, SampleFrom};
+use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom};
 use crate::transport::sender::TimerMode;
 
 #[derive(Clone, Debug)]
@@ -51,7 +51,7 @@ impl Jk {
                 formula: RtoFormula::MeanDev(2.0),
                 sample_from: SampleFrom::Last,
                 karn: true,
-                sample_every_acked: false,
+                samples: RttSamples::OnePerAck,
                 backoff: true,
                 initial_rto: 2 * PS_PER_SEC,
                 min_rto: PS_PER_SEC,

@@ -90,7 +90,7 @@ use super::{AckInfo, AckResponse, CongestionControl, Pacing, ProbeRecord, ProbeS
 use crate::net::packet::pair_code;
 use crate::sim::time::{from_secs, to_secs};
 use crate::sim::{SimTime, PS_PER_SEC};
-use crate::transport::rtt::{RtoConfig, RtoFormula, SampleFrom};
+use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom};
 use crate::transport::sender::TimerMode;
 
 /// The pole-placement horizon J of law (5.14) (scenario names "r_plus_s_over_mu",
@@ -236,7 +236,7 @@ impl PacketPair {
                 formula: RtoFormula::Beta(3.0),
                 sample_from: SampleFrom::Last,
                 karn: true,
-                sample_every_acked: false,
+                samples: RttSamples::OnePerAck,
                 backoff: false,
                 initial_rto: 2 * PS_PER_SEC,
                 min_rto: 0,

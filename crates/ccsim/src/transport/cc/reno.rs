@@ -12,7 +12,7 @@
 
 use super::{aimd_increase, AckInfo, AckResponse, CongestionControl, TransportDefaults};
 use crate::sim::PS_PER_SEC;
-use crate::transport::rtt::{RtoConfig, RtoFormula, SampleFrom};
+use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom};
 use crate::transport::sender::TimerMode;
 
 #[derive(Clone, Debug)]
@@ -30,7 +30,7 @@ pub(crate) fn rfc6298_defaults() -> TransportDefaults {
             formula: RtoFormula::MeanDev(4.0),
             sample_from: SampleFrom::Last,
             karn: true,
-            sample_every_acked: false,
+            samples: RttSamples::OnePerAck,
             backoff: true,
             initial_rto: PS_PER_SEC,
             min_rto: PS_PER_SEC / 5,
