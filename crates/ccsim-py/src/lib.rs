@@ -259,7 +259,7 @@ fn dumbbell_toml(flows: usize, duration: f64, seed: u64) -> String {
 #[pyfunction]
 #[pyo3(signature = (flows, duration, seed=1))]
 fn bench_dumbbell<'py>(py: Python<'py>, flows: usize, duration: f64, seed: u64) -> PyResult<Bound<'py, PyDict>> {
-    if flows == 0 || !(duration > 0.0) {
+    if flows == 0 || duration.is_nan() || duration <= 0.0 {
         return Err(ScenarioError::new_err("bench: expected flows >= 1 and duration > 0"));
     }
     let r = py.allow_threads(|| ccsim::bench::run_dumbbell(flows, duration, seed)).map_err(scenario_error)?;

@@ -55,7 +55,7 @@ pub fn duration(s: &str) -> Result<SimTime, String> {
         "min" => n * 60.0,
         _ => return Err(EXPECT.to_string()),
     };
-    if !(secs.is_finite() && secs >= 0.0 && secs <= MAX_SECONDS) {
+    if !(secs.is_finite() && (0.0..=MAX_SECONDS).contains(&secs)) {
         return Err(EXPECT.to_string());
     }
     Ok(from_secs(secs))

@@ -23,7 +23,7 @@ pub fn to_secs(t: SimTime) -> f64 {
 pub fn tx_time(bytes: u32, bits_per_sec: u64) -> SimTime {
     let num = bytes as u128 * 8 * PS_PER_SEC as u128;
     let bw = bits_per_sec as u128;
-    ((num + bw - 1) / bw) as SimTime
+    num.div_ceil(bw) as SimTime
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 //! - Poisson: exponential gaps, normally without flow control (Scenarios 7-8);
 //! - CBR: constant gaps (the ill-behaved source of Scenario 4);
 //! - on/off: CBR during listed on-periods (Scenario 3's background source).
+//!
 //! Whether a source is flow-controlled is the flow's transport (`cc = "none"` or not), not the
 //! source's; Telnet and Poisson differ only in their defaults.
 

@@ -11,6 +11,7 @@
 //! - a full ACK ends recovery with cwnd = min(ssthresh, max(FlightSize, 1) + 1) (RFC 6582
 //!   §3.2 step 3, first option, which avoids a burst);
 //! - timeout: recover = highest sequence sent, ssthresh = max(FlightSize/2, 2), cwnd = 1.
+//!
 //! The sender restarts the retransmission timer on every new ACK, partial ones included
 //! (RFC 6582's "Slow-but-Steady" variant).
 
