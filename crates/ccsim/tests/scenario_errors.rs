@@ -303,11 +303,13 @@ fn huge_link_delay_does_not_panic() {
 }
 
 #[test]
-fn every_acked_rtt_samples_need_first_transmission_and_no_karn() {
+fn per_packet_rtt_samples_need_first_transmission_and_no_karn() {
     let text = with("cc = \"jk\"", "cc = \"generic\"\nparams = { rtt_samples = \"every_acked\", karn = true }");
     assert_err(&text, "flows[0].params.rtt_samples", &["rtt_sample = \"first\"", "karn = false"]);
     let text = with("cc = \"jk\"", "cc = \"generic\"\nparams = { rtt_samples = \"each\" }");
-    assert_err(&text, "flows[0].params.rtt_samples", &["every_acked", "one_per_ack"]);
+    assert_err(&text, "flows[0].params.rtt_samples", &["each_packet", "every_acked", "one_per_ack"]);
+    let text = with("cc = \"jk\"", "cc = \"generic\"\nparams = { rtt_samples = \"each_packet\", rtt_sample = \"last\" }");
+    assert_err(&text, "flows[0].params.rtt_samples", &["\"each_packet\"", "rtt_sample = \"first\""]);
     // Generic's default gives way to an explicit Karn's rule instead of failing.
     let text = with("cc = \"jk\"", "cc = \"generic\"\nparams = { karn = true }");
     assert!(ccsim::run_toml(&text).is_ok());

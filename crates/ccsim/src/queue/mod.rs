@@ -75,19 +75,6 @@ macro_rules! dispatch {
     };
 }
 
-/// The boxed disciplines, out of line: drop-tail (the common case) inlines into the port,
-/// the others cost one call, which their own work dwarfs.
-macro_rules! dispatch_boxed {
-    ($self:ident, $q:ident => $e:expr) => {
-        match $self {
-            Qdisc::DropTail($q) => $e,
-            Qdisc::DecBit($q) => $e,
-            Qdisc::Fq($q) => $e,
-            Qdisc::FqBit($q) => $e,
-        }
-    };
-}
-
 impl Qdisc {
     /// True for a preemptive FQ (the port must then offer it the packet on the line).
     pub fn is_preemptive(&self) -> bool {
@@ -116,21 +103,23 @@ impl Qdisc {
             Qdisc::DropTail(_) | Qdisc::DecBit(_) => {}
         }
     }
+    // The boxed disciplines, out of line: drop-tail (the common case) inlines into the port,
+    // the others cost one call, which their own work dwarfs.
     #[inline(never)]
     fn enqueue_boxed(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict {
-        dispatch_boxed!(self, q => q.enqueue(pkt, arena, now, tx))
+        dispatch!(self, q => q.enqueue(pkt, arena, now, tx))
     }
     #[inline(never)]
     fn len_packets_boxed(&self) -> u32 {
-        dispatch_boxed!(self, q => q.len_packets())
+        dispatch!(self, q => q.len_packets())
     }
     #[inline(never)]
     fn len_bytes_boxed(&self) -> u64 {
-        dispatch_boxed!(self, q => q.len_bytes())
+        dispatch!(self, q => q.len_bytes())
     }
     #[inline(never)]
     fn dequeue_boxed(&mut self, arena: &mut PacketArena, now: SimTime) -> Option<PacketId> {
-        dispatch_boxed!(self, q => q.dequeue(arena, now))
+        dispatch!(self, q => q.dequeue(arena, now))
     }
 }
 

@@ -749,6 +749,31 @@ mod tests {
         }
         let got = run(true) as f64 / SEC as f64;
         assert!((got - e).abs() < 1e-9, "{got} vs {e}");
+        assert_eq!(Generic::defaults().rto.samples, RttSamples::EveryAcked, "Generic's default");
+    }
+
+    #[test]
+    fn each_packet_marks_are_cleared_when_a_slot_is_reused() {
+        // Window 2 in an 8-slot ring: 40 packets reuse every slot five times. Packets 0..19
+        // take 1 s, 20..39 take 3 s; a stale "sampled" mark would hide the later samples and
+        // leave srtt at 1 s.
+        let mut rto = Generic::defaults().rto;
+        rto.samples = RttSamples::EachPacket;
+        let mut s = Sender::new(Cc::Generic(Generic::new(2)), 2, rto, TimerMode::PerPacket);
+        s.app_limit = 40;
+        let mut t = 0;
+        for seq in 0..40u64 {
+            let tx = s.next_transmission(t * SEC).expect("window has room");
+            assert_eq!(tx.seq, seq);
+            let rtt = if seq < 20 { 1 } else { 3 };
+            t += rtt;
+            s.on_own_ack(seq, t * SEC);
+            s.on_ack(seq + 1, seq, tx.first_tx, tx.first_tx, false, false, 0, t * SEC);
+        }
+        // Every packet sampled once: srtt = 3 - 2 x (7/8)^20 after the twenty 3 s samples.
+        let want = 3.0 - 2.0 * (7.0f64 / 8.0).powi(20);
+        let srtt = s.rtt.srtt().unwrap() as f64 / SEC as f64;
+        assert!((srtt - want).abs() < 1e-6, "srtt {srtt}, want {want}");
     }
 
     #[test]
