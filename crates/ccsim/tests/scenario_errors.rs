@@ -208,6 +208,13 @@ fn parameters_out_of_range() {
         "flows[0].params.max_rto",
         &["max_rto >= min_rto"],
     );
+    // The Kalman variances are read by one helper for both packet-pair variants.
+    for cc in ["pp", "pp2"] {
+        let text = with("cc = \"jk\"", &format!("cc = \"{cc}\"\nparams = {{ kalman_obs_var = -1 }}"));
+        assert_err(&text, "flows[0].params.kalman_obs_var", &["[0, 1000000000000000000]", "-1"]);
+        let text = with("cc = \"jk\"", &format!("cc = \"{cc}\"\nparams = {{ kalman_system_var = \"big\" }}"));
+        assert_err(&text, "flows[0].params.kalman_system_var", &["number"]);
+    }
     // 10 s in 2 s intervals: 5 intervals, so at most 4 may be discarded.
     assert_err(&with("discard = 1", "discard = 5"), "measure.discard", &["5"]);
     assert_err(&with("discard = 1", "discard = 50"), "measure.discard", &["fewer than the 5"]);

@@ -9,6 +9,7 @@ use super::units;
 use crate::queue::decbit::{DecBitConfig, FairShareWindow};
 use crate::queue::fq::{DropPolicy, FqConfig};
 use crate::transport::cc::dec::{DecParams, WindowRounding};
+use crate::transport::cc::kalman::KalmanConfig;
 use crate::transport::cc::pp::{Estimator, Horizon, PpConfig, REstimate, Smoothing};
 use crate::transport::cc::pp2::{Carry, Pp2Config, RUpdate};
 
@@ -158,13 +159,20 @@ pub fn pp(p: &mut Obj) -> Result<PpConfig> {
     if let Some(x) = p.boolean("fill_window")? {
         c.fill_window = x;
     }
+    kalman(p, &mut c.kalman)?;
+    Ok(c)
+}
+
+/// The optional Kalman estimator's noise variances, shared by PP_CTH and 2P (unset: the
+/// estimator's own defaults, transport/cc/kalman.rs).
+fn kalman(p: &mut Obj, k: &mut KalmanConfig) -> Result<()> {
     if let Some(x) = p.number_in("kalman_system_var", 0.0, 1e18)? {
-        c.kalman.system_var = Some(x);
+        k.system_var = Some(x);
     }
     if let Some(x) = p.number_in("kalman_obs_var", 0.0, 1e18)? {
-        c.kalman.obs_var = Some(x);
+        k.obs_var = Some(x);
     }
-    Ok(c)
+    Ok(())
 }
 
 /// Chapter 4's 2P (Keshav 1991 §4.4; defaults in transport/cc/pp2.rs).
@@ -194,11 +202,6 @@ pub fn pp2(p: &mut Obj) -> Result<Pp2Config> {
     if let Some(x) = p.boolean("fill_window")? {
         c.fill_window = x;
     }
-    if let Some(x) = p.number_in("kalman_system_var", 0.0, 1e18)? {
-        c.kalman.system_var = Some(x);
-    }
-    if let Some(x) = p.number_in("kalman_obs_var", 0.0, 1e18)? {
-        c.kalman.obs_var = Some(x);
-    }
+    kalman(p, &mut c.kalman)?;
     Ok(c)
 }
