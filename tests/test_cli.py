@@ -155,3 +155,24 @@ def test_sweep_runs_the_grid_and_resumes(cli, examples, tmp_path):
     assert r.returncode == 0 and {p: p.stat().st_mtime_ns for p in (out / "runs").glob("*.json")} == before
     r = cli("sweep", examples / "keshav-s1-jk-fcfs.toml", "--set", "flows[0].cc=cubic", "--out", out)
     assert r.returncode == 2 and "flows[0].cc" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_plot_failure_keeps_the_previous_figure(cli, examples, tmp_path, monkeypatch):
+    import argparse
+
+    from ccsim import cli as cli_mod, plots
+
+    out = tmp_path / "o"
+    assert cli("run", examples / "dumbbell.toml", "--out", out, "--duration", "20s", "-q").returncode == 0
+    before = (out / "cwnd.png").read_bytes()
+
+    def broken(frame, path, *, title=""):
+        with open(path, "wb") as fh:
+            fh.write(b"half a figure")
+        raise RuntimeError("renderer failed")
+
+    monkeypatch.setattr(plots, "plot_cwnd", broken)
+    with pytest.raises(RuntimeError):
+        cli_mod.cmd_plot(argparse.Namespace(dir=str(out)))
+    assert (out / "cwnd.png").read_bytes() == before
+    assert not [p for p in out.iterdir() if p.name.startswith(".tmp-")]

@@ -172,20 +172,19 @@ def cmd_sweep(a) -> int:
 
 def cmd_plot(a) -> int:
     from . import plots
-    from .results import Results
+    from .results import Results, _atomic
 
     loaded = Results.read(a.dir)
     out = Path(a.dir)
     made = []
-    if len(loaded.cwnd):
-        plots.plot_cwnd(loaded.cwnd, str(out / "cwnd.png"), title=loaded.run["name"])
-        made.append("cwnd.png")
-    if len(loaded.queues):
-        plots.plot_queues(loaded.queues, str(out / "queues.png"), title=loaded.run["name"])
-        made.append("queues.png")
-    if len(loaded.probes):
-        plots.plot_probes(loaded.probes, str(out / "probes.png"), title=loaded.run["name"])
-        made.append("probes.png")
+    # Each figure goes to a temporary file first, so a failed plot never leaves a broken PNG
+    # in place of a good one.
+    for name, frame, draw in (("cwnd.png", loaded.cwnd, plots.plot_cwnd),
+                              ("queues.png", loaded.queues, plots.plot_queues),
+                              ("probes.png", loaded.probes, plots.plot_probes)):
+        if len(frame):
+            _atomic(out / name, lambda t, frame=frame, draw=draw: draw(frame, t, title=loaded.run["name"]))
+            made.append(name)
     print(f"wrote {', '.join(made) or 'nothing (no traces)'} in {out}/")
     return 0
 

@@ -16,6 +16,13 @@ def _pick(df: pd.DataFrame, key: str) -> list:
     return names[:MAX_LINES]
 
 
+def twin_legend(ax, twin, *, loc: str) -> None:
+    """One legend for an axis and its twinx() partner."""
+    h1, l1 = ax.get_legend_handles_labels()
+    h2, l2 = twin.get_legend_handles_labels()
+    ax.legend(h1 + h2, l1 + l2, fontsize=7, loc=loc)
+
+
 def plot_cwnd(cwnd: pd.DataFrame, path: str, *, title: str = "") -> None:
     """Congestion window (packets, capped at the maximum window) of each flow over time."""
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
@@ -73,9 +80,7 @@ def plot_probes(probes: pd.DataFrame, path: str, *, title: str = "") -> None:
             a2.step(d["time_s"], d["alpha"], where="post", ls=":", lw=0.9, color="#2e8b57", label="fuzzy alpha")
             a2.set_ylim(0, 1)
             a2.set_ylabel("alpha")
-            h1, l1 = ax.get_legend_handles_labels()
-            h2, l2 = a2.get_legend_handles_labels()
-            ax.legend(h1 + h2, l1 + l2, fontsize=7, loc="upper right")
+            twin_legend(ax, a2, loc="upper right")
         else:
             ax.legend(fontsize=7, loc="upper right")
     axes[-1, 0].set_xlabel("time (s)")

@@ -606,51 +606,38 @@ mod tests {
 
     #[test]
     fn an_average_of_exactly_one_or_two_needs_inclusive_to_count() {
-        // One conversation, each packet arriving as the previous one leaves: one packet in the
-        // system at all times, an average of exactly 1.0 (each arrival starts a new cycle after
-        // an idle period of zero length). The conversation offers the whole line, over the
-        // 0.9 x line it may have, so only the threshold test can spare it.
-        let marks_at_one = |cfg: DecBitConfig| {
+        // One packet arrives each second, each as the previous one leaves; with `backlog` = 1 an
+        // extra packet at t = 0 keeps one waiting throughout. The average queue is then exactly
+        // 1 + backlog (each arrival starts a new cycle after an idle period of zero length).
+        // The conversation offers the whole line, over the 0.9 x line it may have, so only the
+        // threshold tests decide. Returns (marked, panic-marked) among the last 19 packets.
+        let run = |cfg: DecBitConfig, backlog: u32| {
             let mut a = PacketArena::new();
             let mut q = gateway(cfg);
             let mut line = Line::default();
-            let mut marks = 0;
-            for i in 0..20 {
-                let p = line.send(&mut q, &mut a, 0, 1000, PacketKind::Data, from_secs(i as f64));
-                if i > 0 {
-                    assert!((q.last_average() - 1.0).abs() < 1e-12, "average {}", q.last_average());
-                }
-                marks += marked(&a, p) as u32;
+            for _ in 0..backlog {
+                line.send(&mut q, &mut a, 0, 1000, PacketKind::Data, 0);
             }
-            (marks, q.stats.panic_marked)
-        };
-        // The thesis: "greater than one". Nobody waits, so this is not congestion.
-        assert_eq!(marks_at_one(DecBitConfig::default()), (0, 0));
-        // The spec's reading (>= 1): every packet after the first is marked.
-        assert_eq!(marks_at_one(DecBitConfig { inclusive: true, ..DecBitConfig::default() }), (19, 0));
-
-        // Two packets at 0, then one each second: one in service and one waiting at all times,
-        // an average of exactly 2.0 = the panic threshold. Congested either way (2 > 1) and over
-        // its share, so every packet is marked; only inclusive calls it panic.
-        let at_two = |cfg: DecBitConfig| {
-            let mut a = PacketArena::new();
-            let mut q = gateway(cfg);
-            let mut line = Line::default();
-            line.send(&mut q, &mut a, 0, 1000, PacketKind::Data, 0);
             let mut marks = 0;
             for i in 0..20 {
                 let p = line.send(&mut q, &mut a, 0, 1000, PacketKind::Data, from_secs(i as f64));
                 if i > 0 {
-                    assert!((q.last_average() - 2.0).abs() < 1e-12, "average {}", q.last_average());
+                    let want = 1.0 + backlog as f64;
+                    assert!((q.last_average() - want).abs() < 1e-12, "average {} (want {want})", q.last_average());
                     marks += marked(&a, p) as u32;
                 }
             }
             (marks, q.stats.panic_marked)
         };
-        assert_eq!(at_two(DecBitConfig::default()), (19, 0));
-        let (marks, panic) = at_two(DecBitConfig { inclusive: true, ..DecBitConfig::default() });
-        assert_eq!(marks, 19);
-        assert_eq!(panic, 19, "inclusive: an average of 2 is panic");
+        let inclusive = DecBitConfig { inclusive: true, ..DecBitConfig::default() };
+        // The thesis: "greater than one". Nobody waits, so this is not congestion.
+        assert_eq!(run(DecBitConfig::default(), 0), (0, 0));
+        // The spec's reading (>= 1): every packet after the first is marked.
+        assert_eq!(run(inclusive, 0), (19, 0));
+        // An average of exactly 2.0 = the panic threshold: congested either way (2 > 1) and over
+        // its share, so every packet is marked; only inclusive calls it panic.
+        assert_eq!(run(DecBitConfig::default(), 1), (19, 0));
+        assert_eq!(run(inclusive, 1), (19, 19), "inclusive: an average of 2 is panic");
     }
 
     #[test]

@@ -376,6 +376,8 @@ def probe_figure_s7(d: pd.DataFrame, seed: int, kind: str, path: Path, *, span: 
     probe, solid steps), the fuzzy prediction as a spacing 1/mu-hat and the sending spacing
     1/lambda, with the averaging constant alpha dotted on the right axis; below, the whole
     run in packets/s. Returns the zoom window and why it was chosen."""
+    from ...plots import twin_legend  # matplotlib loads only when a figure is drawn
+
     plt = _plt()
     t0, why = _busiest_window(d, span)
     w = d[(d["time_s"] >= t0) & (d["time_s"] < t0 + span)]
@@ -397,9 +399,7 @@ def probe_figure_s7(d: pd.DataFrame, seed: int, kind: str, path: Path, *, span: 
     a2.step(w["time_s"], w["alpha"], where="post", ls=":", lw=1.2, color="#2e8b57", label="averaging constant alpha")
     a2.set_ylim(0, 1.05)
     a2.set_ylabel("alpha")
-    h1, l1 = ax.get_legend_handles_labels()
-    h2, l2 = a2.get_legend_handles_labels()
-    ax.legend(h1 + h2, l1 + l2, fontsize=7, loc="lower right")
+    twin_legend(ax, a2, loc="lower right")
     ax.set_title(f"Fig 6.21 form: {span:g} s of source 1 ({src}, seed {seed})", fontsize=10)
     _rate_panel(ax2, d, f"whole run, source 1 ({src}, seed {seed})", fair=fair)
     ax2.axvspan(t0, t0 + span, color="#f2c0a0", alpha=0.35, lw=0)
