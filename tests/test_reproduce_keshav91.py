@@ -431,3 +431,56 @@ def test_add_jitter_keeps_a_links_own_value():
     from ccsim.experiments.runner import add_jitter
     d = {"links": [{"between": ["a", "b"]}, {"between": ["b", "c"], "jitter": "5ms"}]}
     assert [l["jitter"] for l in add_jitter(d, "1ms")["links"]] == ["1ms", "5ms"]
+
+
+def test_reproduce_with_param_overrides_runs_the_variant(cli, tmp_path):
+    # --param sets a named parameter in every flow of that algorithm without touching the
+    # scenario files. Committed Generic (every_acked samples) sends one JK/G FQ Generic source
+    # into a runaway backoff (about 0.04 pkt/s); with one sample per ACK neither backs off
+    # (finding S5-jkg-fq-full-backoff), so the override must reach the runs to pass this.
+    r = cli("reproduce", "keshav91", "--quick", "--only", "S5", "--seeds", "1",
+            "--param", "generic.rtt_samples=one_per_ack", "--out", tmp_path)
+    assert r.returncode == 0, r.stderr
+    md = (tmp_path / "report.md").read_text()
+    assert "Parameter overrides (--param): generic.rtt_samples=one_per_ack" in md
+    cells = pd.read_parquet(tmp_path / "cells.parquet")
+    g = cells[(cells.pair == "JK/G FQ") & (cells.metric == "throughput") & cells.source.isin([3, 4])]
+    assert len(g) == 2 and (g.sim > 1.5).all(), g[["source", "sim"]]
+
+
+def test_reproduce_param_errors_name_the_problem(cli, tmp_path):
+    cases = [
+        (["--param", "generic"], "expected TARGET.KEY=VALUE"),
+        (["--param", "cubic.beta=0.7"], "unknown target 'cubic'"),
+        (["--param", "generic.retransmit=sideways"], "flows[0].params.retransmit"),
+        (["--param", "fq.delta=-5", "--only", "S1"], "links[0].queue_params.delta"),
+        (["--param", "pp2.n_b=3"], "no flow with cc = \"pp2\""),
+        (["--param", "decbit.capacity_factor=0.9", "--only", "S5"], "no port with queue = \"decbit\""),
+    ]
+    for args, msg in cases:
+        r = cli("reproduce", "keshav91", "--quick", "--out", tmp_path, *args)
+        assert r.returncode == 2 and msg in r.stderr, (args, r.stderr)
+        assert "Traceback" not in r.stderr
+    assert not (tmp_path / "report.md").exists()
+
+
+def test_parse_and_apply_param_overrides():
+    from ccsim.experiments.runner import apply_params, parse_param
+    p = [parse_param("generic.beta=1.5"), parse_param("generic.retransmit=expired"),
+         parse_param("fq.charge_drops=true"), parse_param('jk.min_rto="0s"')]
+    assert [x.value for x in p] == [1.5, "expired", True, "0s"]
+    d = {"flows": [{"cc": "generic"}, {"cc": "jk", "params": {"rto_k": 4}}, {"cc": "generic", "params": {"beta": 2}}],
+         "links": [{"queue": "fq", "queue_params": {"delta": 0}},
+                   {"queue": "droptail", "reverse": {"queue": "fq"}},
+                   {"queue": "fq", "forward": {"buffer": "5pkt"}, "reverse": {"queue_params": {"delta": 8}}}]}
+    assert apply_params(d, p) == 2 + 2 + 4 + 1
+    assert d["flows"][0]["params"] == {"beta": 1.5, "retransmit": "expired"}
+    assert d["flows"][1]["params"] == {"rto_k": 4, "min_rto": "0s"}
+    assert d["flows"][2]["params"] == {"beta": 1.5, "retransmit": "expired"}
+    assert d["links"][0]["queue_params"] == {"delta": 0, "charge_drops": True}
+    # a direction with its own discipline or parameters gets its own copy; one without inherits
+    assert d["links"][1]["reverse"]["queue_params"] == {"charge_drops": True}
+    assert "queue_params" not in d["links"][1]
+    assert d["links"][2]["queue_params"] == {"charge_drops": True}
+    assert "queue_params" not in d["links"][2]["forward"]
+    assert d["links"][2]["reverse"]["queue_params"] == {"delta": 8, "charge_drops": True}

@@ -5,6 +5,7 @@
     ccsim bench dumbbell [--flows N] [--duration S] [--seed N]
     ccsim plot DIR
     ccsim reproduce keshav91 [--quick] [--seeds N] [--jobs N] [--out DIR] [--only S1,S3] [--scheduler ADDR] [--jitter 1ms]
+                             [--param TARGET.KEY=VALUE ...]
 
 Exit status: 0 on success, 2 on bad input (the message names the field and what was
 expected), 1 on an internal error, 130 when interrupted.
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -215,10 +217,22 @@ def cmd_reproduce(a) -> int:
             ok = False
         if not ok:
             return _err(f"--jitter: expected a positive duration such as \"1ms\", got {a.jitter!r}")
-        if a.out == REPRODUCE_OUT:  # keep the plain run's report
-            a.out = f"{REPRODUCE_OUT}-jitter-{a.jitter}"
+    params = a.param or []
+    if params:
+        from .experiments.keshav91.reproduce import REFERENCE, check_params
+        from .experiments.runner import load_reference
+
+        try:
+            check_params(params, load_reference(REFERENCE), parse_only(a.only, range(1, 9)))
+        except ValueError as e:
+            return _err(str(e))
+    if a.out == REPRODUCE_OUT:  # a variant run keeps the plain run's report
+        suffix = ([f"jitter-{a.jitter}"] if a.jitter is not None else []) + [re.sub(r"[^A-Za-z0-9._=-]", "_", p.strip())
+                                                                           for p in params]
+        if suffix:
+            a.out = "-".join([REPRODUCE_OUT] + suffix)
     res = reproduce(quick=a.quick, seeds=a.seeds, jobs=a.jobs, out=a.out, only=a.only, scheduler=a.scheduler,
-                    jitter=a.jitter)
+                    jitter=a.jitter, params=params)
     con = Console() if sys.stdout.isatty() else Console(width=130)
     t = Table(title=f"Keshav 1991 ch. 6 reproduction ({'quick' if res.quick else 'full'}, "
                     f"seeds {res.seeds[0]}..{res.seeds[-1]}, {res.total_seconds:.0f} s)")
@@ -305,12 +319,16 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--seeds", type=int, metavar="N", help="seeds 1..N (default 5; 2 with --quick)")
     rp.add_argument("--jobs", type=int, metavar="N", help="parallel runs (default: one per core)")
     rp.add_argument("--out", metavar="DIR", default=REPRODUCE_OUT,
-                    help="report directory (default %(default)s; with --jitter J, %(default)s-jitter-J)")
+                    help="report directory (default %(default)s; with --jitter J or --param P, %(default)s-jitter-J-P)")
     rp.add_argument("--only", metavar="S1,S3", help="only these scenarios")
     rp.add_argument("--scheduler", metavar="ADDR", help="run on a Dask cluster, e.g. tcp://host:8786")
     rp.add_argument("--jitter", metavar="DURATION",
                     help="add this much processing jitter to every link (e.g. 1ms): which results depend on "
                          "exact packet timing")
+    rp.add_argument("--param", action="append", metavar="TARGET.KEY=VALUE",
+                    help="set a parameter in every flow whose cc is TARGET (e.g. generic.retransmit=expired) or "
+                         "every port whose queue is TARGET (e.g. fq.drop_policy=largest_bid); repeatable: try a "
+                         "reading the thesis leaves open without editing the scenario files")
     rp.set_defaults(func=cmd_reproduce)
     return p
 

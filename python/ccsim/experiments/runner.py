@@ -58,23 +58,90 @@ def add_jitter(data: dict, jitter: str) -> dict:
     return data
 
 
-def _edit(data: dict, quick_factor: float | None, jitter: str | None) -> dict:
+# What a parameter override may name: a congestion-control algorithm (its flows' `params`) or a
+# queue discipline (the `queue_params` of the links and link directions that use it).
+CC_TARGETS = ("generic", "jk", "reno", "newreno", "dec", "pp", "pp2")
+QUEUE_TARGETS = ("fq", "fqbit", "decbit", "droptail")
+
+
+@dataclass(frozen=True)
+class ParamOverride:
+    """One `--param TARGET.KEY=VALUE`: set KEY to VALUE in every flow whose `cc` is TARGET, or
+    in the queue parameters of every port whose discipline is TARGET. This is how the readings
+    a thesis leaves open (each a named parameter) are tried over a whole reproduction without
+    editing the scenario files."""
+    target: str
+    key: str
+    value: object
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def parse_param(text: str) -> ParamOverride:
+    """"generic.retransmit=expired" -> ParamOverride; ValueError naming what was expected.
+    VALUE is read as a TOML value (1.5, true, "2s") and otherwise taken as a bare string."""
+    expected = (f"expected TARGET.KEY=VALUE with TARGET a flow's cc ({', '.join(CC_TARGETS)}) or a queue "
+                f"discipline ({', '.join(QUEUE_TARGETS)}), e.g. generic.retransmit=expired")
+    m = re.fullmatch(r"\s*([A-Za-z0-9_]+)\.([A-Za-z0-9_]+)\s*=\s*(.*?)\s*", text)
+    if not m or not m.group(3):
+        raise ValueError(f"--param: {expected}; got {text!r}")
+    target, key, raw = m.group(1).lower(), m.group(2), m.group(3)
+    if target not in CC_TARGETS + QUEUE_TARGETS:
+        raise ValueError(f"--param {text}: unknown target {target!r}; {expected}")
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    return ParamOverride(target, key, value, f"{target}.{key}={raw}")
+
+
+def apply_params(data: dict, overrides) -> int:
+    """Apply ``overrides`` to a scenario's data in place; returns how many places were set."""
+    n = 0
+    for ov in overrides:
+        if ov.target in CC_TARGETS:
+            for flow in data.get("flows", []):
+                if flow.get("cc") == ov.target:
+                    flow.setdefault("params", {})[ov.key] = ov.value
+                    n += 1
+            continue
+        for link in data.get("links", []):
+            shared = link.get("queue", "droptail")
+            if shared == ov.target:
+                link.setdefault("queue_params", {})[ov.key] = ov.value
+                n += 1
+            # A direction table with its own discipline or parameters does not inherit the
+            # link's queue_params (scenario format), so it is set on its own.
+            for side in ("forward", "reverse"):
+                d = link.get(side)
+                if isinstance(d, dict) and ("queue" in d or "queue_params" in d) and d.get("queue", shared) == ov.target:
+                    d.setdefault("queue_params", {})[ov.key] = ov.value
+                    n += 1
+    return n
+
+
+def _edit(data: dict, quick_factor: float | None, jitter: str | None, params=()) -> dict:
     if quick_factor:
         shorten(data, quick_factor)
     if jitter:
         add_jitter(data, jitter)
+    if params:
+        apply_params(data, params)
     return data
 
 
 def run_files(files: list[Path], seeds: list[int], *, quick_factor: float | None = None,
               workers: int | None = None, progress: bool = True, scheduler: str | None = None,
-              keep_results: bool = False, jitter: str | None = None) -> Collected:
+              keep_results: bool = False, jitter: str | None = None, params=()) -> Collected:
     tasks = []
+    params = tuple(params)
     for f in files:
         for s in seeds:
             edit = None
-            if quick_factor or jitter:
-                edit = lambda d, q=quick_factor, j=jitter: _edit(d, q, j)
+            if quick_factor or jitter or params:
+                edit = lambda d, q=quick_factor, j=jitter, p=params: _edit(d, q, j, p)
             tasks.append(Task(key=(f.stem, s), scenario=str(f), seed=s, edit=edit, meta={"file": f}))
     rows, irows, failures = [], [], []
     kept = {}

@@ -730,7 +730,10 @@ def build_document(outcome, ref: dict, figs: dict, fig_notes: dict, titles: dict
         f"Runs: {ok_runs} of {len(runs)} scenario files produced results, {len(outcome.seeds)} seeds each",
         f"Runtime: {outcome.sim_seconds:.1f} s simulating, {outcome.total_seconds:.1f} s in all",
     ] + ([f"Processing jitter: {outcome.jitter} on every link (links[].jitter), a phase-sensitivity run: "
-          f"the scenario files themselves have none"] if getattr(outcome, "jitter", None) else []))
+          f"the scenario files themselves have none"] if getattr(outcome, "jitter", None) else [])
+      + ([f"Parameter overrides (--param): {'; '.join(str(p) for p in outcome.params)}, set in every flow "
+          f"or port they name: a variant reading, not the committed scenario files"]
+         if getattr(outcome, "params", None) else []))
     doc.p("A cell's simulated value is the median over seeds of the flow's metric (the mean of its interval "
           "means, the first interval discarded; Scenario 3 per 300 s phase from the interval rows). Rules "
           "(reference.toml header): an accept range when given; class D: |v - thesis| <= max(rel x thesis, "

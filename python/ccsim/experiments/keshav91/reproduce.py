@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import re
 import time
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -55,6 +56,7 @@ class Outcome:
     version: str
     files: list[Path] = field(default_factory=list)
     jitter: str | None = None          # processing jitter added to every link (phase-sensitivity run)
+    params: list = field(default_factory=list)  # --param overrides (ParamOverride), none for the plain run
     findings: list = field(default_factory=list)  # the findings of the scenarios run
 
     def cell_counts(self) -> pd.DataFrame:
@@ -79,6 +81,40 @@ def parse_only(text: str | None, available: Iterable[int]) -> list[int]:
         if int(m.group(1)) not in out:
             out.append(int(m.group(1)))
     return sorted(out)
+
+
+def check_params(texts: Iterable[str], ref: dict, scenarios: list[int]) -> list:
+    """Parse ``--param`` overrides and try each on the selected scenario files: ValueError if
+    one is malformed, names nothing in them, or makes a file invalid (the engine's message
+    names the field)."""
+    from ... import api
+    from ..runner import QUEUE_TARGETS, apply_params, parse_param
+
+    overrides = [parse_param(t) for t in texts]
+    if not overrides:
+        return []
+    sdir = repo_scenarios() / "keshav91"
+    stems = [stem for sc in ref["scenarios"] if int(sc["scenario"]) in scenarios for stem in sc["runs"].values()]
+    hits = dict.fromkeys(overrides, 0)
+    for stem in dict.fromkeys(stems):
+        path = sdir / f"{stem}.toml"
+        if not path.exists():
+            continue  # reported as a run error by run_all
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+        for ov in overrides:
+            hits[ov] += apply_params(data, [ov])
+        try:
+            api.validate(data)
+        except Exception as e:  # the engine's own message, with the field's path
+            if _validate(path) is None:  # the file is fine as committed: the override broke it
+                raise ValueError(f"--param {', '.join(map(str, overrides))}: {stem}.toml: {e}") from None
+    for ov, n in hits.items():
+        if n == 0:
+            what = "port with queue" if ov.target in QUEUE_TARGETS else "flow with cc"
+            raise ValueError(f"--param {ov}: no {what} = \"{ov.target}\" in scenarios "
+                             f"{', '.join(f'S{s}' for s in scenarios)}")
+    return overrides
 
 
 def _trace_scenarios(ref: dict) -> set[int]:
@@ -124,7 +160,7 @@ def _version() -> str:
 
 
 def run_all(ref: dict, scenarios: list[int], seeds: list[int], *, quick: bool, jobs: int | None,
-            scheduler: str | None, progress: bool, jitter: str | None = None):
+            scheduler: str | None, progress: bool, jitter: str | None = None, params=()):
     """Run the scenario files of ``scenarios``; returns (flows, intervals, traces, probes, runs
     table). ``traces`` are the periodic cwnd-trace samples (window, outstanding packets, RTT and
     the packet-pair estimator's state), ``probes`` every probe of the traced packet-pair flows."""
@@ -154,7 +190,7 @@ def run_all(ref: dict, scenarios: list[int], seeds: list[int], *, quick: bool, j
         if not todo:
             continue
         got = run_files(todo, seeds, quick_factor=factor, workers=jobs, progress=progress,
-                        scheduler=scheduler, keep_results=keep, jitter=jitter)
+                        scheduler=scheduler, keep_results=keep, jitter=jitter, params=params)
         if len(got.flows):
             flows.append(got.flows)
         if len(got.intervals):
@@ -297,9 +333,12 @@ def qcheck_counts(q: pd.DataFrame) -> pd.DataFrame:
 
 def reproduce(*, quick: bool = False, seeds: int | None = None, jobs: int | None = None,
               out: str | Path = "results/keshav91", only: str | None = None, scheduler: str | None = None,
-              progress: bool = True, reference: Path = REFERENCE, jitter: str | None = None) -> Outcome:
+              progress: bool = True, reference: Path = REFERENCE, jitter: str | None = None,
+              params: Iterable[str] = ()) -> Outcome:
     """Run, judge and write the report; returns the :class:`Outcome`. ``jitter`` (a duration
-    such as "1ms") gives every link that much processing jitter: a phase-sensitivity run."""
+    such as "1ms") gives every link that much processing jitter: a phase-sensitivity run.
+    ``params`` are ``TARGET.KEY=VALUE`` overrides (see :func:`check_params`): one of the
+    readings the thesis leaves open, tried over the whole reproduction."""
     if jitter is not None:
         from ...scenario_units import parse_seconds
 
@@ -308,6 +347,7 @@ def reproduce(*, quick: bool = False, seeds: int | None = None, jobs: int | None
     t0 = time.perf_counter()
     ref = load_reference(reference)
     scenarios = parse_only(only, [int(s["scenario"]) for s in ref["scenarios"]])
+    overrides = check_params(params, ref, scenarios)
     n = seeds if seeds is not None else (QUICK_SEEDS if quick else int(ref["tolerance"].get("seeds", 5)))
     if n < 1:
         raise ValueError(f"--seeds: expected a positive integer, got {n}")
@@ -315,7 +355,8 @@ def reproduce(*, quick: bool = False, seeds: int | None = None, jobs: int | None
         raise ValueError(f"--jobs: expected a positive integer, got {jobs}")
     seed_list = list(range(1, n + 1))
     flows, intervals, traces, probes, runs = run_all(ref, scenarios, seed_list, quick=quick, jobs=jobs,
-                                             scheduler=scheduler, progress=progress, jitter=jitter)
+                                             scheduler=scheduler, progress=progress, jitter=jitter,
+                                             params=overrides)
     sim_seconds = time.perf_counter() - t0
     scen_col = {r.file: r.scenario for r in runs.itertuples()}
     pair_col = {r.file: r.pair for r in runs.itertuples()}
@@ -331,7 +372,8 @@ def reproduce(*, quick: bool = False, seeds: int | None = None, jobs: int | None
     qchecks = _findings.annotate_checks(evaluate_qchecks(ref, data), known_findings)
     outcome = Outcome(out_dir=Path(out), report_md=Path(out) / "report.md", report_html=Path(out) / "report.html",
                       cells=cells, qchecks=qchecks, runs=runs, seeds=seed_list, quick=quick, scenarios=scenarios,
-                      sim_seconds=sim_seconds, total_seconds=math.nan, version=_version(), jitter=jitter)
+                      sim_seconds=sim_seconds, total_seconds=math.nan, version=_version(), jitter=jitter,
+                      params=list(overrides))
     from . import report
 
     outcome.findings = [f for f in known_findings if f.scenario in scenarios]
