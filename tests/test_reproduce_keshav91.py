@@ -456,6 +456,7 @@ def test_reproduce_param_errors_name_the_problem(cli, tmp_path):
         (["--param", "fq.delta=-5", "--only", "S1"], "links[0].queue_params.delta"),
         (["--param", "pp2.n_b=3"], "no flow with cc = \"pp2\""),
         (["--param", "decbit.capacity_factor=0.9", "--only", "S5"], "no port with queue = \"decbit\""),
+        (["--param", "links.bufer=60pkt", "--only", "S7"], "links[0].bufer: unknown key"),
     ]
     for args, msg in cases:
         r = cli("reproduce", "keshav91", "--quick", "--out", tmp_path, *args)
@@ -484,3 +485,5 @@ def test_parse_and_apply_param_overrides():
     assert d["links"][2]["queue_params"] == {"charge_drops": True}
     assert "queue_params" not in d["links"][2]["forward"]
     assert d["links"][2]["reverse"]["queue_params"] == {"delta": 8, "charge_drops": True}
+    assert apply_params(d, [parse_param("links.buffer=60pkt")]) == 3
+    assert [l["buffer"] for l in d["links"]] == ["60pkt"] * 3

@@ -327,7 +327,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "exact packet timing")
     rp.add_argument("--param", action="append", metavar="TARGET.KEY=VALUE",
                     help="set a parameter in every flow whose cc is TARGET (e.g. generic.retransmit=expired) or "
-                         "every port whose queue is TARGET (e.g. fq.drop_policy=largest_bid); repeatable: try a "
+                         "every port whose queue is TARGET (e.g. fq.drop_policy=largest_bid) or, TARGET links, on every "
+                         "link (e.g. links.buffer=60pkt); repeatable: try a "
                          "reading the thesis leaves open without editing the scenario files")
     rp.set_defaults(func=cmd_reproduce)
     return p

@@ -58,16 +58,19 @@ def add_jitter(data: dict, jitter: str) -> dict:
     return data
 
 
-# What a parameter override may name: a congestion-control algorithm (its flows' `params`) or a
-# queue discipline (the `queue_params` of the links and link directions that use it).
+# What a parameter override may name: a congestion-control algorithm (its flows' `params`), a
+# queue discipline (the `queue_params` of the links and link directions that use it), or
+# `links` (a key of every link itself: buffer, count_in_service, jitter).
 CC_TARGETS = ("generic", "jk", "reno", "newreno", "dec", "pp", "pp2")
 QUEUE_TARGETS = ("fq", "fqbit", "decbit", "droptail")
+LINK_TARGET = "links"
 
 
 @dataclass(frozen=True)
 class ParamOverride:
-    """One `--param TARGET.KEY=VALUE`: set KEY to VALUE in every flow whose `cc` is TARGET, or
-    in the queue parameters of every port whose discipline is TARGET. This is how the readings
+    """One `--param TARGET.KEY=VALUE`: set KEY to VALUE in every flow whose `cc` is TARGET, in
+    the queue parameters of every port whose discipline is TARGET, or (TARGET `links`) on
+    every link. This is how the readings
     a thesis leaves open (each a named parameter) are tried over a whole reproduction without
     editing the scenario files."""
     target: str
@@ -82,13 +85,14 @@ class ParamOverride:
 def parse_param(text: str) -> ParamOverride:
     """"generic.retransmit=expired" -> ParamOverride; ValueError naming what was expected.
     VALUE is read as a TOML value (1.5, true, "2s") and otherwise taken as a bare string."""
-    expected = (f"expected TARGET.KEY=VALUE with TARGET a flow's cc ({', '.join(CC_TARGETS)}) or a queue "
-                f"discipline ({', '.join(QUEUE_TARGETS)}), e.g. generic.retransmit=expired")
+    expected = (f"expected TARGET.KEY=VALUE with TARGET a flow's cc ({', '.join(CC_TARGETS)}), a queue "
+                f"discipline ({', '.join(QUEUE_TARGETS)}) or {LINK_TARGET}, e.g. generic.retransmit=expired "
+                f"or links.buffer=60pkt")
     m = re.fullmatch(r"\s*([A-Za-z0-9_]+)\.([A-Za-z0-9_]+)\s*=\s*(.*?)\s*", text)
     if not m or not m.group(3):
         raise ValueError(f"--param: {expected}; got {text!r}")
     target, key, raw = m.group(1).lower(), m.group(2), m.group(3)
-    if target not in CC_TARGETS + QUEUE_TARGETS:
+    if target not in CC_TARGETS + QUEUE_TARGETS + (LINK_TARGET,):
         raise ValueError(f"--param {text}: unknown target {target!r}; {expected}")
     try:
         value = tomllib.loads(f"v = {raw}")["v"]
@@ -106,6 +110,11 @@ def apply_params(data: dict, overrides) -> int:
                 if flow.get("cc") == ov.target:
                     flow.setdefault("params", {})[ov.key] = ov.value
                     n += 1
+            continue
+        if ov.target == LINK_TARGET:
+            for link in data.get("links", []):
+                link[ov.key] = ov.value
+                n += 1
             continue
         for link in data.get("links", []):
             shared = link.get("queue", "droptail")
