@@ -457,6 +457,11 @@ def test_reproduce_param_errors_name_the_problem(cli, tmp_path):
         (["--param", "pp2.n_b=3"], "no flow with cc = \"pp2\""),
         (["--param", "decbit.capacity_factor=0.9", "--only", "S5"], "no port with queue = \"decbit\""),
         (["--param", "links.bufer=60pkt", "--only", "S7"], "links[0].bufer: unknown key"),
+        # a list value once crashed the check (unhashable); the engine names the field instead
+        (["--param", "generic.beta=[1, 2]", "--only", "S1"], "flows[0].params.beta"),
+        # with several overrides, the message names the one that broke the file
+        (["--param", "generic.beta=1.5", "--param", "generic.rtt_samples=sometimes", "--only", "S1"],
+         "--param generic.rtt_samples=sometimes: s1-g-fcfs.toml: flows[0].params.rtt_samples"),
     ]
     for args, msg in cases:
         r = cli("reproduce", "keshav91", "--quick", "--out", tmp_path, *args)

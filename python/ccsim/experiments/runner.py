@@ -70,9 +70,8 @@ LINK_TARGET = "links"
 class ParamOverride:
     """One `--param TARGET.KEY=VALUE`: set KEY to VALUE in every flow whose `cc` is TARGET, in
     the queue parameters of every port whose discipline is TARGET, or (TARGET `links`) on
-    every link. This is how the readings
-    a thesis leaves open (each a named parameter) are tried over a whole reproduction without
-    editing the scenario files."""
+    every link. This is how the readings a thesis leaves open (each a named parameter) are
+    tried over a whole reproduction without editing the scenario files."""
     target: str
     key: str
     value: object

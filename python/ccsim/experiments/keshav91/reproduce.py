@@ -85,35 +85,38 @@ def parse_only(text: str | None, available: Iterable[int]) -> list[int]:
 
 def check_params(texts: Iterable[str], ref: dict, scenarios: list[int]) -> list:
     """Parse ``--param`` overrides and try each on the selected scenario files: ValueError if
-    one is malformed, names nothing in them, or makes a file invalid (the engine's message
-    names the field)."""
+    one is malformed, names nothing in them, or makes a file invalid (the message names that
+    override, the file and, in the engine's words, the field)."""
     from ... import api
-    from ..runner import QUEUE_TARGETS, apply_params, parse_param
+    from ..runner import CC_TARGETS, QUEUE_TARGETS, apply_params, parse_param
 
-    overrides = [parse_param(t) for t in texts]
+    overrides = [parse_param(t) for t in ([texts] if isinstance(texts, str) else texts)]
     if not overrides:
         return []
     sdir = repo_scenarios() / "keshav91"
     stems = [stem for sc in ref["scenarios"] if int(sc["scenario"]) in scenarios for stem in sc["runs"].values()]
-    hits = dict.fromkeys(overrides, 0)
+    hits = [0] * len(overrides)  # by position: a list or table VALUE makes an override unhashable
     for stem in dict.fromkeys(stems):
         path = sdir / f"{stem}.toml"
-        if not path.exists():
-            continue  # reported as a run error by run_all
+        if not path.exists() or _validate(path) is not None:
+            continue  # a file that is already invalid is reported as a run error by run_all
         with open(path, "rb") as f:
             data = tomllib.load(f)
-        for ov in overrides:
-            hits[ov] += apply_params(data, [ov])
-        try:
-            api.validate(data)
-        except Exception as e:  # the engine's own message, with the field's path
-            if _validate(path) is None:  # the file is fine as committed: the override broke it
-                raise ValueError(f"--param {', '.join(map(str, overrides))}: {stem}.toml: {e}") from None
-    for ov, n in hits.items():
+        # Applied one at a time, so the error names the override that broke the file.
+        for i, ov in enumerate(overrides):
+            n = apply_params(data, [ov])
+            hits[i] += n
+            if not n:
+                continue
+            try:
+                api.validate(data)
+            except Exception as e:  # the engine's own message, with the field's path
+                raise ValueError(f"--param {ov}: {stem}.toml: {e}") from None
+    for ov, n in zip(overrides, hits):
         if n == 0:
-            what = "port with queue" if ov.target in QUEUE_TARGETS else "flow with cc"
-            raise ValueError(f"--param {ov}: no {what} = \"{ov.target}\" in scenarios "
-                             f"{', '.join(f'S{s}' for s in scenarios)}")
+            what = (f'flow with cc = "{ov.target}"' if ov.target in CC_TARGETS else
+                    f'port with queue = "{ov.target}"' if ov.target in QUEUE_TARGETS else "link")
+            raise ValueError(f"--param {ov}: no {what} in scenarios {', '.join(f'S{s}' for s in scenarios)}")
     return overrides
 
 
