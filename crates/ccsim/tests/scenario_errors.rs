@@ -323,6 +323,21 @@ fn per_packet_rtt_samples_need_first_transmission_and_no_karn() {
 }
 
 #[test]
+fn sample_packet_and_fq_round_take_only_their_names() {
+    let text = with("max_window = 5", "max_window = 5\nparams = { sample_packet = \"cumulativ\" }");
+    assert_err(&text, "flows[0].params.sample_packet", &["echoed", "cumulative"]);
+    let text = with("max_window = 5", "max_window = 5\nparams = { sample_packet = 1 }");
+    expect_err(&text);
+    let text = with("buffer = \"40pkt\"", "buffer = \"40pkt\"\nqueue = \"fq\"\nqueue_params = { round = \"scfq\" }");
+    assert_err(&text, "links[0].queue_params.round", &["exact", "self_clocked"]);
+    for ok in ["echoed", "cumulative"] {
+        assert!(ccsim::run_toml(&with("max_window = 5", &format!("max_window = 5\nparams = {{ sample_packet = \"{ok}\" }}"))).is_ok());
+    }
+    let text = with("buffer = \"40pkt\"", "buffer = \"40pkt\"\nqueue = \"fq\"\nqueue_params = { round = \"self_clocked\" }");
+    assert!(ccsim::run_toml(&text).is_ok());
+}
+
+#[test]
 fn link_delay_changes_must_be_in_time_order() {
     let text = with("delay = \"10ms\"", "delay = \"10ms\"\nchanges = [{ at = \"5s\", delay = \"1s\" }, { at = \"2s\", delay = \"0s\" }]");
     assert_err(&text, "links[1].changes[1].at", &["increasing time"]);

@@ -65,6 +65,11 @@
 //! - `weight` / `weights`: n_α = 1 for all; weighted FQ (§2.3) with integer weights (slots per
 //!   BR round). P/n_α is rounded down to a picobit (exact for weights of the form 2^a·5^b,
 //!   a ≤ 15, b ≤ 12). Scenarios set a flow's weight with `flows[].fq_weight`.
+//! - `round`: `Exact` (Fig 3.1's iterative deletion) or `SelfClocked`, the heuristic of
+//!   Heybey et al that §3.3 names as acceptable: R is the finish number of the packet on the
+//!   line (of the last one sent while idle) and equal finish numbers go first-come-first-served.
+//!   Keshav's simulator is not known to have used it; it scores below `Exact` on chapter 6
+//!   (keshav91 findings README).
 //! - `preemptive`: false (the thesis implemented the non-preemptive version). The preemptive
 //!   variant (with resumption) is supported through `wants_preemption`/`preempt`/
 //!   `last_dequeued_remaining`: the transmitter asks after each arrival and hands back the
@@ -110,6 +115,18 @@ pub enum DropPolicy {
     MaxBid,
 }
 
+/// How R(t), the round number that finish numbers start from, is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RoundNumber {
+    /// The bit-by-bit round robin emulation by iterative deletion (chapter 3, Fig 3.1).
+    Exact,
+    /// Heybey et al's heuristic, named in chapter 3 §3.3 as an acceptable alternative: R is the
+    /// finish number of the packet being transmitted (of the last one sent while the line is
+    /// idle), and equal finish numbers are served first-come-first-served. Golestani later
+    /// called this self-clocked fair queueing.
+    SelfClocked,
+}
+
 /// Fair Queueing parameters. `Default` gives the thesis's chapter 6 configuration.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FqConfig {
@@ -133,6 +150,8 @@ pub struct FqConfig {
     /// smallest bid (true) instead of the largest (false, [REC] A11). The thesis is silent;
     /// keshav91 finding S5-pp-losses-under-fq measured both.
     pub tie_smallest_bid: bool,
+    /// Round-number computation (default `Exact`).
+    pub round: RoundNumber,
 }
 
 impl Default for FqConfig {
@@ -147,6 +166,7 @@ impl Default for FqConfig {
             weight: 1,
             weights: Vec::new(),
             tie_smallest_bid: false,
+            round: RoundNumber::Exact,
         }
     }
 }
@@ -372,6 +392,10 @@ pub struct FairQueue {
     victim_kind: VictimKind,
     tie_smallest_bid: bool,
     line_bps: u128,
+    round: RoundNumber,
+    /// Self-clocked mode: the largest finish number handed to the line so far, which is the
+    /// finish number of the packet in service (packets leave in bid order).
+    served_f: u128,
 
     convs: Vec<Conv>,
     /// Active conversations (BR has bits of theirs queued), by F^α.
@@ -417,6 +441,8 @@ impl FairQueue {
             victim_kind,
             tie_smallest_bid: cfg.tie_smallest_bid,
             line_bps: bandwidth_bps as u128,
+            round: cfg.round,
+            served_f: 0,
             convs: Vec::new(),
             active: KeyHeap::new(),
             sched: KeyHeap::new(),
@@ -503,6 +529,9 @@ impl FairQueue {
     /// R(now) in round units (`UNITS_PER_BIT` per bit-round), rounded down. Advances the
     /// round-number state to `now` (which must not precede earlier calls).
     pub fn round_number(&mut self, now: SimTime) -> u128 {
+        if self.round == RoundNumber::SelfClocked {
+            return self.served_f;
+        }
         self.advance(now);
         self.r_chk
     }
@@ -659,10 +688,16 @@ impl QueueDiscipline for FairQueue {
         if tx.bytes.is_none() {
             self.in_service = None;
         }
-        self.advance(now);
+        let r = match self.round {
+            RoundNumber::Exact => {
+                self.advance(now);
+                self.r_chk
+            }
+            RoundNumber::SelfClocked => self.served_f,
+        };
 
         // Finish number and bid (chapter 3 §3.2).
-        let r = self.r_chk;
+        let self_clocked = self.round == RoundNumber::SelfClocked;
         let c = &mut self.convs[id as usize];
         let bits = size as u128 * UNITS_PER_BYTE;
         let charge = if c.weight == 1 { bits } else { bits / c.weight as u128 };
@@ -670,7 +705,9 @@ impl QueueDiscipline for FairQueue {
         let f_new = f_old.max(r) + charge;
         let bid = charge + f_old.max(r.saturating_sub(c.delta));
         c.f = f_new;
-        if c.active_pos != NONE {
+        if self_clocked {
+            // Activity is just F^α > R; no BR emulation to keep.
+        } else if c.active_pos != NONE {
             self.active.set::<InActive>(&mut self.convs, id, f_new);
         } else {
             self.n_ac += c.weight as u64;
@@ -715,6 +752,7 @@ impl QueueDiscipline for FairQueue {
         let e = c.queue.pop_front().unwrap();
         c.bytes -= e.bytes as u64;
         c.last_sent_f = e.f;
+        self.served_f = self.served_f.max(e.f);
         self.pkts -= 1;
         self.bytes -= e.bytes as u64;
         if c.queue.is_empty() {
@@ -996,6 +1034,30 @@ mod tests {
         assert_eq!(q.active_weight(), 0);
         // Nothing active: R holds (no division by zero).
         assert_eq!(q.round_number(1000 * SEC), 150 * U);
+    }
+
+    /// Self-clocked round number (Heybey's heuristic, §3.3): R is the finish number of the
+    /// packet on the line. A's 100-byte packet is sent at 0 and its second is queued at 10;
+    /// B's arrives at 50. BR's R(50) is 50, so B finishes at 150 and goes before A's second
+    /// (200); self-clocked, R is A's 100, B's finish number ties at 200 and arrival order
+    /// sends A's second first.
+    #[test]
+    fn self_clocked_round_is_the_finish_number_in_service() {
+        for (round, b_first) in [(RoundNumber::Exact, true), (RoundNumber::SelfClocked, false)] {
+            let mut a = PacketArena::new();
+            let mut q = FairQueue::new(FqConfig { round, ..cfg_unlimited() }, 8);
+            let (a1, _) = add(&mut q, &mut a, 0, 100, 0, None);
+            assert_eq!(q.dequeue(&mut a, 0), Some(a1));
+            let (a2, _) = add(&mut q, &mut a, 0, 100, 10 * SEC, Some(100));
+            let (b1, _) = add(&mut q, &mut a, 1, 100, 50 * SEC, Some(100));
+            assert_eq!(q.finish_number(conv(1)), if b_first { 150 } else { 200 } * U, "{round:?}");
+            if round == RoundNumber::SelfClocked {
+                assert_eq!(q.round_number(50 * SEC), 100 * U);
+            }
+            let order = [q.dequeue(&mut a, 100 * SEC), q.dequeue(&mut a, 200 * SEC)];
+            let want = if b_first { [Some(b1), Some(a2)] } else { [Some(a2), Some(b1)] };
+            assert_eq!(order, want, "{round:?}");
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use super::decode::{Obj, Result, ScenarioError};
 use super::units;
 use crate::queue::decbit::{DecBitConfig, FairShareWindow};
-use crate::queue::fq::{DropPolicy, FqConfig};
+use crate::queue::fq::{DropPolicy, FqConfig, RoundNumber};
 use crate::transport::cc::dec::{DecParams, WindowRounding};
 use crate::transport::cc::kalman::KalmanConfig;
 use crate::transport::cc::pp::{Estimator, Horizon, PpConfig, REstimate, Smoothing};
@@ -87,6 +87,11 @@ pub fn fq(p: &mut Obj) -> Result<FqConfig> {
     }
     if let Some(x) = p.boolean("preemptive")? {
         c.preemptive = x;
+    }
+    match p.choice("round", "FQ round number", &["exact", "self_clocked"])? {
+        Some("self_clocked") => c.round = RoundNumber::SelfClocked,
+        Some(_) => c.round = RoundNumber::Exact,
+        None => {}
     }
     Ok(c)
 }

@@ -15,7 +15,7 @@ use crate::transport::cc::pp2::{Pp2, Pp2Config};
 use crate::sim::{time::from_secs, SimTime, PS_PER_SEC};
 use crate::traffic::AppKind;
 use crate::transport::cc::{generic::Generic, jk::Jk, newreno::NewReno, reno::Reno, TransportDefaults};
-use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom};
+use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
 use crate::transport::TimerMode;
 use toml::Value;
 
@@ -433,6 +433,11 @@ fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
         Some("first") => spec.rto.sample_from = SampleFrom::First,
         Some("last") => spec.rto.sample_from = SampleFrom::Last,
         Some(_) => spec.rto.sample_from = SampleFrom::Latest,
+        None => {}
+    }
+    match p.choice("sample_packet", "packet an ACK's RTT sample times", &["echoed", "cumulative"])? {
+        Some("cumulative") => spec.rto.sample_packet = SamplePacket::Cumulative,
+        Some(_) => spec.rto.sample_packet = SamplePacket::Echoed,
         None => {}
     }
     // Per-packet sampling measures each packet from its first transmission, so it cannot

@@ -30,6 +30,18 @@ pub enum SampleFrom {
     Latest,
 }
 
+/// Which packet an ACK's sample times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SamplePacket {
+    /// The data packet that caused the ACK (the sink echoes its sequence number).
+    Echoed,
+    /// The last in-order packet, the one the cumulative ACK number names: what a source sees
+    /// when the ACK carries nothing else (REAL's sources keep a send time per window slot and
+    /// look it up by the ACK number). After a loss, the duplicate ACKs time the packet before
+    /// the hole, sent long before, so the samples grow with every packet held behind a hole.
+    Cumulative,
+}
+
 /// How many RTT samples an ACK gives the estimator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RttSamples {
@@ -58,6 +70,9 @@ impl RttSamples {
 pub struct RtoConfig {
     pub formula: RtoFormula,
     pub sample_from: SampleFrom,
+    /// Which packet an ACK's sample times (the per-ACK sample: the delay metric and, with
+    /// `RttSamples::OnePerAck`, the estimator).
+    pub sample_packet: SamplePacket,
     /// Skip samples from retransmitted packets (Karn and Partridge).
     pub karn: bool,
     /// Which packets an ACK samples; see [`RttSamples`].
@@ -134,6 +149,7 @@ mod tests {
         RtoConfig {
             formula,
             sample_from: SampleFrom::Last,
+            sample_packet: SamplePacket::Echoed,
             karn: true,
             samples: RttSamples::OnePerAck,
             backoff: true,

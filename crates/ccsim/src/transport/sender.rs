@@ -27,7 +27,7 @@
 //! and the later one fires as a no-op.
 
 use super::cc::{AckInfo, AckResponse, Cc, CongestionControl, PaceAdjust, Pacing};
-use super::rtt::{RtoConfig, RttEstimator, RttSamples, SampleFrom};
+use super::rtt::{RtoConfig, RttEstimator, RttSamples, SampleFrom, SamplePacket};
 use super::seqspace::SlotRing;
 use crate::net::packet::pair_code;
 use crate::sim::SimTime;
@@ -121,6 +121,9 @@ pub struct Sender {
     pub own_ack_stops_timer: bool,
     /// Count of timeouts (expiry events that caused retransmissions).
     pub timeouts: u64,
+    /// First and latest send times of packet snd_una - 1, the last one acknowledged in order
+    /// (`SamplePacket::Cumulative` times duplicate ACKs from it); None before the first.
+    in_order_tx: Option<(SimTime, SimTime)>,
     pacer: Option<Box<Pacer>>,
 }
 
@@ -150,6 +153,7 @@ impl Sender {
             own_ack_stops_timer: false,
             timer_armed_at: NEVER,
             timeouts: 0,
+            in_order_tx: None,
             pacer,
         }
     }
@@ -327,11 +331,24 @@ impl Sender {
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub fn on_ack(&mut self, ack: u64, echo_seq: u64, echo_tx: SimTime, echo_first_tx: SimTime, echo_retx: bool, ce: bool, code: u8, now: SimTime) -> AckOutcome {
-        let from = match self.rtt.cfg.sample_from {
-            SampleFrom::First => echo_first_tx,
-            SampleFrom::Last => echo_tx,
-            SampleFrom::Latest if echo_seq >= self.snd_una && echo_seq < self.high_sent => self.slots.get(echo_seq).last_tx,
-            SampleFrom::Latest => echo_tx,
+        // The packet whose ACK this is: the one that caused it, or the last in-order one the
+        // cumulative number names (its send times are in the ring for a new ACK and kept in
+        // `in_order_tx` for a duplicate).
+        let named = match self.rtt.cfg.sample_packet {
+            SamplePacket::Cumulative if ack > self.snd_una && ack <= self.high_sent => {
+                let s = self.slots.get(ack - 1);
+                Some((s.first_tx, s.last_tx))
+            }
+            SamplePacket::Cumulative if ack == self.snd_una => self.in_order_tx,
+            _ => None,
+        };
+        let from = match (named, self.rtt.cfg.sample_from) {
+            (Some((first, _)), SampleFrom::First) => first,
+            (Some((_, last)), SampleFrom::Last | SampleFrom::Latest) => last,
+            (None, SampleFrom::First) => echo_first_tx,
+            (None, SampleFrom::Last) => echo_tx,
+            (None, SampleFrom::Latest) if echo_seq >= self.snd_una && echo_seq < self.high_sent => self.slots.get(echo_seq).last_tx,
+            (None, SampleFrom::Latest) => echo_tx,
         };
         let rtt_sample = now - from;
         let info = AckInfo {
@@ -354,6 +371,10 @@ impl Sender {
                 }
             } else if !(self.rtt.cfg.karn && echo_retx) {
                 self.rtt.sample(rtt_sample);
+            }
+            if self.rtt.cfg.sample_packet == SamplePacket::Cumulative && ack <= self.high_sent {
+                let s = self.slots.get(ack - 1);
+                self.in_order_tx = Some((s.first_tx, s.last_tx));
             }
             self.snd_una = ack;
             if self.snd_nxt < self.snd_una {
@@ -726,6 +747,31 @@ mod tests {
     }
 
     #[test]
+    fn cumulative_sampling_times_the_packet_the_ack_number_names() {
+        // Packets 0..4 sent at 0, 1, 2, 3 s. Packet 0's ACK comes at 5 s; packet 1 is lost,
+        // so the ACKs of 2 and 3 (at 6 and 7 s) are duplicates naming packet 0; the repair
+        // of 1 is acknowledged cumulatively (through 3) at 10 s.
+        let samples = |which: SamplePacket| {
+            let mut rto = Generic::defaults().rto;
+            rto.sample_packet = which;
+            let mut s = Sender::new(Cc::Generic(Generic::new(4)), 4, rto, TimerMode::PerPacket);
+            s.app_limit = 4;
+            for t in 0..4 {
+                s.next_transmission(t * SEC);
+            }
+            let t0 = s.on_ack(1, 0, 0, 0, false, false, 0, 5 * SEC).rtt_sample;
+            let t2 = s.on_ack(1, 2, 2 * SEC, 2 * SEC, false, false, 0, 6 * SEC).rtt_sample;
+            let t3 = s.on_ack(1, 3, 3 * SEC, 3 * SEC, false, false, 0, 7 * SEC).rtt_sample;
+            let t1 = s.on_ack(4, 1, SEC, SEC, true, false, 0, 10 * SEC).rtt_sample;
+            [t0, t2, t3, t1].map(|x| x / SEC)
+        };
+        // Echoed: each packet's own RTT (the repair timed from its first transmission).
+        assert_eq!(samples(SamplePacket::Echoed), [5, 4, 4, 9]);
+        // Cumulative: the duplicates time packet 0 (sent at 0), the repair times packet 3.
+        assert_eq!(samples(SamplePacket::Cumulative), [5, 6, 7, 7]);
+    }
+
+    #[test]
     fn every_acked_packet_gives_a_sample_from_its_first_transmission() {
         // Packets 0..4 sent at 0, 1, 2, 3 s; packet 0 lost, 1..3 held by the receiver; the
         // repaired hole is acknowledged cumulatively at 10 s. Generic samples all four
@@ -733,6 +779,7 @@ mod tests {
         let run = |every: bool| {
             let mut rto = Generic::defaults().rto;
             rto.samples = if every { RttSamples::EveryAcked } else { RttSamples::OnePerAck };
+            rto.sample_packet = SamplePacket::Echoed;
             let mut s = Sender::new(Cc::Generic(Generic::new(4)), 4, rto, TimerMode::PerPacket);
             s.app_limit = 4;
             for t in 0..4 {

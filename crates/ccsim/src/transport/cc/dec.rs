@@ -41,7 +41,7 @@
 
 use super::{AckInfo, AckResponse, CongestionControl, TransportDefaults};
 use crate::sim::PS_PER_SEC;
-use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom};
+use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
 use crate::transport::sender::TimerMode;
 
 /// How the real-valued window W becomes the integer window the source uses.
@@ -112,6 +112,7 @@ impl Dec {
             rto: RtoConfig {
                 formula: RtoFormula::MeanDev(2.0),
                 sample_from: SampleFrom::Last,
+                sample_packet: SamplePacket::Echoed,
                 karn: false,
                 samples: RttSamples::OnePerAck,
                 backoff: true,

@@ -27,11 +27,19 @@
 //!   timer several times over. With it Table 6.4's G/FQ drop = retx rates come out at
 //!   0.09/s (thesis 0.08; 0.125 with one sample per ACK) and Scenario 5's PP/G FQ row matches
 //!   (PP 3.31 each with no loss, one Generic source in backoff); "one_per_ack" samples only
-//!   the packet whose ACK it is (keshav91 finding S2-generic-rtt-samples).
+//!   the packet whose ACK it is (keshav91 finding S2-generic-rtt-samples);
+//! - `sample_packet` = "cumulative": an ACK's own sample (the delay metric; the estimator too
+//!   under "one_per_ack") times the packet its cumulative number names, the last one received
+//!   in order, as a source does that keeps only a send time per window slot and looks it up
+//!   by the ACK number (REAL's generic(), whose listing in the REAL 5.0 Programmer's Manual
+//!   declares `time_sent[MWS]` and `last_ack`; spec G9: "the send time of the acknowledged
+//!   packet"). The duplicate ACKs behind a hole then time the packet before it. Table 6.4's
+//!   G/FQ RTTs come out at 2.68-2.86 s (thesis 2.55-2.85); "echoed", the packet that caused
+//!   the ACK, gives 2.45-2.47 and misses two of them (keshav91 finding S2-generic-rtt-samples).
 
 use super::{AckInfo, AckResponse, CongestionControl, TransportDefaults};
 use crate::sim::PS_PER_SEC;
-use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom};
+use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
 use crate::transport::sender::TimerMode;
 
 #[derive(Clone, Debug)]
@@ -49,6 +57,7 @@ impl Generic {
             rto: RtoConfig {
                 formula: RtoFormula::Beta(2.0),
                 sample_from: SampleFrom::First,
+                sample_packet: SamplePacket::Cumulative,
                 karn: false,
                 samples: RttSamples::EveryAcked,
                 backoff: false,

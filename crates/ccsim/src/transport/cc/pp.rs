@@ -90,7 +90,7 @@ use super::{AckInfo, AckResponse, CongestionControl, Pacing, ProbeRecord, ProbeS
 use crate::net::packet::pair_code;
 use crate::sim::time::{from_secs, to_secs};
 use crate::sim::{SimTime, PS_PER_SEC};
-use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom};
+use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
 use crate::transport::sender::TimerMode;
 
 /// The pole-placement horizon J of law (5.14) (scenario names "r_plus_s_over_mu",
@@ -235,6 +235,7 @@ impl PacketPair {
             rto: RtoConfig {
                 formula: RtoFormula::Beta(3.0),
                 sample_from: SampleFrom::Last,
+                sample_packet: SamplePacket::Echoed,
                 karn: true,
                 samples: RttSamples::OnePerAck,
                 backoff: false,

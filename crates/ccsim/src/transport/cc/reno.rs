@@ -12,7 +12,7 @@
 
 use super::{aimd_increase, AckInfo, AckResponse, CongestionControl, TransportDefaults};
 use crate::sim::PS_PER_SEC;
-use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom};
+use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
 use crate::transport::sender::TimerMode;
 
 #[derive(Clone, Debug)]
@@ -29,6 +29,7 @@ pub(crate) fn rfc6298_defaults() -> TransportDefaults {
         rto: RtoConfig {
             formula: RtoFormula::MeanDev(4.0),
             sample_from: SampleFrom::Last,
+            sample_packet: SamplePacket::Echoed,
             karn: true,
             samples: RttSamples::OnePerAck,
             backoff: true,
