@@ -444,7 +444,7 @@ fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
     // honour "last" or Karn's rule: asked for explicitly, that is an error; as the
     // algorithm's default, it gives way to them.
     let per_packet_ok = spec.rto.sample_from == SampleFrom::First && !spec.rto.karn;
-    match p.choice("rtt_samples", "RTT samples per ACK", &["each_packet", "every_acked", "one_per_ack"])? {
+    match p.choice("rtt_samples", "RTT samples per ACK", &["each_packet", "every_acked", "one_per_ack", "one_per_rtt"])? {
         Some(v @ ("each_packet" | "every_acked")) if !per_packet_ok => {
             return Err(ScenarioError::new(
                 p.at("rtt_samples"),
@@ -453,6 +453,7 @@ fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
         }
         Some("each_packet") => spec.rto.samples = RttSamples::EachPacket,
         Some("every_acked") => spec.rto.samples = RttSamples::EveryAcked,
+        Some("one_per_rtt") => spec.rto.samples = RttSamples::OnePerRtt,
         Some(_) => spec.rto.samples = RttSamples::OnePerAck,
         None if !per_packet_ok => spec.rto.samples = RttSamples::OnePerAck,
         None => {}

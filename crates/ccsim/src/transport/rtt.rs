@@ -56,13 +56,18 @@ pub enum RttSamples {
     /// it, whichever comes first. Packets held behind a hole count with their own delay, not
     /// the hole's (measured, not adopted: keshav91 finding S5-jkg-fq-full-backoff). Needs `First`, no Karn.
     EachPacket,
+    /// One packet timed at a time, as 4.3BSD's TCP does (`t_rtt`, `t_rtseq`): the first new
+    /// packet sent while none is being timed starts the clock, the first ACK covering it
+    /// gives the sample, and any retransmission cancels the timing (Karn's rule). About one
+    /// sample per round trip. The delay metric still takes every ACK's own sample.
+    OnePerRtt,
 }
 
 impl RttSamples {
     /// Samples taken per newly acknowledged packet rather than per ACK.
     #[inline]
     pub fn per_packet(self) -> bool {
-        self != RttSamples::OnePerAck
+        matches!(self, RttSamples::EveryAcked | RttSamples::EachPacket)
     }
 }
 

@@ -87,8 +87,9 @@ struct Pacer {
 /// What an arriving ACK did, for measurement.
 #[derive(Clone, Copy, Debug)]
 pub struct AckOutcome {
-    /// The RTT sample this protocol reports (from first or last transmission, as its
-    /// estimator measures), in picoseconds.
+    /// The RTT sample this protocol reports for the delay metric (from first or last
+    /// transmission, as its estimator measures), in picoseconds: one per ACK even when the
+    /// estimator skips it (Karn's rule, `OnePerRtt`), spec G9.
     pub rtt_sample: SimTime,
 }
 
@@ -124,6 +125,8 @@ pub struct Sender {
     /// First and latest send times of packet snd_una - 1, the last one acknowledged in order
     /// (`SamplePacket::Cumulative` times duplicate ACKs from it); None before the first.
     in_order_tx: Option<(SimTime, SimTime)>,
+    /// `RttSamples::OnePerRtt`: the packet being timed and its send time.
+    timed: Option<(u64, SimTime)>,
     pacer: Option<Box<Pacer>>,
 }
 
@@ -154,6 +157,7 @@ impl Sender {
             timer_armed_at: NEVER,
             timeouts: 0,
             in_order_tx: None,
+            timed: None,
             pacer,
         }
     }
@@ -302,6 +306,13 @@ impl Sender {
                 self.deadline = self.deadline.min(d);
             }
         }
+        if self.rtt.cfg.samples == RttSamples::OnePerRtt {
+            if retransmission {
+                self.timed = None; // Karn: a resent packet's ACK is ambiguous
+            } else if self.timed.is_none() {
+                self.timed = Some((seq, now));
+            }
+        }
         let slot = self.slots.get_mut(seq);
         slot.last_tx = now;
         Transmission { seq, first_tx: slot.first_tx, retransmission, code }
@@ -367,6 +378,13 @@ impl Sender {
                 for seq in self.snd_una..ack.min(self.high_sent) {
                     if !self.slots.sampled(seq) {
                         self.rtt.sample(now - self.slots.get(seq).first_tx);
+                    }
+                }
+            } else if self.rtt.cfg.samples == RttSamples::OnePerRtt {
+                if let Some((seq, sent)) = self.timed {
+                    if ack > seq {
+                        self.timed = None;
+                        self.rtt.sample(now - sent);
                     }
                 }
             } else if !(self.rtt.cfg.karn && echo_retx) {
@@ -744,6 +762,36 @@ mod tests {
         assert_eq!(sample(SampleFrom::Last), 24 * SEC);
         assert_eq!(sample(SampleFrom::Latest), 12 * SEC);
         assert_eq!(sample(SampleFrom::First), 24 * SEC);
+    }
+
+    #[test]
+    fn one_per_rtt_times_one_packet_at_a_time() {
+        // Window 4: packets 0..3 sent at 0 s; only packet 0 is timed. ACKs at 2, 3, 4, 5 s:
+        // the first gives a 2 s sample and packet 4 (sent then) is timed next; its ACK at 6 s
+        // gives 4 s. One sample per ACK would have averaged 2, 3, 4, 5, 4, ...
+        let mut rto = crate::transport::cc::jk::Jk::defaults().rto;
+        rto.samples = RttSamples::OnePerRtt;
+        let mut s = Sender::new(Cc::Generic(Generic::new(4)), 4, rto, TimerMode::SingleBsd);
+        s.app_limit = 100;
+        while s.next_transmission(0).is_some() {}
+        s.on_ack(1, 0, 0, 0, false, false, 0, 2 * SEC);
+        assert_eq!(s.rtt.srtt(), Some(2 * SEC));
+        assert_eq!(s.next_transmission(2 * SEC).map(|t| t.seq), Some(4));
+        for (ack, t) in [(2, 3), (3, 4), (4, 5)] {
+            s.on_ack(ack, ack - 1, 0, 0, false, false, 0, t * SEC);
+            assert_eq!(s.rtt.srtt(), Some(2 * SEC), "ACK {ack} is not timed");
+            s.next_transmission(t * SEC);
+        }
+        s.on_ack(5, 4, 2 * SEC, 2 * SEC, false, false, 0, 6 * SEC);
+        assert_eq!(s.rtt.srtt(), Some(2 * SEC + 2 * SEC / 8), "packet 4: a 4 s sample");
+        // A retransmission cancels the timing (Karn): packet 8, sent and timed at 6 s, is
+        // still out when a timeout resends packet 5; the ACK covering 8 then gives no sample.
+        assert_eq!(s.next_transmission(6 * SEC).map(|t| t.seq), Some(8));
+        assert!(s.on_timer(100 * SEC));
+        assert!(s.next_transmission(100 * SEC).unwrap().retransmission);
+        let before = s.rtt.srtt();
+        s.on_ack(9, 5, 100 * SEC, 3 * SEC, true, false, 0, 101 * SEC);
+        assert_eq!(s.rtt.srtt(), before);
     }
 
     #[test]
