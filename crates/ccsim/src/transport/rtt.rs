@@ -39,6 +39,8 @@ pub enum SamplePacket {
     /// when the ACK carries nothing else (REAL's sources keep a send time per window slot and
     /// look it up by the ACK number). After a loss, the duplicate ACKs time the packet before
     /// the hole, sent long before, so the samples grow with every packet held behind a hole.
+    /// Nothing echoes which copy of that packet arrived, so "last" and "latest" both time its
+    /// most recent transmission, and Karn's rule skips it if it was ever resent.
     Cumulative,
 }
 

@@ -362,6 +362,9 @@ impl Sender {
             (None, SampleFrom::Latest) => echo_tx,
         };
         let rtt_sample = now - from;
+        // Karn's rule asks whether the timed packet was resent: the echoed copy says so itself;
+        // a packet named by the ACK number was resent if its send times differ.
+        let sampled_retx = named.map_or(echo_retx, |(first, last)| first != last);
         let info = AckInfo {
             now,
             newly_acked: ack.saturating_sub(self.snd_una),
@@ -387,7 +390,7 @@ impl Sender {
                         self.rtt.sample(now - sent);
                     }
                 }
-            } else if !(self.rtt.cfg.karn && echo_retx) {
+            } else if !(self.rtt.cfg.karn && sampled_retx) {
                 self.rtt.sample(rtt_sample);
             }
             if self.rtt.cfg.sample_packet == SamplePacket::Cumulative && ack <= self.high_sent {
@@ -817,6 +820,30 @@ mod tests {
         assert_eq!(samples(SamplePacket::Echoed), [5, 4, 4, 9]);
         // Cumulative: the duplicates time packet 0 (sent at 0), the repair times packet 3.
         assert_eq!(samples(SamplePacket::Cumulative), [5, 6, 7, 7]);
+    }
+
+    #[test]
+    fn karn_skips_a_cumulatively_named_packet_that_was_resent() {
+        // Packet 0 sent at 0 s and, after a (spurious) timeout, again at 5 s; the original's
+        // ACK arrives at 6 s. The echo carries no retransmission flag (it answers the
+        // original), but the sender cannot tell which copy the ACK number answers, so Karn's
+        // rule must skip it. Without Karn's rule the sample is 6 s (from the first send).
+        let run = |karn: bool| {
+            let mut rto = Generic::defaults().rto;
+            rto.sample_packet = SamplePacket::Cumulative;
+            rto.samples = RttSamples::OnePerAck;
+            rto.karn = karn;
+            let mut s = Sender::new(Cc::Generic(Generic::new(2)), 2, rto, TimerMode::Single);
+            s.app_limit = 2;
+            s.next_transmission(0);
+            s.next_transmission(0);
+            assert!(s.on_timer(5 * SEC));
+            assert!(s.next_transmission(5 * SEC).unwrap().retransmission);
+            s.on_ack(1, 0, 0, 0, false, false, 0, 6 * SEC);
+            s.rtt.srtt()
+        };
+        assert_eq!(run(true), None);
+        assert_eq!(run(false), Some(6 * SEC));
     }
 
     #[test]
