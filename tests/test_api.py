@@ -3,6 +3,7 @@
 import math
 import random
 
+import pandas as pd
 import pytest
 
 import ccsim
@@ -153,3 +154,24 @@ def test_scenario_error_pickles_for_worker_processes():
     back = pickle.loads(pickle.dumps(e.value))
     assert isinstance(back, ccsim.ScenarioError)
     assert "duration" in str(back) and back.path == "duration"
+
+
+def test_drop_trace_frame_and_files(tmp_path):
+    sc = small(duration="120s").measure(trace_drops="switches")
+    r = sc.run()
+    d = r.drops
+    assert list(d.columns) == ["time_s", "port", "port_name", "flow", "flow_name", "seq", "ack", "retransmission",
+                               "queue_packets", "conv_queued", "longest_other"]
+    # one row per drop, all at the 15-packet bottleneck, where drop-tail drops arrivals at a full buffer
+    assert len(d) == r.ports.set_index("name").loc["sw->sink", "drops"] > 0
+    assert set(d["port_name"]) == {"sw->sink"} and (d["queue_packets"] == 14).all()
+    per_flow = d.groupby("flow_name").size()
+    for name, n in per_flow.items():
+        assert n == r.flow(name)["data_dropped"]
+    written = r.write(tmp_path, plots=False)
+    assert tmp_path / "drops.parquet" in written
+    back = ccsim.Results.read(tmp_path).drops
+    pd.testing.assert_frame_equal(back, d)
+    # without trace_drops the frame is empty but has the columns
+    e = small(duration="20s").run().drops
+    assert e.empty and list(e.columns) == list(d.columns)

@@ -76,7 +76,8 @@ class Scenario:
         return self
 
     def measure(self, **fields: Any) -> "Scenario":
-        """Measurement settings: interval, discard, trace_period, trace_cwnd, trace_queues."""
+        """Measurement settings: interval, discard, trace_period, trace_cwnd, trace_queues,
+        trace_drops."""
         self._data.setdefault("measure", {}).update({k: v for k, v in fields.items() if v is not None})
         return self
 

@@ -41,6 +41,15 @@ def _atomic(path: Path, write) -> None:
 
 PROBE_COLUMNS_EMPTY = {c: [] for c in ("flow", "time_s", "probe", "probe_gap_s", "rate_est_pps",
                                          "send_rate_pps", "alpha")}
+DROP_COLUMNS = ("time_s", "port", "flow", "seq", "ack", "retransmission", "queue_packets",
+                "conv_queued", "longest_other")
+
+
+def _drops_frame(raw: dict | None, flow_names: list[str], port_names: list[str]) -> pd.DataFrame:
+    d = pd.DataFrame(raw or {c: [] for c in DROP_COLUMNS})
+    d.insert(2, "port_name", [port_names[i] for i in d["port"]])
+    d.insert(4, "flow_name", [flow_names[i] for i in d["flow"]])
+    return d
 
 
 class Results:
@@ -59,6 +68,14 @@ class Results:
     and ``alpha`` (the fuzzy predictor's averaging constant); NaN for window algorithms and
     before a value is first measured. ``probes`` has one row per probe as it happened
     (``probe`` numbers them; the log keeps at most 64 per trace period, the latest).
+
+    ``drops`` has one row per packet dropped at a port ``[measure] trace_drops`` selects
+    (none by default): ``time_s``, ``port``/``port_name``, ``flow``/``flow_name``, ``seq``,
+    ``ack`` and ``retransmission`` (what was dropped), and a census of the port's waiting
+    packets right after the drop: ``queue_packets`` in all, ``conv_queued`` of the dropped
+    packet's conversation (its flow and direction) and ``longest_other``, the most any other
+    conversation has waiting. ``conv_queued + 1 >= longest_other`` says the drop hit a
+    longest queue, as Fair Queueing's chapter 2 policy should.
     """
 
     def __init__(self, raw: dict):
@@ -95,6 +112,7 @@ class Results:
             pnames = list(self.ports["name"])
             qt.insert(1, "port_name", [pnames[i] for i in qt["port"]])
         self.queues = qt
+        self.drops = _drops_frame(raw.get("drop_trace"), names, list(self.ports["name"]))
 
     @property
     def jain(self) -> float:
@@ -117,7 +135,7 @@ class Results:
 
     def write(self, out_dir: str | os.PathLike, *, plots: bool = True) -> list[Path]:
         """Write summary.json, intervals.parquet, flows.parquet, ports.parquet, cwnd.parquet,
-        queues.parquet, probes.parquet and (if there are traces) cwnd.png / queues.png /
+        queues.parquet, probes.parquet, drops.parquet and (if there are traces) cwnd.png / queues.png /
         probes.png into ``out_dir``."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
@@ -131,7 +149,8 @@ class Results:
         summary = json.dumps(self.summary(), indent=2, allow_nan=False)
         put("summary.json", lambda t: Path(t).write_text(summary + "\n", encoding="utf-8"))
         for name, df in (("flows", self.flows), ("intervals", self.intervals), ("ports", self.ports),
-                         ("cwnd", self.cwnd), ("queues", self.queues), ("probes", self.probes)):
+                         ("cwnd", self.cwnd), ("queues", self.queues), ("probes", self.probes),
+                         ("drops", self.drops)):
             put(f"{name}.parquet", lambda t, df=df: df.to_parquet(t, index=False))
         if plots:
             from . import plots as _plots
@@ -165,3 +184,6 @@ class LoadedResults:
         self.queues = pd.read_parquet(out / "queues.parquet")
         p = out / "probes.parquet"  # absent in directories written before probe traces existed
         self.probes = pd.read_parquet(p) if p.exists() else pd.DataFrame(PROBE_COLUMNS_EMPTY)
+        d = out / "drops.parquet"  # absent in directories written before drop traces existed
+        self.drops = (pd.read_parquet(d) if d.exists()
+                      else _drops_frame(None, list(self.flows["name"]), list(self.ports["name"])))

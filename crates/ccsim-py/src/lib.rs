@@ -219,6 +219,19 @@ fn results_to_py<'py>(py: Python<'py>, r: &Results, wall: f64) -> PyResult<Bound
     qt.set_item("packets", &q.packets)?;
     qt.set_item("bytes", &q.bytes)?;
     out.set_item("queue_trace", qt)?;
+
+    let d = &r.drop_trace;
+    let dt = PyDict::new(py);
+    dt.set_item("time_s", &d.time_s)?;
+    dt.set_item("port", &d.port)?;
+    dt.set_item("flow", &d.flow)?;
+    dt.set_item("seq", &d.seq)?;
+    dt.set_item("ack", &d.ack)?;
+    dt.set_item("retransmission", &d.retransmission)?;
+    dt.set_item("queue_packets", &d.queue_packets)?;
+    dt.set_item("conv_queued", &d.conv_queued)?;
+    dt.set_item("longest_other", &d.longest_other)?;
+    out.set_item("drop_trace", dt)?;
     Ok(out)
 }
 

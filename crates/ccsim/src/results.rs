@@ -2,7 +2,7 @@
 //! interval table, traces, fairness and a conservation check.
 
 use crate::measure::stats::{batch_means, jain_index};
-use crate::measure::{CwndTrace, FlowCounters, IntervalTable, ProbeTrace, QueueTrace};
+use crate::measure::{CwndTrace, DropTrace, FlowCounters, IntervalTable, ProbeTrace, QueueTrace};
 use crate::scenario::Scenario;
 use crate::sim::time::to_secs;
 use crate::world::World;
@@ -67,6 +67,8 @@ pub struct Results {
     /// Every probe of the traced packet-pair flows.
     pub probe_trace: ProbeTrace,
     pub queue_trace: QueueTrace,
+    /// Every drop at the ports `[measure] trace_drops` selects.
+    pub drop_trace: DropTrace,
     /// Jain's index over the flows' mean goodput (packets/s).
     pub jain_goodput: f64,
     pub events: u64,
@@ -153,6 +155,7 @@ impl Results {
             cwnd_trace: w.cwnd_trace.clone(),
             probe_trace: w.probe_trace.clone(),
             queue_trace: w.queue_trace.clone(),
+            drop_trace: w.drop_trace.clone(),
             jain_goodput: jain_index(&goodputs),
             events: w.events.processed(),
             peak_packets: w.peak_live_packets,

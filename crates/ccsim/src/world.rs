@@ -4,7 +4,7 @@
 //! of the data packet it answers), events are plain values in a binary heap, counters are
 //! fields. Dispatch is a `match` on the event kind.
 
-use crate::measure::{CwndTrace, FlowCounters, IntervalTable, ProbeTrace, QueueTrace};
+use crate::measure::{CwndTrace, DropTrace, FlowCounters, IntervalTable, ProbeTrace, QueueTrace};
 use crate::net::packet::flags;
 use crate::net::{Packet, PacketArena, PacketId, PacketKind, Port};
 use crate::sim::{time::to_secs, Event, EventKind, EventQueue, SimTime};
@@ -53,6 +53,13 @@ pub struct World {
     /// Every probe of the traced packet-pair flows (their probe logs, drained at each sample).
     pub probe_trace: ProbeTrace,
     pub queue_trace: QueueTrace,
+    /// Per port: record its drops in `drop_trace`. Empty when no port is traced.
+    pub drop_traced: Vec<bool>,
+    pub drop_trace: DropTrace,
+    /// Scratch for `record_drop`: waiting packets per conversation (flow x 2 + 1 for ACKs),
+    /// all zero between drops, and the conversations it touched.
+    pub drop_census: Vec<u32>,
+    pub census_touched: Vec<u32>,
     pub peak_live_packets: usize,
     /// Scheduled link delay changes: (forward port; the reverse port is the next one, delay).
     pub link_changes: Vec<(u32, SimTime)>,
@@ -124,6 +131,9 @@ impl World {
     #[inline]
     fn send_to_port(&mut self, pid: PacketId, port: u32) {
         if let Some(d) = self.ports[port as usize].receive(pid, &mut self.packets, self.now, &mut self.events, port) {
+            if !self.drop_traced.is_empty() && self.drop_traced[port as usize] {
+                self.record_drop(port, d);
+            }
             let p = self.packets.get(d);
             let c = &mut self.flows[p.flow as usize].cur;
             match p.kind {
@@ -132,6 +142,46 @@ impl World {
             }
             self.packets.free(d);
         }
+    }
+
+    /// Add the drop of `d` at `port` to the drop trace, with a census of the port's queue
+    /// (only for traced ports, and drops are rare: off the common path).
+    #[cold]
+    #[inline(never)]
+    fn record_drop(&mut self, port: u32, d: PacketId) {
+        let p = *self.packets.get(d);
+        let conv = |q: &Packet| q.flow * 2 + u32::from(q.kind == PacketKind::Ack);
+        let (census, touched, packets) = (&mut self.drop_census, &mut self.census_touched, &self.packets);
+        let mut total = 0;
+        self.ports[port as usize].for_each_queued(&mut |q| {
+            let c = conv(packets.get(q)) as usize;
+            if census[c] == 0 {
+                touched.push(c as u32);
+            }
+            census[c] += 1;
+            total += 1;
+        });
+        let own = conv(&p);
+        let (mut mine, mut longest_other) = (0, 0);
+        for &c in touched.iter() {
+            let n = std::mem::take(&mut census[c as usize]);
+            if c == own {
+                mine = n;
+            } else {
+                longest_other = longest_other.max(n);
+            }
+        }
+        touched.clear();
+        let t = &mut self.drop_trace;
+        t.time_s.push(to_secs(self.now));
+        t.port.push(port);
+        t.flow.push(p.flow);
+        t.seq.push(p.seq);
+        t.ack.push(p.kind == PacketKind::Ack);
+        t.retransmission.push(p.has(flags::RETX));
+        t.queue_packets.push(total);
+        t.conv_queued.push(mine);
+        t.longest_other.push(longest_other);
     }
 
     #[inline]
@@ -409,7 +459,8 @@ impl World {
         let output = it.len() * (size_of::<u32>() * 2 + size_of::<f64>() * 9 + size_of::<u64>() * 5)
             + self.cwnd_trace.flow.capacity() * CwndTrace::ROW_BYTES
             + self.probe_trace.flow.capacity() * ProbeTrace::ROW_BYTES
-            + self.queue_trace.port.capacity() * 24;
+            + self.queue_trace.port.capacity() * 24
+            + self.drop_trace.time_s.capacity() * DropTrace::ROW_BYTES;
         (state, output)
     }
 

@@ -277,3 +277,57 @@ fn link_jitter_delays_each_arrival_by_a_uniform_draw() {
     }
     assert_ne!(owd(&a), owd(&b), "the draws follow the seed");
 }
+
+/// The two uncontrolled sources of `overload_with` on a 1 Mb/s line with the given queue,
+/// every drop at sw -> b traced.
+fn traced_overload(queue: &str, buffer: &str) -> ccsim::Results {
+    let text = ScenarioText::new("20s")
+        .measure("5s").raw("discard", 1).str("trace_cwnd", "none").raw("trace_drops", list(&["sw->b"]))
+        .nodes(&["a", "c", "b"], &["sw"])
+        .link("a", "sw", "10Mbps").str("delay", "1ms")
+        .link("c", "sw", "10Mbps").str("delay", "3ms")
+        .link("sw", "b", "1Mbps").str("delay", "10ms").str("buffer", buffer).raw("count_in_service", false).str("queue", queue)
+        .flow("a", "b").str("name", "a").str("app", "poisson").str("rate", "120pps").str("packet_size", "1000B")
+        .flow("c", "b").str("name", "c").str("app", "poisson").str("rate", "60pps").str("packet_size", "1000B")
+        .build();
+    run(&text)
+}
+
+/// Rows of the drop trace per flow.
+fn traced_drops_of(r: &ccsim::Results, flow: u32) -> u64 {
+    r.drop_trace.flow.iter().filter(|&&f| f == flow).count() as u64
+}
+
+#[test]
+fn drop_trace_records_every_drop_with_a_census_of_the_queue() {
+    // Drop-tail: the arrival is dropped at a full buffer, so every row sees 12 packets waiting.
+    let r = traced_overload("droptail", "12pkt");
+    let d = &r.drop_trace;
+    assert_eq!(d.len() as u64, port(&r, "sw->b").drops, "one row per drop at the traced port");
+    assert!(d.len() > 500, "the line is overloaded: {} drops", d.len());
+    for f in 0..2 {
+        assert_eq!(traced_drops_of(&r, f), r.flows[f as usize].totals.data_dropped, "flow {f}");
+    }
+    assert!(d.queue_packets.iter().all(|&q| q == 12), "drop-tail drops only at a full buffer");
+    assert!((0..d.len()).all(|i| d.conv_queued[i] + d.longest_other[i] <= d.queue_packets[i]));
+    assert!(d.time_s.windows(2).all(|w| w[0] <= w[1]), "rows in time order");
+    assert!(d.ack.iter().all(|&a| !a) && d.retransmission.iter().all(|&x| !x));
+    // Drop-tail does not choose: the 60 pkt/s source is dropped while the other holds more.
+    assert!((0..d.len()).any(|i| d.conv_queued[i] + 1 < d.longest_other[i]));
+
+    // Fair Queueing drops from the longest conversation: the victim's queue, with the
+    // dropped packet put back, is never shorter than any other's. The 120 pkt/s source
+    // offers about twice its share, the other just under it: nearly all drops are the first's.
+    let r = traced_overload("fq", "12pkt");
+    let d = &r.drop_trace;
+    assert_eq!(d.len() as u64, port(&r, "sw->b").drops);
+    assert!((0..d.len()).all(|i| d.conv_queued[i] + 1 >= d.longest_other[i]), "FQ dropped from a shorter queue");
+    assert!(traced_drops_of(&r, 0) > 10 * traced_drops_of(&r, 1), "drops {} / {}", traced_drops_of(&r, 0), traced_drops_of(&r, 1));
+}
+
+#[test]
+fn drop_trace_is_off_unless_asked_for() {
+    let r = run(&overload("10pkt", true, 1000, 1000));
+    assert!(port(&r, "sw->b").drops > 100);
+    assert!(r.drop_trace.is_empty());
+}

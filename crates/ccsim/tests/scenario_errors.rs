@@ -342,3 +342,17 @@ fn link_delay_changes_must_be_in_time_order() {
     let text = with("delay = \"10ms\"", "delay = \"10ms\"\nchanges = [{ at = \"5s\", delay = \"1s\" }, { at = \"2s\", delay = \"0s\" }]");
     assert_err(&text, "links[1].changes[1].at", &["increasing time"]);
 }
+
+#[test]
+fn trace_drops_takes_a_port_selection() {
+    let text = with("discard = 1", "discard = 1\ntrace_drops = 3");
+    assert_err(&text, "measure.trace_drops", &["true, false", "\"switches\"", "list of names"]);
+    let text = with("discard = 1", "discard = 1\ntrace_drops = [\"sw->h3\"]");
+    assert_err(&text, "measure.trace_drops[0]", &["no such name", "sw->h2"]);
+    for ok in ["true", "false", "\"switches\"", "\"none\"", "[\"sw->h2\"]"] {
+        assert!(ccsim::run_toml(&with("discard = 1", &format!("discard = 1\ntrace_drops = {ok}"))).is_ok(), "{ok}");
+    }
+    // Flow selections take no "switches".
+    let text = with("discard = 1", "discard = 1\ntrace_cwnd = \"switches\"");
+    assert_err(&text, "measure.trace_cwnd", &["list of names"]);
+}

@@ -175,6 +175,42 @@ impl ProbeTrace {
     }
 }
 
+/// Every packet dropped at a traced port, one row per drop as it happened, stored by column
+/// (`[measure] trace_drops`): what was dropped and how full the port's queue was, counted in
+/// waiting packets right after the drop (the packet on the line not included). A
+/// conversation is one flow in one direction (data or ACKs), as Fair Queueing counts them,
+/// so `conv_queued` against `longest_other` shows whether the drop hit the longest queue.
+#[derive(Clone, Debug, Default)]
+pub struct DropTrace {
+    pub time_s: Vec<f64>,
+    pub port: Vec<u32>,
+    pub flow: Vec<u32>,
+    pub seq: Vec<u64>,
+    /// The dropped packet was an ACK (else data).
+    pub ack: Vec<bool>,
+    /// The dropped packet was a retransmission.
+    pub retransmission: Vec<bool>,
+    /// Packets waiting in the port's queue after the drop.
+    pub queue_packets: Vec<u32>,
+    /// Of those, packets of the dropped packet's conversation.
+    pub conv_queued: Vec<u32>,
+    /// The most packets any other conversation has waiting.
+    pub longest_other: Vec<u32>,
+}
+
+impl DropTrace {
+    /// Bytes one row takes.
+    pub const ROW_BYTES: usize = 8 + 4 + 4 + 8 + 1 + 1 + 4 * 3;
+
+    pub fn len(&self) -> usize {
+        self.time_s.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.time_s.is_empty()
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct QueueTrace {
     pub port: Vec<u32>,

@@ -2,7 +2,7 @@
 
 use super::decode::{Result, ScenarioError};
 use super::schema::{CcKind, NodeKind, QueueKind, QueueSpec, Scenario, Selection};
-use crate::measure::{CwndTrace, IntervalTable, ProbeTrace, QueueTrace, PROBE_LOG_CAPACITY};
+use crate::measure::{CwndTrace, DropTrace, IntervalTable, ProbeTrace, QueueTrace, PROBE_LOG_CAPACITY};
 use crate::net::routing::{explicit_path, shortest_path, Adjacency};
 use crate::net::{PacketArena, Port};
 use crate::queue::fq::{FairQueue, FqConfig};
@@ -154,12 +154,25 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         Selection::All | Selection::Switches => (0..sc.flows.len() as u32).collect(),
         Selection::Indices(ix) => ix.iter().map(|&x| x as u32).collect(),
     };
-    let traced_ports: Vec<u32> = match &m.trace_queues {
-        Selection::None => vec![],
-        Selection::All => (0..ports.len() as u32).collect(),
-        Selection::Switches => (0..ports.len() as u32).filter(|&p| sc.nodes[ports[p as usize].from as usize].kind == NodeKind::Switch).collect(),
-        Selection::Indices(ix) => ix.iter().map(|&x| x as u32).collect(),
+    let select_ports = |sel: &Selection| -> Vec<u32> {
+        match sel {
+            Selection::None => vec![],
+            Selection::All => (0..ports.len() as u32).collect(),
+            Selection::Switches => (0..ports.len() as u32).filter(|&p| sc.nodes[ports[p as usize].from as usize].kind == NodeKind::Switch).collect(),
+            Selection::Indices(ix) => ix.iter().map(|&x| x as u32).collect(),
+        }
     };
+    let traced_ports = select_ports(&m.trace_queues);
+    // One flag per port, or none at all when no drops are traced (the drop path tests emptiness).
+    let drop_traced: Vec<bool> = match select_ports(&m.trace_drops) {
+        v if v.is_empty() => vec![],
+        v => {
+            let mut flags = vec![false; ports.len()];
+            v.iter().for_each(|&p| flags[p as usize] = true);
+            flags
+        }
+    };
+    let drop_census = if drop_traced.is_empty() { vec![] } else { vec![0; 2 * flows.len()] };
     // Traced probing flows log each probe; the sampler drains the logs.
     for &f in &traced_flows {
         if let Some(s) = flows[f as usize].sender.as_mut() {
@@ -186,6 +199,10 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         cwnd_trace: CwndTrace::default(),
         probe_trace: ProbeTrace::default(),
         queue_trace: QueueTrace::default(),
+        drop_traced,
+        drop_trace: DropTrace::default(),
+        drop_census,
+        census_touched: Vec::new(),
         peak_live_packets: 0,
         link_changes,
     })

@@ -137,6 +137,8 @@ pub struct MeasureSpec {
     pub trace_period: SimTime,
     pub trace_cwnd: Selection,
     pub trace_queues: Selection,
+    /// Ports whose drops are recorded one by one (`DropTrace`); none by default.
+    pub trace_drops: Selection,
 }
 
 #[derive(Clone, Debug)]
@@ -719,7 +721,7 @@ fn decode_selection(o: &mut Obj, key: &'static str, names: &[String], default: S
         Some(Value::Boolean(false)) => Ok(Selection::None),
         Some(Value::String(s)) if s == "all" => Ok(Selection::All),
         Some(Value::String(s)) if s == "none" => Ok(Selection::None),
-        Some(Value::String(s)) if s == "switches" && key == "trace_queues" => Ok(Selection::Switches),
+        Some(Value::String(s)) if s == "switches" && key != "trace_cwnd" => Ok(Selection::Switches),
         Some(Value::Array(items)) => {
             let mut idx = Vec::new();
             for (i, n) in string_list(items, &path)?.into_iter().enumerate() {
@@ -735,7 +737,7 @@ fn decode_selection(o: &mut Obj, key: &'static str, names: &[String], default: S
         }
         Some(v) => Err(ScenarioError::new(
             path,
-            format!("expected true, false, \"all\", \"none\"{} or a list of names, got {}", if key == "trace_queues" { ", \"switches\"" } else { "" }, super::decode::describe(v)),
+            format!("expected true, false, \"all\", \"none\"{} or a list of names, got {}", if key != "trace_cwnd" { ", \"switches\"" } else { "" }, super::decode::describe(v)),
         )),
     }
 }
@@ -756,6 +758,7 @@ fn decode_measure(top: &mut Obj, duration: SimTime, nodes: &[NodeSpec], links: &
                 trace_period: (duration / 2000).max(1),
                 trace_cwnd: Selection::All,
                 trace_queues: Selection::Switches,
+                trace_drops: Selection::None,
             })
         }
     };
@@ -777,6 +780,7 @@ fn decode_measure(top: &mut Obj, duration: SimTime, nodes: &[NodeSpec], links: &
     }
     let trace_cwnd = decode_selection(&mut m, "trace_cwnd", &flow_names, Selection::All)?;
     let trace_queues = decode_selection(&mut m, "trace_queues", &port_names, Selection::Switches)?;
+    let trace_drops = decode_selection(&mut m, "trace_drops", &port_names, Selection::None)?;
     m.finish()?;
-    Ok(MeasureSpec { interval, discard: discard as u32, trace_period, trace_cwnd, trace_queues })
+    Ok(MeasureSpec { interval, discard: discard as u32, trace_period, trace_cwnd, trace_queues, trace_drops })
 }
