@@ -185,6 +185,7 @@ pub struct DropTrace {
     pub time_s: Vec<f64>,
     pub port: Vec<u32>,
     pub flow: Vec<u32>,
+    /// The data packet's sequence number; for an ACK, its cumulative ACK number.
     pub seq: Vec<u64>,
     /// The dropped packet was an ACK (else data).
     pub ack: Vec<bool>,

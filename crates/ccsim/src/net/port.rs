@@ -247,13 +247,13 @@ impl Port {
         self.qdisc.memory_bytes() + self.pipe.capacity() * std::mem::size_of::<PacketId>()
     }
 
-    /// Every packet this port holds: queued, in service, or in the pipe (the in-service
-    /// packet is already in the pipe, since it was pushed there when it started).
     /// Every packet waiting in the queue (not the one on the line, not the pipe).
     pub fn for_each_queued(&self, f: &mut dyn FnMut(PacketId)) {
         self.qdisc.for_each(f);
     }
 
+    /// Every packet this port holds: queued, in service, or in the pipe (the in-service
+    /// packet is already in the pipe, since it was pushed there when it started).
     pub fn for_each_packet(&self, f: &mut dyn FnMut(PacketId)) {
         self.qdisc.for_each(f);
         for &p in &self.pipe {
