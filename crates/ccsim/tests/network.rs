@@ -321,7 +321,10 @@ fn drop_trace_records_every_drop_with_a_census_of_the_queue() {
     let r = traced_overload("fq", "12pkt");
     let d = &r.drop_trace;
     assert_eq!(d.len() as u64, port(&r, "sw->b").drops);
+    assert!(d.queue_packets.iter().all(|&q| q == 12), "FQ too drops only at a full buffer");
     assert!((0..d.len()).all(|i| d.conv_queued[i] + 1 >= d.longest_other[i]), "FQ dropped from a shorter queue");
+    // Two conversations share 12 waiting packets: the longest holds at least 6, 5 after the drop.
+    assert!(d.conv_queued.iter().all(|&n| n >= 5), "the census counts the victim's queue");
     assert!(traced_drops_of(&r, 0) > 10 * traced_drops_of(&r, 1), "drops {} / {}", traced_drops_of(&r, 0), traced_drops_of(&r, 1));
 }
 

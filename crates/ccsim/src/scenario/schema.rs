@@ -713,7 +713,9 @@ fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], duration: SimTime) -> Result<
     Ok(flows)
 }
 
-fn decode_selection(o: &mut Obj, key: &'static str, names: &[String], default: Selection) -> Result<Selection> {
+/// A selection of flows or ports by name; `"switches"` (ports leaving switches) only when
+/// `ports` is true.
+fn decode_selection(o: &mut Obj, key: &'static str, names: &[String], ports: bool, default: Selection) -> Result<Selection> {
     let path = o.at(key);
     match o.get(key) {
         None => Ok(default),
@@ -721,7 +723,7 @@ fn decode_selection(o: &mut Obj, key: &'static str, names: &[String], default: S
         Some(Value::Boolean(false)) => Ok(Selection::None),
         Some(Value::String(s)) if s == "all" => Ok(Selection::All),
         Some(Value::String(s)) if s == "none" => Ok(Selection::None),
-        Some(Value::String(s)) if s == "switches" && key != "trace_cwnd" => Ok(Selection::Switches),
+        Some(Value::String(s)) if s == "switches" && ports => Ok(Selection::Switches),
         Some(Value::Array(items)) => {
             let mut idx = Vec::new();
             for (i, n) in string_list(items, &path)?.into_iter().enumerate() {
@@ -737,7 +739,7 @@ fn decode_selection(o: &mut Obj, key: &'static str, names: &[String], default: S
         }
         Some(v) => Err(ScenarioError::new(
             path,
-            format!("expected true, false, \"all\", \"none\"{} or a list of names, got {}", if key != "trace_cwnd" { ", \"switches\"" } else { "" }, super::decode::describe(v)),
+            format!("expected true, false, \"all\", \"none\"{} or a list of names, got {}", if ports { ", \"switches\"" } else { "" }, super::decode::describe(v)),
         )),
     }
 }
@@ -778,9 +780,9 @@ fn decode_measure(top: &mut Obj, duration: SimTime, nodes: &[NodeSpec], links: &
     if trace_period == 0 {
         return Err(ScenarioError::new(m.at("trace_period"), "expected a positive duration"));
     }
-    let trace_cwnd = decode_selection(&mut m, "trace_cwnd", &flow_names, Selection::All)?;
-    let trace_queues = decode_selection(&mut m, "trace_queues", &port_names, Selection::Switches)?;
-    let trace_drops = decode_selection(&mut m, "trace_drops", &port_names, Selection::None)?;
+    let trace_cwnd = decode_selection(&mut m, "trace_cwnd", &flow_names, false, Selection::All)?;
+    let trace_queues = decode_selection(&mut m, "trace_queues", &port_names, true, Selection::Switches)?;
+    let trace_drops = decode_selection(&mut m, "trace_drops", &port_names, true, Selection::None)?;
     m.finish()?;
     Ok(MeasureSpec { interval, discard: discard as u32, trace_period, trace_cwnd, trace_queues, trace_drops })
 }

@@ -34,8 +34,9 @@
 //!   by the ACK number (REAL's generic(), whose listing in the REAL 5.0 Programmer's Manual
 //!   declares `time_sent[MWS]` and `last_ack`; spec G9: "the send time of the acknowledged
 //!   packet"). The duplicate ACKs behind a hole then time the packet before it. Table 6.4's
-//!   G/FQ RTTs come out at 2.68-2.86 s (thesis 2.55-2.85); "echoed", the packet that caused
-//!   the ACK, gives 2.45-2.47 and misses two of them (keshav91 finding S2-generic-rtt-samples).
+//!   G/FQ RTTs come out at 2.72-2.76 s (thesis 2.55-2.85; seed medians of `ccsim reproduce
+//!   keshav91`); "echoed", the packet that caused the ACK, gives 2.45-2.47 and misses two
+//!   of them (keshav91 finding S2-generic-rtt-samples).
 
 use super::{AckInfo, AckResponse, CongestionControl, TransportDefaults};
 use crate::sim::PS_PER_SEC;
