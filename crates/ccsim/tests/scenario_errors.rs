@@ -200,6 +200,14 @@ fn parameters_out_of_range() {
     );
     assert_err(&with("cc = \"jk\"", "cc = \"generic\"\nparams = { beta = 0 }"), "flows[0].params.beta", &["(0, 100]"]);
     assert_err(&with("max_window = 5", "max_window = 5\nparams = { rto_k = -2 }"), "flows[0].params.rto_k", &["[0, 100]"]);
+    assert_err(
+        &with("cc = \"jk\"", "cc = \"dec\"\nparams = { beta = 2, rto_k = 2 }"),
+        "flows[0].params.beta",
+        &["rto_k or beta, not both"],
+    );
+    assert_err(&with("cc = \"jk\"", "cc = \"dec\"\nparams = { beta = 0 }"), "flows[0].params.beta", &["(0, 100]"]);
+    // beta belongs to the timer formulas that take it; JK's is srtt + k x deviation.
+    assert_err(&with("max_window = 5", "max_window = 5\nparams = { beta = 2 }"), "flows[0].params.beta", &["unknown key"]);
     assert_err(&with("max_window = 5", "max_window = 5\nparams = { initial_cwnd = 0.5 }"), "flows[0].params.initial_cwnd", &["[1, 1000000]"]);
     assert_err(&with("max_window = 5", "max_window = 5\nparams = { dupack_threshold = 0 }"), "flows[0].params.dupack_threshold", &["[1, 1000]"]);
     assert_err(&with("max_window = 5", "max_window = 5\nparams = { initial_rto = \"0s\" }"), "flows[0].params.initial_rto", &["positive"]);

@@ -502,6 +502,16 @@ fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
         if let Some(k) = p.number_in("rto_k", 0.0, 100.0)? {
             spec.rto.formula = RtoFormula::MeanDev(k);
         }
+        // Either timer formula: beta x srtt (the default) or srtt + k x deviation.
+        if let Some(beta) = p.float("beta")? {
+            if !(beta > 0.0 && beta <= 100.0) {
+                return Err(ScenarioError::new(p.at("beta"), format!("expected a number in (0, 100], got {beta}")));
+            }
+            if p.has("rto_k") {
+                return Err(ScenarioError::new(p.at("beta"), "expected rto_k or beta, not both: each sets the timeout formula"));
+            }
+            spec.rto.formula = RtoFormula::Beta(beta);
+        }
         spec.dec = super::params::dec(&mut p)?;
     } else {
         if let Some(k) = p.number_in("rto_k", 0.0, 100.0)? {

@@ -293,7 +293,7 @@ def header(n: int, title: str, refs: str, topology: list[str], label: str, words
 
 def _measure_notes(doc: Doc, n: int) -> None:
     if n in (7, 8):
-        doc.note(("duration",), "[REC] §7, G1: 8 intervals of 1000 s (>= 40 RTTs of 12-24 s)")
+        doc.note(("duration",), "[REC] §7, G1: 8 intervals of 1000 s (>= 40 RTTs of 12-36 s)")
         doc.note(("measure", "interval"), "[REC] §2.7: intervals of 1000 s")
     elif n == 3:
         doc.note(("duration",), "thesis §6.6.3: background on 0-300 s, off 300-600 s, on 600-900 s")
@@ -511,7 +511,11 @@ def scenario78(n: int, pair: Pair, ref: dict) -> Doc:
             "control) enter at the upstream switch and leave at the downstream one, 12 in all, so each",
             "slow line carries 6 sources; the FTPs' fair share is 1.66 pkt/s. FTP windows of 60."]
     if n == 8:
-        topo += ["Scenario 8: source 2's access line adds 6 s one-way ([REC] G6), so its RTT is 24 s."]
+        topo += ["Scenario 8: source 2's access line adds 12 s one-way, so its path's RTT is 36 s, not",
+                 "the 24 s the text states ([INF] from Table 6.11, against the spec's G6 of +6 s): under",
+                 "FCFS both FTPs wait in the same queues, yet the thesis's JK/FCFS RTTs differ by 24.3 s",
+                 "(14.75, 39.09), and its PP source 2 is exactly window-bound on a 36 s path (60 / 36.5 =",
+                 "1.64 pkt/s). keshav91 finding S8-long-path-is-36s; set the delay to 6 s for G6's reading."]
     doc = Doc(name=f"keshav91-s{n}-{pair.slug}",
               description=f"Keshav 1991 {refs.split('; ')[0]} Scenario {n} ({refs.split('; ')[1]}): {title}; "
                           f"pair {pair.label}",
@@ -531,8 +535,8 @@ def scenario78(n: int, pair: Pair, ref: dict) -> Doc:
                         "queue": QUEUE_NOTES[q] if QUEUE_PARAMS[q] is None else None,
                         "queue_params": QUEUE_NOTES[q] if QUEUE_PARAMS[q] is not None else None} if k == 1 else None)
     doc.link("ftp1", "sw1", FAST, "0s", 120, q, block="Access lines: 800 kb/s, no delay unless stated.")
-    doc.link("ftp2", "sw1", FAST, "6s" if n == 8 else "0s", 120, q,
-             notes={"delay": "[REC] G6: +6 s one-way gives source 2 its 24 s RTT (thesis §6.6.8)"} if n == 8 else None)
+    doc.link("ftp2", "sw1", FAST, "12s" if n == 8 else "0s", 120, q,
+             notes={"delay": "[INF] +12 s one-way: a 36 s RTT, which Table 6.11 implies (G6, the text: +6 s, 24 s)"} if n == 8 else None)
     doc.link("sw4", "sink", FAST, "0s", 120, q)
     for k in (1, 2, 3):
         for x in "abcd":

@@ -22,20 +22,24 @@
 //! - Initial window 1 (`initial_window`; the spec is silent; as JK's cwnd and DECnet's start),
 //!   with nothing to ignore before the first observation.
 //! - No fast retransmit: the DEC source recovers by its timer only (`on_dup_ack` is false).
-//! - Timer [REC, G10], in `Dec::defaults()`: RTO = srtt + 2 x mean deviation (Jacobson), samples
+//! - Timer (G10): RTO = 2 x srtt (`beta`, RFC 793's form, which Generic uses too), samples
 //!   from the transmission the ACK answers (`rtt_sample = "last"`), *no* Karn's rule,
-//!   exponential back-off, one timer per connection, initial RTO 2 s. Minimum RTO 1 s (BSD's floor, as JK;
-//!   the spec is silent): with windows pinned at 1 the RTT samples are nearly constant, the
-//!   deviation decays to zero and a Telnet packet slipping into the queue would otherwise fire
-//!   the timer, which Scenario 1's zero retransmissions rule out (`min_rto = "0s"` removes it).
+//!   exponential back-off, one timer per connection, initial RTO 2 s, minimum 1 s (BSD's
+//!   floor, as JK; the spec is silent). The spec's [REC] is Jacobson's srtt + 2 x mean
+//!   deviation (`rto_k = 2` selects it), but with the window pinned at 1 the samples are
+//!   nearly constant, the deviation decays to zero and the timer expires with the ACK:
+//!   Scenario 4's DEC/DEC FTP then gets 0.118 pkt/s with 0.03 drops/s, where 2 x srtt gives
+//!   the thesis's row exactly (0.476 pkt/s at 2.10 s, no drops or retransmissions) and
+//!   Scenario 7's DEC/DEC no retransmissions (srtt + 2 x deviation: 0.006/s, thesis 0)
+//!   (`ccsim reproduce keshav91`, 5 seeds; keshav91 finding S4-fcfs-phase-lock).
 //!   The spec reads Scenario 8's DEC source 2 (retransmission rate = throughput, RTT about
-//!   12.3 s on a 24 s path) as spurious timeouts timed from the latest transmission:
+//!   12.3 s on its long path) as spurious timeouts timed from the latest transmission:
 //!   `rtt_sample = "latest"` does that (an ACK of the original that arrives after a
-//!   retransmission is timed from the retransmission) and does trap Scenario 8's source 2,
-//!   but it also shortens Scenario 7's DEC/DEC RTTs below the thesis's (keshav91 finding
-//!   S8-dec-latest-send-sampling), so the default stays "last". Of G10's alternative, the
-//!   Generic timer (beta x srtt, first-transmission samples), the scenario offers the
-//!   sampling (`rtt_sample = "first"`); the formula stays srtt + k x deviation (`rto_k`).
+//!   retransmission is timed from the retransmission, so the timer settles where
+//!   2 x srtt = path RTT - srtt, i.e. srtt = RTT / 3, 12.1 s on the 36 s path), but it also
+//!   traps Scenario 4's FTP while its queue fills (keshav91 finding
+//!   S8-dec-latest-send-sampling), so the default stays "last". `rtt_sample = "first"` gives
+//!   G10's other alternative, Generic's first-transmission sampling.
 //! - Which ACKs a decision counts (`count_acks`): "all" (default; new and duplicate, one per
 //!   data packet at the sink) or "new" (ACKs of new data only).
 
@@ -110,7 +114,7 @@ impl Dec {
     pub fn defaults() -> TransportDefaults {
         TransportDefaults {
             rto: RtoConfig {
-                formula: RtoFormula::MeanDev(2.0),
+                formula: RtoFormula::Beta(2.0),
                 sample_from: SampleFrom::Last,
                 sample_packet: SamplePacket::Echoed,
                 karn: false,
@@ -352,9 +356,9 @@ mod tests {
     }
 
     #[test]
-    fn defaults_are_the_spec_timer() {
+    fn defaults_are_the_chosen_timer() {
         let t = Dec::defaults();
-        assert_eq!(t.rto.formula, RtoFormula::MeanDev(2.0));
+        assert_eq!(t.rto.formula, RtoFormula::Beta(2.0));
         assert_eq!(t.rto.sample_from, SampleFrom::Last);
         assert!(!t.rto.karn, "G10: no Karn's rule");
         assert!(t.rto.backoff);
