@@ -53,3 +53,27 @@ fn generic_retransmit_rule_is_honoured() {
     assert_eq!(own_ack, own_ack_explicit, "own_ack is the default");
     assert!(expired > 2 * own_ack + 20, "expired resends held packets: {expired} duplicates vs {own_ack} with own_ack");
 }
+
+#[test]
+fn dec_window_of_one_behind_a_full_queue_never_times_out() {
+    // Scenario 4 DEC/DEC: the ill-behaved source keeps the 20-packet FCFS queue full, so the
+    // FTP's window stays at 1 and every packet takes the same 2.10 s round trip. DEC's timer,
+    // 2 x srtt, then never expires: the thesis's row, 1 / 2.10 = 0.476 pkt/s with no drops or
+    // retransmissions. Jacobson's srtt + 2 x deviation (rto_k = 2, the spec's G10 reading)
+    // shrinks to srtt as the deviation decays and fires with the ACK.
+    let r = run_shortened("s4-dec-dec", "750s");
+    let ftp = r.flows.iter().find(|f| f.name == "1 FTP").unwrap();
+    // (A few start-up timeouts, while the queue fills, fall in the discarded first interval.)
+    assert_eq!(ftp.retx_rate.mean, 0.0, "retransmissions under the 2 x srtt timer");
+    assert_eq!(ftp.drop_rate.mean, 0.0);
+    assert!((ftp.goodput_pps.mean - 1.0 / 2.1).abs() < 0.01, "goodput {}", ftp.goodput_pps.mean);
+    assert!((ftp.delay_s.mean - 2.1).abs() < 0.01, "RTT {}", ftp.delay_s.mean);
+
+    let path = format!("{}/../../scenarios/keshav91/s4-dec-dec.toml", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap().replacen("duration = \"2000s\"", "duration = \"750s\"", 1);
+    let jacobson = text.replacen("max_window = 5  # thesis §6.6: max window 5", "max_window = 5\nparams = { rto_k = 2 }", 1);
+    assert_ne!(jacobson, text, "the FTP's max_window line moved: update this test");
+    let r = ccsim::run_toml(&jacobson).unwrap();
+    let ftp = r.flows.iter().find(|f| f.name == "1 FTP").unwrap();
+    assert!(ftp.retx_rate.mean > 0.01, "srtt + 2 x deviation: {} retransmissions/s", ftp.retx_rate.mean);
+}

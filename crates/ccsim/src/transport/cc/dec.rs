@@ -25,13 +25,16 @@
 //! - Timer (G10): RTO = 2 x srtt (`beta`, RFC 793's form, which Generic uses too), samples
 //!   from the transmission the ACK answers (`rtt_sample = "last"`), *no* Karn's rule,
 //!   exponential back-off, one timer per connection, initial RTO 2 s, minimum 1 s (BSD's
-//!   floor, as JK; the spec is silent). The spec's [REC] is Jacobson's srtt + 2 x mean
+//!   floor, as JK; the spec is silent: under rto_k it keeps Scenario 1's Telnet packets, which
+//!   slip into a queue the FTP's constant RTT has trained the timer on, from firing it;
+//!   `min_rto = "0s"` removes it). The spec's [REC] is Jacobson's srtt + 2 x mean
 //!   deviation (`rto_k = 2` selects it), but with the window pinned at 1 the samples are
 //!   nearly constant, the deviation decays to zero and the timer expires with the ACK:
 //!   Scenario 4's DEC/DEC FTP then gets 0.118 pkt/s with 0.03 drops/s, where 2 x srtt gives
 //!   the thesis's row exactly (0.476 pkt/s at 2.10 s, no drops or retransmissions) and
 //!   Scenario 7's DEC/DEC no retransmissions (srtt + 2 x deviation: 0.006/s, thesis 0)
-//!   (`ccsim reproduce keshav91`, 5 seeds; keshav91 finding S4-fcfs-phase-lock).
+//!   (`ccsim reproduce keshav91`, 5 seeds; keshav91 finding S4-fcfs-phase-lock; test
+//!   dec_window_of_one_behind_a_full_queue_never_times_out).
 //!   The spec reads Scenario 8's DEC source 2 (retransmission rate = throughput, RTT about
 //!   12.3 s on its long path) as spurious timeouts timed from the latest transmission:
 //!   `rtt_sample = "latest"` does that (an ACK of the original that arrives after a
