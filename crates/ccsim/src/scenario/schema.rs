@@ -396,6 +396,16 @@ fn transport_defaults(cc: CcKind) -> TransportDefaults {
     }
 }
 
+/// `beta` of RTO = beta x srtt, in (0, 100].
+fn decode_beta(p: &mut Obj) -> Result<Option<f64>> {
+    match p.float("beta")? {
+        Some(beta) if !(beta > 0.0 && beta <= 100.0) => {
+            Err(ScenarioError::new(p.at("beta"), format!("expected a number in (0, 100], got {beta}")))
+        }
+        b => Ok(b),
+    }
+}
+
 fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
     let d = transport_defaults(cc);
     let mut spec = TransportSpec { cc, own_ack_stops_timer: matches!(cc, CcKind::Generic | CcKind::Pp | CcKind::Pp2), dec: DecParams::default(), pp: PpConfig::default(), pp2: Pp2Config::default(), initial_cwnd: 1.0, dupack_threshold: 3, ssthresh_from_flight: false, rto: d.rto, timers: d.timers };
@@ -461,10 +471,7 @@ fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
         None => {}
     }
     if cc == CcKind::Generic {
-        if let Some(beta) = p.float("beta")? {
-            if !(beta > 0.0 && beta <= 100.0) {
-                return Err(ScenarioError::new(p.at("beta"), format!("expected a number in (0, 100], got {beta}")));
-            }
+        if let Some(beta) = decode_beta(&mut p)? {
             spec.rto.formula = RtoFormula::Beta(beta);
         }
         match p.choice("retransmit", "retransmission rule", &["expired", "own_ack", "go_back_n"])? {
@@ -503,10 +510,7 @@ fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
             spec.rto.formula = RtoFormula::MeanDev(k);
         }
         // Either timer formula: beta x srtt (the default) or srtt + k x deviation.
-        if let Some(beta) = p.float("beta")? {
-            if !(beta > 0.0 && beta <= 100.0) {
-                return Err(ScenarioError::new(p.at("beta"), format!("expected a number in (0, 100], got {beta}")));
-            }
+        if let Some(beta) = decode_beta(&mut p)? {
             if p.has("rto_k") {
                 return Err(ScenarioError::new(p.at("beta"), "expected rto_k or beta, not both: each sets the timeout formula"));
             }
