@@ -420,10 +420,16 @@ def scenario3(pair: Pair, ref: dict) -> Doc:
                   "in flight). 40 buffers; FTP windows of 40."])
 
 
-def scenario4(pair: Pair, ref: dict) -> Doc:
-    return single_switch(
+def scenario4(pair: Pair, ref: dict, charge_drops: bool = False) -> Doc:
+    """charge_drops: the text's counterfactual (§6.6.4, check S4-c1): FQ keeps a dropped
+    packet's finish number, so the ill-behaved source pays for what it could not send."""
+    doc = single_switch(
         4, pair, ref, title="firewall: 1 FTP, 1 Telnet, 1 ill-behaved source",
-        refs="§6.6.4; Fig 6.14, Table 6.7",
+        refs="§6.6.4; Fig 6.14, Table 6.7", suffix="-charge-drops" if charge_drops else "",
+        label=f"{pair.label} (charging drops)" if charge_drops else None,
+        words=(pair.words + ", charging dropped packets' finish numbers: the §6.6.4 counterfactual, which "
+               "the thesis did not run or tabulate; its text says the ill-behaved source 'would get almost "
+               "nothing' (check S4-c1)") if charge_drops else None,
         buffer=20, buffer_note=("[REC] G3: 20 buffers (not stated); JK/FCFS and DEC/DEC FTP RTT 2.10 s with "
                                 "the queue always full"),
         window_note="thesis §6.6: max window 5",
@@ -431,6 +437,14 @@ def scenario4(pair: Pair, ref: dict) -> Doc:
         topology=["FTP 1, Telnet 2 and ill-behaved source 3 (mapping inferred from Table 6.7's FQ rows) reach",
                   "one switch over 800 kb/s lines ([REC]: Fig 6.14 is lost; the S1 arrangement); the switch's",
                   "80 kb/s line leads to the sink. No propagation delay."])
+    if charge_drops:
+        for link in doc.data["links"]:
+            link["queue_params"]["charge_drops"] = True
+        doc.note(("links", 0, "queue_params"),
+                 "charge_drops = true: the counterfactual of §6.6.4 ('we do not punish malicious sources by "
+                 "incrementing the finish number even for dropped packets. Had we done so...'); Ch2's rule "
+                 "(G8). Otherwise as s4-" + pair.slug + ".toml")
+    return doc
 
 
 S5_CASES = {
@@ -588,6 +602,7 @@ def build_all(ref: dict | None = None) -> dict[str, str]:
         if n == 1:
             out["s1-pp-fq-setpoint2.toml"] = scenario1(PAIR["pp-fq"], ref, setpoint=2).render()
         if n == 4:
+            out["s4-g-fq-charge-drops.toml"] = scenario4(PAIR["g-fq"], ref, charge_drops=True).render()
             for slug in S5_CASES:
                 out[f"s5-{slug}.toml"] = scenario5(slug, ref).render()
     return dict(sorted(out.items()))
