@@ -4,6 +4,7 @@ end-to-end run (in the default suite: it takes well under a minute)."""
 import math
 import tomllib
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -104,6 +105,47 @@ def test_phase_and_trace_operands():
     # no samples in the span, or no trace at all: no data, not a failure
     assert status({"kind": "le", "lhs": {**tr, "stat": "min", "from": 2000, "to": 3000}, "value": 1}, d) == "no_data"
     assert status({"kind": "le", "lhs": {**tr, "stat": "min", "source": 2}, "value": 1}, d) == "no_data"
+
+
+def test_series_stats_describe_a_window_sawtooth():
+    # A JK-like window: slow start to 16, collapse, regrow to 40 and sit there, collapse again.
+    w = [1, 2, 4, 8, 16, 1, 2, 4, 8, 20, 30, 40, 40, 40, 40, 1, 1, 2]
+    t = list(range(len(w)))
+    v, tt = np.array(w, float), np.array(t, float)
+    assert C.series_stat(v, tt, "falls", level=1, above=8) == 2
+    # a dip that never reached `above` first is not a collapse
+    assert C.series_stat(np.array([4, 1, 4, 1.0]), np.arange(4.0), "falls", level=1, above=8) == 0
+    assert C.series_stat(v, tt, "frac_ge", level=39.5) == pytest.approx(4 / 18)
+    assert C.series_stat(v, tt, "median") == pytest.approx(np.median(w))
+    assert C.series_stat(v, tt, "p95") == pytest.approx(np.percentile(w, 95))
+    assert C.series_stat(np.array([2.0, 4, 6, 8]), np.array([0.0, 2, 4, 6]), "slope") == pytest.approx(1.0)
+    assert C.series_stat(np.array([5.0, 5, 5]), np.arange(3.0), "cv") == 0
+    assert C.series_stat(np.array([4.0, 6]), np.arange(2.0), "cv") == pytest.approx(0.2)
+    # NaN samples are ignored; none left is undefined
+    assert C.series_stat(np.array([np.nan, 3.0]), np.arange(2.0), "max") == 3
+    assert math.isnan(C.series_stat(np.array([np.nan]), np.arange(1.0), "max"))
+    with pytest.raises(C.DataError, match="level"):
+        C.series_stat(v, tt, "frac_ge")
+    with pytest.raises(C.DataError, match="unknown trace stat"):
+        C.series_stat(v, tt, "p42")
+
+
+def test_probe_and_derived_trace_operands():
+    runs = {"PP": "file-PP"}
+    flows = pd.DataFrame([{"file": "file-PP", "seed": 1, "source": 1, "goodput_pps": 1.7}])
+    traces = pd.DataFrame([{"file": "file-PP", "seed": 1, "source": 1, "time_s": t, "send_rate_pps": r,
+                            "srtt_s": 10.0} for t, r in ((0, 1.0), (1, 2.0), (2, 3.0))])
+    probes = pd.DataFrame([{"file": "file-PP", "seed": 1, "source": 1, "time_s": t, "probe_gap_s": g,
+                            "alpha": a} for t, g, a in ((0, 0.6, 0.83), (1, 0.3, 0.55), (2, 0.4003, 0.6))])
+    d = FrameData(runs, flows, None, traces, {}, probes=probes)
+    win = {"pair": "PP", "source": 1, "from": 0, "to": 10}
+    assert C.operand(d, {"trace": "rate_x_rtt", "stat": "max", **win}) == pytest.approx(30.0)
+    assert C.operand(d, {"trace": "send_gap_s", "stat": "min", **win}) == pytest.approx(1 / 3)
+    assert C.operand(d, {"probe": "alpha", "stat": "min", **win}) == pytest.approx(0.55)
+    assert C.operand(d, {"probe": "probe_gap_off_grid_s", "stat": "max", **win}) == pytest.approx(0.0003)
+    # a probe operand reads the probe records, not the periodic samples
+    assert status({"kind": "le", "lhs": {"probe": "srtt_s", "stat": "max", **win}, "value": 1}, d) == "no_data"
+    assert "probes" in C.describe({"probe": "alpha", "stat": "min", **win})
 
 
 # ---------------------------------------------------------------- kinds, pass and fail

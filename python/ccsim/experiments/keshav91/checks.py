@@ -87,7 +87,8 @@ class FrameData:
 
     def __init__(self, runs: Mapping[str, str], flows: pd.DataFrame, intervals: pd.DataFrame | None = None,
                  traces: pd.DataFrame | None = None, failures: Mapping[str, str] | None = None,
-                 phases: Mapping[str, Iterable[float]] | None = None, fields: Mapping[str, str] | None = None):
+                 phases: Mapping[str, Iterable[float]] | None = None, fields: Mapping[str, str] | None = None,
+                 probes: pd.DataFrame | None = None):
         self.runs = dict(runs)
         self.failures = dict(failures or {})
         self.phases = {k: (float(v[0]), float(v[1])) for k, v in (phases or {}).items()}
@@ -96,6 +97,7 @@ class FrameData:
         self._flows = _index(flows)
         self._intervals = _index(intervals)
         self._traces = _index(traces)
+        self._probes = _index(probes)
         self._files = set()
         for df in (flows, intervals):
             if df is not None and len(df) and "file" in df.columns:
@@ -172,22 +174,88 @@ class FrameData:
         return len(n)
 
     def trace_per_seed(self, pair: str, source: int, stat: str, t0: float, t1: float,
-                       name: str = "cwnd") -> pd.Series:
-        """max/min/mean of a traced quantity over simulated time [t0, t1), in each seed."""
+                       name: str = "cwnd", *, table: str = "trace", level: float | None = None,
+                       above: float | None = None) -> pd.Series:
+        """A statistic (:data:`TRACE_STATS`) of a traced quantity over simulated time [t0, t1),
+        in each seed. ``table`` "trace" = the periodic samples, "probe" = every packet-pair
+        probe; ``name`` may also be one of :data:`DERIVED_TRACES`."""
         stem = self._stem(pair)
-        rows = self._traces.get((stem, int(source)))
-        if rows is None or name not in rows.columns:
-            raise NoData(f"no {name} trace for {pair} #{source}")
+        rows = (self._probes if table == "probe" else self._traces).get((stem, int(source)))
+        what = f"{name} {'probe record' if table == 'probe' else 'trace'}"
+        if rows is None:
+            raise NoData(f"no {what} for {pair} #{source}")
+        if name in DERIVED_TRACES and name not in rows.columns:
+            need, fn = DERIVED_TRACES[name]
+            if not set(need) <= set(rows.columns):
+                raise NoData(f"no {what} for {pair} #{source}")
+            rows = rows.assign(**{name: fn(rows)})
+        if name not in rows.columns:
+            raise NoData(f"no {what} for {pair} #{source}")
         sel = rows[(rows["time_s"] >= t0) & (rows["time_s"] < t1)]
         if sel.empty:
-            raise NoData(f"the {name} trace of {pair} #{source} has no samples in [{t0:g}, {t1:g}) s")
-        if stat not in ("max", "min", "mean"):
-            raise DataError(f"unknown trace stat {stat!r}")
-        return getattr(sel.groupby("seed")[name], stat)().astype(float)
+            raise NoData(f"the {what} of {pair} #{source} has no samples in [{t0:g}, {t1:g}) s")
+        out = {}
+        for seed, g in sel.groupby("seed"):
+            g = g.sort_values("time_s")
+            out[seed] = series_stat(g[name].to_numpy(float), g["time_s"].to_numpy(float), stat, level, above)
+        return pd.Series(out, dtype=float)
 
     def trace(self, pair: str, source: int, stat: str, t0: float, t1: float, name: str = "cwnd") -> float:
         """Seed median of :meth:`trace_per_seed`."""
         return float(self.trace_per_seed(pair, source, stat, t0, t1, name).median())
+
+
+# Quantities computed from the traced columns: packet-pair's effective window (sending rate x
+# RTT estimate; Fig 6.13 plots the rate's inverse "as a proxy for window", spec §4.3 [REC]) and
+# its sending spacing 1 / rate (Fig 6.21's second trace).
+DERIVED_TRACES = {
+    "rate_x_rtt": (("send_rate_pps", "srtt_s"), lambda d: d["send_rate_pps"] * d["srtt_s"]),
+    "send_gap_s": (("send_rate_pps",), lambda d: 1.0 / d["send_rate_pps"]),
+    # Distance of a probe's inter-ACK gap from the nearest multiple of 0.1 s, one 1000 B packet
+    # on the 80 kb/s lines of Scenarios 3, 7 and 8 (Fig 6.21's quantisation).
+    "probe_gap_off_grid_s": (("probe_gap_s",), lambda d: (d["probe_gap_s"] - 0.1 * (d["probe_gap_s"] / 0.1).round()).abs()),
+}
+TRACE_STATS = ("max", "min", "mean", "median", "cv", "slope", "frac_ge", "falls", "p01", "p05", "p10",
+               "p25", "p75", "p90", "p95", "p99")
+
+
+def series_stat(v: np.ndarray, t: np.ndarray, stat: str, level: float | None = None,
+                above: float | None = None) -> float:
+    """One seed's statistic of a time series (samples ``v`` at times ``t``, sorted), NaN
+    samples ignored:
+
+    max, min, mean, median; pNN = the NN-th percentile; cv = sd / mean (how steady);
+    slope = least-squares growth per second; frac_ge = the fraction of samples >= ``level``;
+    falls = how often the series comes down to <= ``level`` after having reached ``above``
+    (a window's collapses: level 1, above e.g. 8)."""
+    keep = ~np.isnan(v)
+    v, t = v[keep], t[keep]
+    if not len(v):
+        return math.nan
+    if stat in ("max", "min", "mean", "median"):
+        return float(getattr(np, stat)(v))
+    if len(stat) == 3 and stat[0] == "p" and stat[1:].isdigit() and stat in TRACE_STATS:
+        return float(np.percentile(v, int(stat[1:])))
+    if stat == "cv":
+        m = float(np.mean(v))
+        return math.nan if m == 0 else float(np.std(v)) / m
+    if stat == "slope":
+        return float(np.polyfit(t, v, 1)[0]) if len(v) > 1 and np.ptp(t) > 0 else math.nan
+    if stat == "frac_ge":
+        if level is None:
+            raise DataError("trace stat frac_ge needs `level`")
+        return float(np.mean(v >= level))
+    if stat == "falls":
+        if level is None or above is None:
+            raise DataError("trace stat falls needs `level` and `above`")
+        n, armed = 0, False
+        for x in v:
+            if x >= above:
+                armed = True
+            elif armed and x <= level:
+                n, armed = n + 1, False
+        return float(n)
+    raise DataError(f"unknown trace stat {stat!r} (one of {', '.join(TRACE_STATS)})")
 
 
 def _index(df: pd.DataFrame | None) -> dict:
@@ -290,8 +358,15 @@ def _cond_text(c: Mapping) -> str:
 
 def describe(op: Mapping) -> str:
     """Operand in words, e.g. ``sum(JK/FQ #1,2 thr [on])``."""
-    if "trace" in op:
-        return f"{op['stat']} {op['trace']} {op.get('pair', '?')} #{op['source']} [{float(op['from']):g}, {float(op['to']):g}) s"
+    if "trace" in op or "probe" in op:
+        name = op.get("trace") or op["probe"]
+        stat = op["stat"]
+        if "level" in op:
+            stat += f">={fmt(float(op['level']))}" if stat == "frac_ge" else \
+                f"(<={fmt(float(op['level']))} from >={fmt(float(op.get('above', math.nan)))})"
+        kind = "probes" if "probe" in op else ""
+        return (f"{stat} {name}{' ' + kind if kind else ''} {op.get('pair', '?')} #{op['source']} "
+                f"[{float(op['from']):g}, {float(op['to']):g}) s")
     if "agg" in op:
         if "of" in op:
             return f"{op['agg']}(" + ", ".join(describe(x) for x in op["of"]) + ")"
@@ -345,9 +420,10 @@ def _frame(series: list[pd.Series]) -> pd.DataFrame:
 def operand_per_seed(data, op: Mapping) -> pd.Series:
     """An operand's value in each seed: aggregates, `where` filters and metric sums are
     computed within a seed (winners and losers differ between seeds)."""
-    if "trace" in op:
+    if "trace" in op or "probe" in op:
         return data.trace_per_seed(op["pair"], op["source"], op["stat"], float(op["from"]), float(op["to"]),
-                                   op["trace"])
+                                   op.get("trace") or op["probe"], table="probe" if "probe" in op else "trace",
+                                   level=op.get("level"), above=op.get("above"))
     if "agg" not in op:
         return _per_seed(data, op["pair"], op["source"], op["metric"], op.get("stat", "mean"), op.get("phase"))
     if "of" in op:

@@ -123,7 +123,7 @@ def check_params(texts: Iterable[str], ref: dict, scenarios: list[int]) -> list:
 def _trace_scenarios(ref: dict) -> set[int]:
     def has_trace(obj) -> bool:
         if isinstance(obj, dict):
-            return "trace" in obj or any(has_trace(v) for v in obj.values())
+            return "trace" in obj or "probe" in obj or any(has_trace(v) for v in obj.values())
         if isinstance(obj, list):
             return any(has_trace(v) for v in obj)
         return False
@@ -235,7 +235,7 @@ def _src(name: str):
     return source_number(name)
 
 
-def scenario_data(ref: dict, n: int, flows, intervals, traces, runs) -> FrameData:
+def scenario_data(ref: dict, n: int, flows, intervals, traces, runs, probes=None) -> FrameData:
     sc = next(s for s in ref["scenarios"] if int(s["scenario"]) == n)
     stems = set(sc["runs"].values())
 
@@ -245,7 +245,7 @@ def scenario_data(ref: dict, n: int, flows, intervals, traces, runs) -> FrameDat
     failures = {r.file: r.error for r in runs.itertuples() if r.scenario == n and r.error}
     fields = {m: v["field"] for m, v in ref.get("metrics", {}).items()}
     return FrameData(sc["runs"], sub(flows), sub(intervals), sub(traces), failures,
-                     phases=sc.get("phases"), fields=fields)
+                     phases=sc.get("phases"), fields=fields, probes=sub(probes) if probes is not None else None)
 
 
 def evaluate_cells(ref: dict, data: dict[int, FrameData]) -> pd.DataFrame:
@@ -367,7 +367,7 @@ def reproduce(*, quick: bool = False, seeds: int | None = None, jobs: int | None
         if "file" in df.columns:
             df.insert(0, "scenario", [scen_col.get(f) for f in df["file"]])
             df.insert(1, "pair", [pair_col.get(f) for f in df["file"]])
-    data = {s: scenario_data(ref, s, flows, intervals, traces, runs) for s in scenarios}
+    data = {s: scenario_data(ref, s, flows, intervals, traces, runs, probes) for s in scenarios}
     from . import findings as _findings
 
     known_findings = _findings.load()
