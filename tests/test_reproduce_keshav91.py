@@ -146,6 +146,9 @@ def test_probe_and_derived_trace_operands():
     # a probe operand reads the probe records, not the periodic samples
     assert status({"kind": "le", "lhs": {"probe": "srtt_s", "stat": "max", **win}, "value": 1}, d) == "no_data"
     assert "probes" in C.describe({"probe": "alpha", "stat": "min", **win})
+    # a mistyped stat or a missing level is the reference's error, reported, never raised
+    assert status({"kind": "le", "lhs": {"trace": "srtt_s", "stat": "p42", **win}, "value": 1}, d) == "error"
+    assert status({"kind": "le", "lhs": {"trace": "srtt_s", "stat": "frac_ge", **win}, "value": 1}, d) == "error"
 
 
 # ---------------------------------------------------------------- kinds, pass and fail
