@@ -71,8 +71,8 @@ class Results:
 
     ``drops`` has one row per packet dropped at a port ``[measure] trace_drops`` selects
     (none by default): ``time_s``, ``port``/``port_name``, ``flow``/``flow_name``, ``seq``
-    (an ACK's is its ACK number), ``ack`` and ``retransmission`` (what was dropped), and a census of the port's waiting
-    packets right after the drop: ``queue_packets`` in all, ``conv_queued`` of the dropped
+    (an ACK's is its ACK number), ``ack`` and ``retransmission`` (what was dropped), and a
+    census of the port's waiting packets right after the drop: ``queue_packets`` in all, ``conv_queued`` of the dropped
     packet's conversation (its flow and direction) and ``longest_other``, the most any other
     conversation has waiting. ``conv_queued + 1 >= longest_other`` says the drop hit a
     longest queue, as Fair Queueing's chapter 2 policy should.

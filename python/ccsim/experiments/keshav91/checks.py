@@ -82,7 +82,8 @@ class FrameData:
     per-interval ``<field>`` columns (needed for phases). ``traces``: rows ``file, seed,
     source, time_s`` and one column per traced quantity (``cwnd``, ``outstanding``...).
     ``failures``: file stem -> error message of a run that did not produce results.
-    ``phases``: phase name -> (start_s, end_s).
+    ``phases``: phase name -> (start_s, end_s). ``probes``: like ``traces``, one row per
+    packet-pair probe (``probe_gap_s``, ``alpha``...).
     """
 
     def __init__(self, runs: Mapping[str, str], flows: pd.DataFrame, intervals: pd.DataFrame | None = None,
@@ -200,10 +201,6 @@ class FrameData:
             out[seed] = series_stat(g[name].to_numpy(float), g["time_s"].to_numpy(float), stat, level, above)
         return pd.Series(out, dtype=float)
 
-    def trace(self, pair: str, source: int, stat: str, t0: float, t1: float, name: str = "cwnd") -> float:
-        """Seed median of :meth:`trace_per_seed`."""
-        return float(self.trace_per_seed(pair, source, stat, t0, t1, name).median())
-
 
 # Quantities computed from the traced columns: packet-pair's effective window (sending rate x
 # RTT estimate; Fig 6.13 plots the rate's inverse "as a proxy for window", spec §4.3 [REC]) and
@@ -234,7 +231,7 @@ def series_stat(v: np.ndarray, t: np.ndarray, stat: str, level: float | None = N
         return math.nan
     if stat in ("max", "min", "mean", "median"):
         return float(getattr(np, stat)(v))
-    if len(stat) == 3 and stat[0] == "p" and stat[1:].isdigit() and stat in TRACE_STATS:
+    if stat.startswith("p") and stat in TRACE_STATS:
         return float(np.percentile(v, int(stat[1:])))
     if stat == "cv":
         m = float(np.mean(v))
@@ -361,9 +358,10 @@ def describe(op: Mapping) -> str:
     if "trace" in op or "probe" in op:
         name = op.get("trace") or op["probe"]
         stat = op["stat"]
-        if "level" in op:
-            stat += f">={fmt(float(op['level']))}" if stat == "frac_ge" else \
-                f"(<={fmt(float(op['level']))} from >={fmt(float(op.get('above', math.nan)))})"
+        if stat == "frac_ge" and "level" in op:
+            stat += f">={fmt(float(op['level']))}"
+        elif stat == "falls" and "level" in op:
+            stat += f"(<={fmt(float(op['level']))} from >={fmt(float(op.get('above', math.nan)))})"
         kind = "probes" if "probe" in op else ""
         return (f"{stat} {name}{' ' + kind if kind else ''} {op.get('pair', '?')} #{op['source']} "
                 f"[{float(op['from']):g}, {float(op['to']):g}) s")
