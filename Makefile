@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.ccsim-installed
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock
 
-.PHONY: demo test install test-rust test-python bench clean
+.PHONY: demo test install lint test-rust test-python bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,13 +30,18 @@ demo: install
 	@echo "Outputs: results/demo/keshav-s1/ (one scenario: summary.json, *.parquet, cwnd.png, queues.png)"
 	@echo "         results/keshav91/report.html and report.md (Keshav 1991 chapter 6, simulated beside the thesis)"
 
+# Formatting (rustfmt.toml) and clippy, warnings as errors: seconds, and they keep the tree uniform.
+lint:
+	cargo fmt --all --check
+	cargo clippy --locked --workspace --all-targets --quiet -- -D warnings
+
 test-rust:
 	cargo test --locked -p ccsim --quiet
 
 test-python: install
 	$(BIN)/python -m pytest -q
 
-test: install test-rust test-python
+test: install lint test-rust test-python
 
 bench: install
 	$(BIN)/ccsim bench dumbbell --flows 100 --duration 30

@@ -14,7 +14,12 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-create_exception!(ccsim._core, ScenarioError, PyValueError, "A scenario is invalid: the message names the field path and what was expected.");
+create_exception!(
+    ccsim._core,
+    ScenarioError,
+    PyValueError,
+    "A scenario is invalid: the message names the field path and what was expected."
+);
 
 fn scenario_error(e: EngineError) -> PyErr {
     let err = ScenarioError::new_err(e.to_string());
@@ -48,9 +53,9 @@ fn to_value(obj: &Bound<'_, PyAny>, path: &str) -> Result<Option<toml::Value>, E
     if let Ok(d) = obj.downcast::<PyDict>() {
         let mut t = toml::Table::new();
         for (k, v) in d.iter() {
-            let key: String = k
-                .extract()
-                .map_err(|_| EngineError::new(path, format!("expected string keys, got {}", k.repr().map(|r| r.to_string()).unwrap_or_default())))?;
+            let key: String = k.extract().map_err(|_| {
+                EngineError::new(path, format!("expected string keys, got {}", k.repr().map(|r| r.to_string()).unwrap_or_default()))
+            })?;
             let sub = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
             if let Some(val) = to_value(&v, &sub)? {
                 t.insert(key, val);

@@ -23,7 +23,14 @@ fn main() {
                 let _ = writeln!(
                     out,
                     "{:12} goodput {:8.4} ± {:.4} pkt/s  delay {:8.4} ± {:.4} s  drops {:.4}/s  retx {:.4}/s  conserved {}",
-                    f.name, f.goodput_pps.mean, f.goodput_pps.sd, f.delay_s.mean, f.delay_s.sd, f.drop_rate.mean, f.retx_rate.mean, f.conserved
+                    f.name,
+                    f.goodput_pps.mean,
+                    f.goodput_pps.sd,
+                    f.delay_s.mean,
+                    f.delay_s.sd,
+                    f.drop_rate.mean,
+                    f.retx_rate.mean,
+                    f.conserved
                 );
             }
             let _ = writeln!(out, "events {} jain {:.4}", r.events, r.jain_goodput);

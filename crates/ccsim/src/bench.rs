@@ -19,13 +19,17 @@ pub fn dumbbell_toml(flows: usize, duration_s: f64, seed: u64) -> String {
     let _ = writeln!(s, "[measure]\ninterval = \"{}s\"\ndiscard = 1\ntrace_cwnd = false\ntrace_queues = false", duration_s / 3.0);
     let hosts: Vec<String> = (0..flows).flat_map(|i| [format!("\"s{i}\""), format!("\"r{i}\"")]).collect();
     let _ = writeln!(s, "[nodes]\nhosts = [{}]\nswitches = [\"left\", \"right\"]", hosts.join(", "));
-    let _ = writeln!(
-        s,
-        "[[links]]\nbetween = [\"left\", \"right\"]\nbandwidth = \"100Mbps\"\ndelay = \"20ms\"\nbuffer = \"{bdp_packets}pkt\""
-    );
+    let _ =
+        writeln!(s, "[[links]]\nbetween = [\"left\", \"right\"]\nbandwidth = \"100Mbps\"\ndelay = \"20ms\"\nbuffer = \"{bdp_packets}pkt\"");
     for i in 0..flows {
-        let _ = writeln!(s, "[[links]]\nbetween = [\"s{i}\", \"left\"]\nbandwidth = \"1Gbps\"\ndelay = \"0.5ms\"\nbuffer = \"{bdp_packets}pkt\"");
-        let _ = writeln!(s, "[[links]]\nbetween = [\"right\", \"r{i}\"]\nbandwidth = \"1Gbps\"\ndelay = \"0.5ms\"\nbuffer = \"{bdp_packets}pkt\"");
+        let _ = writeln!(
+            s,
+            "[[links]]\nbetween = [\"s{i}\", \"left\"]\nbandwidth = \"1Gbps\"\ndelay = \"0.5ms\"\nbuffer = \"{bdp_packets}pkt\""
+        );
+        let _ = writeln!(
+            s,
+            "[[links]]\nbetween = [\"right\", \"r{i}\"]\nbandwidth = \"1Gbps\"\ndelay = \"0.5ms\"\nbuffer = \"{bdp_packets}pkt\""
+        );
     }
     for i in 0..flows {
         let start = i as f64 / flows as f64;
@@ -41,11 +45,7 @@ pub fn dumbbell_toml(flows: usize, duration_s: f64, seed: u64) -> String {
 pub fn rss_kb() -> (u64, u64) {
     let text = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let field = |name: &str| {
-        text.lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
+        text.lines().find(|l| l.starts_with(name)).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse().ok()).unwrap_or(0)
     };
     (field("VmRSS:"), field("VmHWM:"))
 }

@@ -238,7 +238,16 @@ impl World {
         flow.cur.acks_received += 1;
         let sender = flow.sender.as_mut().expect("ACK for an uncontrolled flow");
         sender.on_own_ack(pkt.echo_seq, now);
-        let out = sender.on_ack(pkt.seq, pkt.echo_seq, pkt.tx_time, pkt.first_tx_time, pkt.has(flags::ECHO_RETX), pkt.has(flags::ECHO_CE), pkt.code, now);
+        let out = sender.on_ack(
+            pkt.seq,
+            pkt.echo_seq,
+            pkt.tx_time,
+            pkt.first_tx_time,
+            pkt.has(flags::ECHO_RETX),
+            pkt.has(flags::ECHO_CE),
+            pkt.code,
+            now,
+        );
         flow.cur.rtt_sum += to_secs(out.rtt_sample);
         flow.cur.rtt_n += 1;
         self.pump(f);
@@ -451,7 +460,9 @@ impl World {
             + self
                 .flows
                 .iter()
-                .map(|f| f.name.capacity() + f.sender.as_ref().map_or(0, |s| s.memory_bytes()) + f.sink.memory_bytes() + f.app.memory_bytes())
+                .map(|f| {
+                    f.name.capacity() + f.sender.as_ref().map_or(0, |s| s.memory_bytes()) + f.sink.memory_bytes() + f.app.memory_bytes()
+                })
                 .sum::<usize>();
         let ports: usize = self.ports.capacity() * size_of::<Port>() + self.ports.iter().map(|p| p.memory_bytes()).sum::<usize>();
         let state = flows + ports + self.routes.capacity() * 4 + self.packets.memory_bytes() + self.events.memory_bytes();
@@ -480,4 +491,3 @@ impl World {
         counts
     }
 }
-

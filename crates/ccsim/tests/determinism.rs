@@ -39,7 +39,10 @@ fn assert_identical(a: &Results, b: &Results) {
             "flow {}",
             x.name
         );
-        assert_eq!((s.acks_sent, s.acks_received, s.acks_dropped, s.rtt_n, s.owd_n), (t.acks_sent, t.acks_received, t.acks_dropped, t.rtt_n, t.owd_n));
+        assert_eq!(
+            (s.acks_sent, s.acks_received, s.acks_dropped, s.rtt_n, s.owd_n),
+            (t.acks_sent, t.acks_received, t.acks_dropped, t.rtt_n, t.owd_n)
+        );
         assert_eq!((s.rtt_sum.to_bits(), s.owd_sum.to_bits()), (t.rtt_sum.to_bits(), t.owd_sum.to_bits()));
         assert_eq!(x.timeouts, y.timeouts);
         assert_eq!(x.final_cwnd.to_bits(), y.final_cwnd.to_bits());
@@ -80,7 +83,10 @@ fn a_different_seed_changes_the_telnet_timings() {
     assert_eq!(telnets.len(), 2);
     for &i in &telnets {
         let rows = |r: &Results| -> Vec<(u64, u64)> {
-            (0..r.intervals.len()).filter(|&k| r.intervals.flow[k] == i as u32).map(|k| (r.intervals.sent[k], r.intervals.delay_s[k].to_bits())).collect()
+            (0..r.intervals.len())
+                .filter(|&k| r.intervals.flow[k] == i as u32)
+                .map(|k| (r.intervals.sent[k], r.intervals.delay_s[k].to_bits()))
+                .collect()
         };
         assert_ne!(rows(&a), rows(&b), "telnet {} interval rows identical under seeds 1 and 2", a.flows[i].name);
     }
@@ -98,16 +104,33 @@ fn lossy_mixed_traffic_is_deterministic() {
     // Drops, retransmissions, timeouts, Poisson cross traffic: still bit-identical.
     let text = ScenarioText::new("60s")
         .raw("seed", 42)
-        .measure("10s").str("trace_period", "10ms").str("trace_queues", "all")
+        .measure("10s")
+        .str("trace_period", "10ms")
+        .str("trace_queues", "all")
         .nodes(&["a", "c", "p", "b"], &["sw"])
-        .link("a", "sw", "10Mbps").str("delay", "1ms")
-        .link("c", "sw", "10Mbps").str("delay", "7ms")
+        .link("a", "sw", "10Mbps")
+        .str("delay", "1ms")
+        .link("c", "sw", "10Mbps")
+        .str("delay", "7ms")
         .link("p", "sw", "10Mbps")
-        .link("sw", "b", "2Mbps").str("delay", "20ms").str("buffer", "15pkt")
-        .flow("a", "b").str("name", "reno").str("cc", "reno")
-        .flow("c", "b").str("name", "newreno").str("cc", "newreno").str("start", "0.3s")
-        .flow("a", "b").str("name", "jk").str("cc", "jk").str("start", "1s")
-        .flow("p", "b").str("name", "poisson").str("app", "poisson").str("rate", "40pps")
+        .link("sw", "b", "2Mbps")
+        .str("delay", "20ms")
+        .str("buffer", "15pkt")
+        .flow("a", "b")
+        .str("name", "reno")
+        .str("cc", "reno")
+        .flow("c", "b")
+        .str("name", "newreno")
+        .str("cc", "newreno")
+        .str("start", "0.3s")
+        .flow("a", "b")
+        .str("name", "jk")
+        .str("cc", "jk")
+        .str("start", "1s")
+        .flow("p", "b")
+        .str("name", "poisson")
+        .str("app", "poisson")
+        .str("rate", "40pps")
         .build();
     let a = run(&text);
     let b = run(&text);

@@ -101,9 +101,7 @@ fn weighted_fair_queueing_splits_by_weight() {
     // its 10 pkt/s, less the Telnets' share); with equal weights 5.0 / 5.0.
     let path = format!("{}/../../scenarios/keshav91/s1-jk-fq.toml", env!("CARGO_MANIFEST_DIR"));
     let base = std::fs::read_to_string(&path).unwrap().replacen("duration = \"2000s\"", "duration = \"1000s\"", 1);
-    let text = base
-        .replace("max_window = 5", "max_window = 20")
-        .replacen("name = \"1 FTP\"", "name = \"1 FTP\"\nfq_weight = 3", 1);
+    let text = base.replace("max_window = 5", "max_window = 20").replacen("name = \"1 FTP\"", "name = \"1 FTP\"\nfq_weight = 3", 1);
     let r = ccsim::run_toml(&text).unwrap();
     common::assert_conserved(&r);
     let (a, b) = (flow(&r, "1 ").goodput_pps.mean, flow(&r, "2 ").goodput_pps.mean);

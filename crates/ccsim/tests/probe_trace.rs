@@ -10,7 +10,11 @@ use common::ScenarioText;
 /// 1 Mb/s (1000-byte packets: 125 pkt/s), 20 ms, with a buffer large enough for no loss.
 fn two_paths(duration: &str, trace_period: &str) -> String {
     let mut s = ScenarioText::new(duration)
-        .measure("1s").raw("discard", 0).str("trace_period", trace_period).raw("trace_cwnd", true).raw("trace_queues", false)
+        .measure("1s")
+        .raw("discard", 0)
+        .str("trace_period", trace_period)
+        .raw("trace_cwnd", true)
+        .raw("trace_queues", false)
         .nodes(&["a", "b", "c", "d"], &["s1", "s2"]);
     for (h, sw) in [("a", "s1"), ("c", "s2")] {
         s = s.link(h, sw, "10Mbps").str("delay", "1ms").str("buffer", "200pkt");
@@ -19,7 +23,14 @@ fn two_paths(duration: &str, trace_period: &str) -> String {
         s = s.link(sw, h, "1Mbps").str("delay", "20ms").str("buffer", "200pkt");
     }
     for (name, src, dst, cc) in [("pp", "a", "b", "pp"), ("jk", "c", "d", "jk")] {
-        s = s.flow(src, dst).str("name", name).str("app", "ftp").str("cc", cc).raw("max_window", 40).str("packet_size", "1000B").str("ack_size", "40B");
+        s = s
+            .flow(src, dst)
+            .str("name", name)
+            .str("app", "ftp")
+            .str("cc", cc)
+            .raw("max_window", 40)
+            .str("packet_size", "1000B")
+            .str("ack_size", "40B");
     }
     s.build()
 }

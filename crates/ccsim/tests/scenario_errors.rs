@@ -166,11 +166,7 @@ fn destination_without_a_route() {
 
 #[test]
 fn explicit_route_through_unlinked_nodes() {
-    assert_err(
-        &with("max_window = 5", "max_window = 5\nroute = [\"h1\", \"h2\"]"),
-        "flows[0].route[1]",
-        &["not joined by a link"],
-    );
+    assert_err(&with("max_window = 5", "max_window = 5\nroute = [\"h1\", \"h2\"]"), "flows[0].route[1]", &["not joined by a link"]);
     assert_err(&with("max_window = 5", "max_window = 5\nroute = [\"h1\", \"sw\"]"), "flows[0].route", &["from \"h1\" to \"h2\""]);
 }
 
@@ -193,11 +189,7 @@ fn parameters_out_of_range() {
     assert_err(&with("max_window = 5", "max_window = 0"), "flows[0].max_window", &["[1, 100000000]", "0"]);
     assert_err(&with("max_window = 5", "max_window = -3"), "flows[0].max_window", &["non-negative"]);
     assert_err(&with("max_window = 5", "max_window = 1000000000"), "flows[0].max_window", &["[1, 100000000]"]);
-    assert_err(
-        &with("cc = \"jk\"", "cc = \"generic\"\nparams = { beta = -1 }"),
-        "flows[0].params.beta",
-        &["(0, 100]", "-1"],
-    );
+    assert_err(&with("cc = \"jk\"", "cc = \"generic\"\nparams = { beta = -1 }"), "flows[0].params.beta", &["(0, 100]", "-1"]);
     assert_err(&with("cc = \"jk\"", "cc = \"generic\"\nparams = { beta = 0 }"), "flows[0].params.beta", &["(0, 100]"]);
     assert_err(&with("max_window = 5", "max_window = 5\nparams = { rto_k = -2 }"), "flows[0].params.rto_k", &["[0, 100]"]);
     assert_err(
@@ -208,8 +200,16 @@ fn parameters_out_of_range() {
     assert_err(&with("cc = \"jk\"", "cc = \"dec\"\nparams = { beta = 0 }"), "flows[0].params.beta", &["(0, 100]"]);
     // beta belongs to the timer formulas that take it; JK's is srtt + k x deviation.
     assert_err(&with("max_window = 5", "max_window = 5\nparams = { beta = 2 }"), "flows[0].params.beta", &["unknown key"]);
-    assert_err(&with("max_window = 5", "max_window = 5\nparams = { initial_cwnd = 0.5 }"), "flows[0].params.initial_cwnd", &["[1, 1000000]"]);
-    assert_err(&with("max_window = 5", "max_window = 5\nparams = { dupack_threshold = 0 }"), "flows[0].params.dupack_threshold", &["[1, 1000]"]);
+    assert_err(
+        &with("max_window = 5", "max_window = 5\nparams = { initial_cwnd = 0.5 }"),
+        "flows[0].params.initial_cwnd",
+        &["[1, 1000000]"],
+    );
+    assert_err(
+        &with("max_window = 5", "max_window = 5\nparams = { dupack_threshold = 0 }"),
+        "flows[0].params.dupack_threshold",
+        &["[1, 1000]"],
+    );
     assert_err(&with("max_window = 5", "max_window = 5\nparams = { initial_rto = \"0s\" }"), "flows[0].params.initial_rto", &["positive"]);
     assert_err(
         &with("max_window = 5", "max_window = 5\nparams = { min_rto = \"2s\", max_rto = \"1s\" }"),
@@ -278,9 +278,11 @@ fn from_toml_str_agrees_with_run_toml() {
 fn accepted_but_overflowing(kind: &str) -> String {
     let link_delay = if kind == "delay" { "1e6s" } else { "0s" };
     let flow = ScenarioText::new("1e6s")
-        .table("measure").str("trace_cwnd", "none")
+        .table("measure")
+        .str("trace_cwnd", "none")
         .nodes(&["a", "b"], &[])
-        .link("a", "b", "1Mbps").str("delay", link_delay)
+        .link("a", "b", "1Mbps")
+        .str("delay", link_delay)
         .flow("a", "b");
     match kind {
         "cbr" => flow.str("app", "cbr").str("rate", "1e-6pps"), // gap 1e6 s

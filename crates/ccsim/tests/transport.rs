@@ -11,11 +11,22 @@ use common::*;
 fn dumbbell(cc: &str, max_window: u32, buf: &str, duration: &str, trace_period: &str) -> String {
     ScenarioText::new(duration)
         .str("name", format!("dumbbell-{cc}"))
-        .measure(duration).raw("discard", 0).str("trace_period", trace_period).str("trace_cwnd", "all")
+        .measure(duration)
+        .raw("discard", 0)
+        .str("trace_period", trace_period)
+        .str("trace_cwnd", "all")
         .nodes(&["a", "b"], &["sw"])
-        .link("a", "sw", "10Mbps").str("delay", "1ms")
-        .link("sw", "b", "1Mbps").str("delay", "20ms").str("buffer", buf)
-        .flow("a", "b").str("name", "f").str("app", "ftp").str("cc", cc).raw("max_window", max_window).str("packet_size", "1000B")
+        .link("a", "sw", "10Mbps")
+        .str("delay", "1ms")
+        .link("sw", "b", "1Mbps")
+        .str("delay", "20ms")
+        .str("buffer", buf)
+        .flow("a", "b")
+        .str("name", "f")
+        .str("app", "ftp")
+        .str("cc", cc)
+        .raw("max_window", max_window)
+        .str("packet_size", "1000B")
         .build()
 }
 
@@ -24,10 +35,16 @@ fn dumbbell(cc: &str, max_window: u32, buf: &str, duration: &str, trace_period: 
 /// milliseconds (1024 packets take 82 ms). The JK initial RTO (2 s) exceeds the RTT.
 fn long_path(cc: &str, duration: &str) -> String {
     ScenarioText::new(duration)
-        .measure(duration).raw("discard", 0).str("trace_period", "0.5s")
+        .measure(duration)
+        .raw("discard", 0)
+        .str("trace_period", "0.5s")
         .nodes(&["a", "b"], &[])
-        .link("a", "b", "100Mbps").str("delay", "0.5s")
-        .flow("a", "b").str("name", "f").str("cc", cc).raw("max_window", 100000)
+        .link("a", "b", "100Mbps")
+        .str("delay", "0.5s")
+        .flow("a", "b")
+        .str("name", "f")
+        .str("cc", cc)
+        .raw("max_window", 100000)
         .build()
 }
 
@@ -194,11 +211,18 @@ fn newreno_single_loss_uses_fast_recovery() {
 /// goodput x mean RTT = W.
 fn littles_law(cc: &str, w: u32, delay: &str) {
     let text = ScenarioText::new("60s")
-        .measure("10s").raw("discard", 1)
+        .measure("10s")
+        .raw("discard", 1)
         .nodes(&["a", "b"], &["sw"])
-        .link("a", "sw", "10Mbps").str("delay", "1ms")
-        .link("sw", "b", "1Mbps").str("delay", delay).str("buffer", "200pkt")
-        .flow("a", "b").str("name", "f").str("cc", cc).raw("max_window", w)
+        .link("a", "sw", "10Mbps")
+        .str("delay", "1ms")
+        .link("sw", "b", "1Mbps")
+        .str("delay", delay)
+        .str("buffer", "200pkt")
+        .flow("a", "b")
+        .str("name", "f")
+        .str("cc", cc)
+        .raw("max_window", w)
         .build();
     let r = run(&text);
     let f = &r.flows[0];

@@ -10,11 +10,7 @@ pub fn batch_means(values: &[f64], discard: usize) -> (f64, f64, usize) {
         return (f64::NAN, f64::NAN, 0);
     }
     let mean = kept.iter().sum::<f64>() / n as f64;
-    let sd = if n > 1 {
-        (kept.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1) as f64).sqrt()
-    } else {
-        0.0
-    };
+    let sd = if n > 1 { (kept.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1) as f64).sqrt() } else { 0.0 };
     (mean, sd, n)
 }
 

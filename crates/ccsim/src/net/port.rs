@@ -304,7 +304,13 @@ mod tests {
         // is on the line; B (40 B, flow 1) stops it, A goes back to the queue; D (1000 B,
         // flow 2) then overflows the buffer, A and D tie, and the tie-break drops A. A's id
         // is reused by E (1000 B, flow 3), which must take a full 100 ms, not A's remainder.
-        let cfg = FqConfig { limit: BufferLimit::Packets(1), count_in_service: false, preemptive: true, tie_smallest_bid: true, ..FqConfig::default() };
+        let cfg = FqConfig {
+            limit: BufferLimit::Packets(1),
+            count_in_service: false,
+            preemptive: true,
+            tie_smallest_bid: true,
+            ..FqConfig::default()
+        };
         let mut port = Port::new(0, 1, 80_000, 0, Qdisc::Fq(Box::new(FairQueue::new(cfg, 80_000))));
         port.set_preemptive(true);
         let mut arena = PacketArena::new();

@@ -61,12 +61,7 @@ mod tests {
     #[test]
     fn bfs_prefers_fewest_hops() {
         // 0-1-2-3 chain plus a shortcut 0-3 declared last.
-        let adj: Adjacency = vec![
-            vec![(1, 10), (3, 13)],
-            vec![(0, 11), (2, 12)],
-            vec![(1, 21), (3, 23)],
-            vec![(2, 32), (0, 30)],
-        ];
+        let adj: Adjacency = vec![vec![(1, 10), (3, 13)], vec![(0, 11), (2, 12)], vec![(1, 21), (3, 23)], vec![(2, 32), (0, 30)]];
         assert_eq!(shortest_path(&adj, 0, 3), Some(vec![13]));
         assert_eq!(shortest_path(&adj, 0, 2), Some(vec![10, 12]));
         assert_eq!(explicit_path(&adj, &[0, 1, 2, 3]), Ok(vec![10, 12, 23]));

@@ -485,8 +485,19 @@ mod tests {
 
     fn pkt(a: &mut PacketArena, flow: u32, size: u32, kind: PacketKind) -> PacketId {
         a.alloc(Packet {
-            seq: 0, tx_time: 0, first_tx_time: 0, arrive_at: 0, echo_seq: 0, flow, size, route: 0, hop: 0, route_len: 0,
-            kind, flags: 0, code: 0,
+            seq: 0,
+            tx_time: 0,
+            first_tx_time: 0,
+            arrive_at: 0,
+            echo_seq: 0,
+            flow,
+            size,
+            route: 0,
+            hop: 0,
+            route_len: 0,
+            kind,
+            flags: 0,
+            code: 0,
         })
     }
 
@@ -577,7 +588,7 @@ mod tests {
         assert_eq!(q.last_average(), 0.0, "no history");
         let b = line.send(&mut q, &mut a, 0, 1000, PacketKind::Data, t(0.5));
         assert!(close(q.last_average(), 1.0)); // N = 1 over [0, 0.5)
-        // Average 1.0 >= 1, and flow 0 offered 2000 B in 0.5 s against 0.9 x 500 B: marked.
+                                               // Average 1.0 >= 1, and flow 0 offered 2000 B in 0.5 s against 0.9 x 500 B: marked.
         assert!(marked(&a, b));
         line.run_until(&mut q, &mut a, t(3.0));
         // Area 0.5 x 1 + 0.5 x 2 + 1 x 1 = 2.5 over [0, 3): the idle time counts.

@@ -80,8 +80,19 @@ mod tests {
 
     fn pkt(arena: &mut PacketArena, size: u32) -> PacketId {
         arena.alloc(Packet {
-            seq: 0, tx_time: 0, first_tx_time: 0, arrive_at: 0, echo_seq: 0, flow: 0, size, route: 0, hop: 0, route_len: 0,
-            kind: PacketKind::Data, flags: 0, code: 0,
+            seq: 0,
+            tx_time: 0,
+            first_tx_time: 0,
+            arrive_at: 0,
+            echo_seq: 0,
+            flow: 0,
+            size,
+            route: 0,
+            hop: 0,
+            route_len: 0,
+            kind: PacketKind::Data,
+            flags: 0,
+            code: 0,
         })
     }
 
@@ -95,9 +106,13 @@ mod tests {
         let mut acc_without = 0;
         for _ in 0..10 {
             let p = pkt(&mut a, 40);
-            if with.enqueue(p, &mut a, 0, busy) == Verdict::Accepted { acc_with += 1; }
+            if with.enqueue(p, &mut a, 0, busy) == Verdict::Accepted {
+                acc_with += 1;
+            }
             let p = pkt(&mut a, 40);
-            if without.enqueue(p, &mut a, 0, busy) == Verdict::Accepted { acc_without += 1; }
+            if without.enqueue(p, &mut a, 0, busy) == Verdict::Accepted {
+                acc_without += 1;
+            }
         }
         assert_eq!(acc_with, 2);
         assert_eq!(acc_without, 3);

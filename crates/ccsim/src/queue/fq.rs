@@ -203,17 +203,7 @@ struct Conv {
 
 impl Conv {
     fn new(weight: u32, delta: u128) -> Self {
-        Conv {
-            f: 0,
-            last_sent_f: 0,
-            delta,
-            queue: VecDeque::new(),
-            bytes: 0,
-            weight,
-            active_pos: NONE,
-            sched_pos: NONE,
-            victim_pos: NONE,
-        }
+        Conv { f: 0, last_sent_f: 0, delta, queue: VecDeque::new(), bytes: 0, weight, active_pos: NONE, sched_pos: NONE, victim_pos: NONE }
     }
 }
 
@@ -837,8 +827,19 @@ pub(crate) mod testkit {
 
     pub fn packet(flow: u32, kind: PacketKind, size: u32, t: SimTime) -> Packet {
         Packet {
-            seq: 0, tx_time: t, first_tx_time: t, arrive_at: 0, echo_seq: 0, flow, size, route: 0, hop: 0, route_len: 0,
-            kind, flags: 0, code: 0,
+            seq: 0,
+            tx_time: t,
+            first_tx_time: t,
+            arrive_at: 0,
+            echo_seq: 0,
+            flow,
+            size,
+            route: 0,
+            hop: 0,
+            route_len: 0,
+            kind,
+            flags: 0,
+            code: 0,
         }
     }
 
@@ -878,8 +879,18 @@ pub(crate) mod testkit {
     impl<Q: TestQ> Line<Q> {
         pub fn new(q: Q, bps: u64) -> Self {
             Line {
-                q, a: PacketArena::new(), bps, now: 0, cur: None, busy_until: 0, arrivals: BinaryHeap::new(), n_arr: 0,
-                drops: Vec::new(), log_finish: false, finish_log: Vec::new(), buf: Vec::new(),
+                q,
+                a: PacketArena::new(),
+                bps,
+                now: 0,
+                cur: None,
+                busy_until: 0,
+                arrivals: BinaryHeap::new(),
+                n_arr: 0,
+                drops: Vec::new(),
+                log_finish: false,
+                finish_log: Vec::new(),
+                buf: Vec::new(),
             }
         }
 
@@ -917,10 +928,7 @@ pub(crate) mod testkit {
                     let (p, _, _, first) = self.cur.take().unwrap();
                     self.now = self.busy_until;
                     let pk = *self.a.get(p);
-                    let d = Dep {
-                        flow: pk.flow, size: pk.size, arrived: pk.tx_time, start: first, end: self.now,
-                        ce: pk.has(flags::CE),
-                    };
+                    let d = Dep { flow: pk.flow, size: pk.size, arrived: pk.tx_time, start: first, end: self.now, ce: pk.has(flags::CE) };
                     self.a.free(p);
                     let mut buf = std::mem::take(&mut self.buf);
                     f(&d, &mut buf);
@@ -1309,7 +1317,8 @@ mod tests {
         let cfg = FqConfig { limit: BufferLimit::Bytes(1100), count_in_service: false, ..FqConfig::default() };
         let mut q = FairQueue::new(cfg, 8);
         for _ in 0..12 {
-            assert_eq!(add(&mut q, &mut a, 0, 45, 0, Some(1000)).1, Verdict::Accepted); // 540
+            assert_eq!(add(&mut q, &mut a, 0, 45, 0, Some(1000)).1, Verdict::Accepted);
+            // 540
         }
         assert_eq!(add(&mut q, &mut a, 1, 500, 0, Some(1000)).1, Verdict::Accepted); // 1040
         let (p, v) = add(&mut q, &mut a, 2, 500, 0, Some(1000)); // 1540: A (540) is longest
@@ -1336,7 +1345,13 @@ mod tests {
 
             // A lone packet dropped on arrival (largest bid): without charging, its
             // conversation goes back to inactive; with charging it stays active.
-            let cfg = FqConfig { limit: BufferLimit::Packets(3), count_in_service: false, charge_drops: charge, drop_policy: DropPolicy::MaxBid, ..FqConfig::default() };
+            let cfg = FqConfig {
+                limit: BufferLimit::Packets(3),
+                count_in_service: false,
+                charge_drops: charge,
+                drop_policy: DropPolicy::MaxBid,
+                ..FqConfig::default()
+            };
             let mut q = FairQueue::new(cfg, 8);
             for _ in 0..3 {
                 add(&mut q, &mut a, 0, 100, 0, Some(100));
@@ -1360,7 +1375,8 @@ mod tests {
             for limit in [BufferLimit::Packets(1), BufferLimit::Packets(7), BufferLimit::Bytes(1500), BufferLimit::Bytes(5000)] {
                 for cis in [false, true] {
                     for charge in [false, true] {
-                        let cfg = FqConfig { limit, drop_policy: policy, count_in_service: cis, charge_drops: charge, ..FqConfig::default() };
+                        let cfg =
+                            FqConfig { limit, drop_policy: policy, count_in_service: cis, charge_drops: charge, ..FqConfig::default() };
                         let mut q = FairQueue::new(cfg, 1_000_000);
                         let mut a = PacketArena::new();
                         let mut svc: Option<(PacketId, u32)> = None;

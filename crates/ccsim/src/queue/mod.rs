@@ -11,8 +11,8 @@
 
 pub mod decbit;
 pub mod droptail;
-pub mod fq_buffers;
 pub mod fq;
+pub mod fq_buffers;
 pub mod fqbit;
 
 use crate::net::{PacketArena, PacketId};

@@ -158,7 +158,9 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         match sel {
             Selection::None => vec![],
             Selection::All => (0..ports.len() as u32).collect(),
-            Selection::Switches => (0..ports.len() as u32).filter(|&p| sc.nodes[ports[p as usize].from as usize].kind == NodeKind::Switch).collect(),
+            Selection::Switches => {
+                (0..ports.len() as u32).filter(|&p| sc.nodes[ports[p as usize].from as usize].kind == NodeKind::Switch).collect()
+            }
             Selection::Indices(ix) => ix.iter().map(|&x| x as u32).collect(),
         }
     };

@@ -169,10 +169,7 @@ impl<'a> Obj<'a> {
             None => Ok(None),
             Some(s) => match allowed.iter().find(|a| **a == s) {
                 Some(a) => Ok(Some(*a)),
-                None => Err(ScenarioError::new(
-                    self.at(key),
-                    format!("unknown {what} {s:?}; expected one of: {}", allowed.join(", ")),
-                )),
+                None => Err(ScenarioError::new(self.at(key), format!("unknown {what} {s:?}; expected one of: {}", allowed.join(", ")))),
             },
         }
     }
@@ -199,10 +196,7 @@ impl<'a> Obj<'a> {
             if !self.asked.iter().any(|a| a == k) {
                 let mut allowed = self.asked.clone();
                 allowed.sort_unstable();
-                return Err(ScenarioError::new(
-                    self.at(k),
-                    format!("unknown key {k:?}; allowed keys here: {}", allowed.join(", ")),
-                ));
+                return Err(ScenarioError::new(self.at(k), format!("unknown key {k:?}; allowed keys here: {}", allowed.join(", "))));
             }
         }
         Ok(())

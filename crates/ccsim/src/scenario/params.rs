@@ -41,9 +41,7 @@ pub fn decbit(p: &mut Obj) -> Result<DecBitConfig> {
             Ok(t) if t > 0 => c.window = FairShareWindow::Fixed(t),
             _ => return Err(ScenarioError::new(path, format!("expected \"cycle\" or a positive duration, got {s:?}"))),
         },
-        Some(v) => {
-            return Err(ScenarioError::new(path, format!("expected \"cycle\" or a duration, got {}", super::decode::describe(v))))
-        }
+        Some(v) => return Err(ScenarioError::new(path, format!("expected \"cycle\" or a duration, got {}", super::decode::describe(v)))),
     }
     if let Some(x) = p.boolean("demand_counts_drops")? {
         c.demand_counts_drops = x;
@@ -70,7 +68,12 @@ pub fn fq(p: &mut Obj) -> Result<FqConfig> {
             Ok(bytes) => c.delta_bits = bytes * 8,
             Err(e) => return Err(ScenarioError::new(path, format!("expected bits (an integer), {e}, or \"infinite\", got {s:?}"))),
         },
-        Some(v) => return Err(ScenarioError::new(path, format!("expected bits (a non-negative integer) or a size, got {}", super::decode::describe(v)))),
+        Some(v) => {
+            return Err(ScenarioError::new(
+                path,
+                format!("expected bits (a non-negative integer) or a size, got {}", super::decode::describe(v)),
+            ))
+        }
     }
     if let Some(x) = p.boolean("charge_drops")? {
         c.charge_drops = x;
@@ -153,7 +156,9 @@ pub fn pp(p: &mut Obj) -> Result<PpConfig> {
                 }
             },
         },
-        Some(v) => return Err(ScenarioError::new(path, format!("expected a horizon name or a duration, got {}", super::decode::describe(v)))),
+        Some(v) => {
+            return Err(ScenarioError::new(path, format!("expected a horizon name or a duration, got {}", super::decode::describe(v))))
+        }
     }
     if let Some(s) = p.choice("r_estimate", "propagation-delay estimate", &REstimate::NAMES)? {
         c.r_estimate = REstimate::from_name(s).expect("listed name");

@@ -9,11 +9,11 @@ use super::units;
 use crate::queue::decbit::DecBitConfig;
 use crate::queue::fq::FqConfig;
 use crate::queue::BufferLimit;
+use crate::sim::{time::from_secs, SimTime, PS_PER_SEC};
+use crate::traffic::AppKind;
 use crate::transport::cc::dec::{Dec, DecParams};
 use crate::transport::cc::pp::{PacketPair, PpConfig};
 use crate::transport::cc::pp2::{Pp2, Pp2Config};
-use crate::sim::{time::from_secs, SimTime, PS_PER_SEC};
-use crate::traffic::AppKind;
 use crate::transport::cc::{generic::Generic, jk::Jk, newreno::NewReno, reno::Reno, TransportDefaults};
 use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
 use crate::transport::TimerMode;
@@ -213,9 +213,7 @@ fn decode_scenario(v: &Value) -> Result<Scenario> {
 }
 
 fn decode_nodes(top: &mut Obj) -> Result<Vec<NodeSpec>> {
-    let mut t = top.table("nodes")?.ok_or_else(|| {
-        ScenarioError::new("nodes", "is required: a table with lists `hosts` and `switches`")
-    })?;
+    let mut t = top.table("nodes")?.ok_or_else(|| ScenarioError::new("nodes", "is required: a table with lists `hosts` and `switches`"))?;
     let mut nodes: Vec<NodeSpec> = Vec::new();
     for (key, kind) in [("hosts", NodeKind::Host), ("switches", NodeKind::Switch)] {
         let path = t.at(key);
@@ -315,16 +313,16 @@ fn decode_links(top: &mut Obj, nodes: &[NodeSpec]) -> Result<Vec<LinkSpec>> {
         if a == b {
             return Err(ScenarioError::new(bpath, "a link joins two different nodes"));
         }
-        let bandwidth_bps = o
-            .quantity("bandwidth", units::bandwidth)?
-            .ok_or_else(|| o.missing("bandwidth", "a bandwidth such as \"80kbps\""))?;
+        let bandwidth_bps =
+            o.quantity("bandwidth", units::bandwidth)?.ok_or_else(|| o.missing("bandwidth", "a bandwidth such as \"80kbps\""))?;
         let delay = o.quantity("delay", units::duration)?.unwrap_or(0);
         // The link's queue settings describe the switches' output ports. A host's own
         // interface queue is its send buffer: FIFO, unlimited, no marking, unless a
         // `forward` / `reverse` table says otherwise.
         let shared = decode_queue(&mut o, None, NodeKind::Switch)?;
         // A link's jitter applies to both its ends, hosts included.
-        let host_port = QueueSpec { kind: QueueKind::DropTail, buffer: BufferLimit::Unlimited, count_in_service: true, jitter: shared.jitter };
+        let host_port =
+            QueueSpec { kind: QueueKind::DropTail, buffer: BufferLimit::Unlimited, count_in_service: true, jitter: shared.jitter };
         let pick = |kind: NodeKind| if kind == NodeKind::Host { host_port.clone() } else { shared.clone() };
         let (shared_a, shared_b) = (pick(nodes[a].kind), pick(nodes[b].kind));
         let forward = match o.table("forward")? {
@@ -349,7 +347,8 @@ fn decode_links(top: &mut Obj, nodes: &[NodeSpec]) -> Result<Vec<LinkSpec>> {
             for (j, item) in items.iter().enumerate() {
                 let mut c = Obj::new(item, &format!("{cpath}[{j}]"))?;
                 let at = c.quantity("at", units::duration)?.ok_or_else(|| c.missing("at", "the time of the change, e.g. \"50s\""))?;
-                let new_delay = c.quantity("delay", units::duration)?.ok_or_else(|| c.missing("delay", "the new propagation delay, e.g. \"450ms\""))?;
+                let new_delay =
+                    c.quantity("delay", units::duration)?.ok_or_else(|| c.missing("delay", "the new propagation delay, e.g. \"450ms\""))?;
                 if let Some(&(prev, _)) = delay_changes.last() {
                     if at <= prev {
                         return Err(ScenarioError::new(c.at("at"), "expected changes in increasing time"));
@@ -374,12 +373,7 @@ fn decode_node_list(o: &mut Obj, key: &'static str, nodes: &[NodeSpec]) -> Resul
             if names.len() < 2 {
                 return Err(ScenarioError::new(path, "expected at least two node names"));
             }
-            names
-                .iter()
-                .enumerate()
-                .map(|(i, n)| node_ref(nodes, n, &format!("{path}[{i}]")))
-                .collect::<Result<Vec<_>>>()
-                .map(Some)
+            names.iter().enumerate().map(|(i, n)| node_ref(nodes, n, &format!("{path}[{i}]"))).collect::<Result<Vec<_>>>().map(Some)
         }
     }
 }
@@ -408,7 +402,18 @@ fn decode_beta(p: &mut Obj) -> Result<Option<f64>> {
 
 fn decode_transport(params: Option<Obj>, cc: CcKind) -> Result<TransportSpec> {
     let d = transport_defaults(cc);
-    let mut spec = TransportSpec { cc, own_ack_stops_timer: matches!(cc, CcKind::Generic | CcKind::Pp | CcKind::Pp2), dec: DecParams::default(), pp: PpConfig::default(), pp2: Pp2Config::default(), initial_cwnd: 1.0, dupack_threshold: 3, ssthresh_from_flight: false, rto: d.rto, timers: d.timers };
+    let mut spec = TransportSpec {
+        cc,
+        own_ack_stops_timer: matches!(cc, CcKind::Generic | CcKind::Pp | CcKind::Pp2),
+        dec: DecParams::default(),
+        pp: PpConfig::default(),
+        pp2: Pp2Config::default(),
+        initial_cwnd: 1.0,
+        dupack_threshold: 3,
+        ssthresh_from_flight: false,
+        rto: d.rto,
+        timers: d.timers,
+    };
     let mut p = match params {
         None => return Ok(spec),
         Some(p) => p,
@@ -550,10 +555,9 @@ fn gap_from_rate(o: &mut Obj, size: u32, required_for: &str) -> Result<Option<Si
         (Some(r), None) => Ok(Some(from_secs(1.0 / r).max(1))),
         (None, Some(b)) => Ok(Some(from_secs(size as f64 * 8.0 / b as f64).max(1))),
         (None, None) if required_for.is_empty() => Ok(None),
-        (None, None) => Err(ScenarioError::new(
-            o.at("rate"),
-            format!("is required for app {required_for:?} (\"10pps\"), or give bitrate (\"40kbps\")"),
-        )),
+        (None, None) => {
+            Err(ScenarioError::new(o.at("rate"), format!("is required for app {required_for:?} (\"10pps\"), or give bitrate (\"40kbps\")")))
+        }
     }
 }
 
@@ -603,7 +607,8 @@ fn decode_app(o: &mut Obj, app: &str, packet_size: u32, duration: SimTime) -> Re
                         Value::Float(x) => x.to_string(),
                         _ => return Err(ScenarioError::new(format!("{ipath}[{j}]"), "expected a duration")),
                     };
-                    ends[j] = units::duration(&text).map_err(|e| ScenarioError::new(format!("{ipath}[{j}]"), format!("expected {e}, got {text:?}")))?;
+                    ends[j] = units::duration(&text)
+                        .map_err(|e| ScenarioError::new(format!("{ipath}[{j}]"), format!("expected {e}, got {text:?}")))?;
                 }
                 if ends[1] <= ends[0] || on.last().is_some_and(|&(_, b)| ends[0] < b) {
                     return Err(ScenarioError::new(ipath, "expected periods with start < end, in time order, not overlapping"));
@@ -745,7 +750,10 @@ fn decode_selection(o: &mut Obj, key: &'static str, names: &[String], ports: boo
                     Some(k) => idx.push(k),
                     None => {
                         let shown: Vec<&str> = names.iter().take(20).map(String::as_str).collect();
-                        return Err(ScenarioError::new(format!("{path}[{i}]"), format!("no such name {n:?}; expected one of: {}", shown.join(", "))));
+                        return Err(ScenarioError::new(
+                            format!("{path}[{i}]"),
+                            format!("no such name {n:?}; expected one of: {}", shown.join(", ")),
+                        ));
                     }
                 }
             }
@@ -753,7 +761,11 @@ fn decode_selection(o: &mut Obj, key: &'static str, names: &[String], ports: boo
         }
         Some(v) => Err(ScenarioError::new(
             path,
-            format!("expected true, false, \"all\", \"none\"{} or a list of names, got {}", if ports { ", \"switches\"" } else { "" }, super::decode::describe(v)),
+            format!(
+                "expected true, false, \"all\", \"none\"{} or a list of names, got {}",
+                if ports { ", \"switches\"" } else { "" },
+                super::decode::describe(v)
+            ),
         )),
     }
 }

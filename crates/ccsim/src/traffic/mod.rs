@@ -17,11 +17,22 @@ use crate::sim::{Rng, SimTime};
 #[derive(Clone, Debug, PartialEq)]
 pub enum AppKind {
     /// Always has data; `packets` = Some(n) makes it a finite transfer of n packets.
-    Ftp { packets: Option<u64> },
-    Telnet { mean_gap: SimTime },
-    Poisson { mean_gap: SimTime },
-    Cbr { gap: SimTime },
-    OnOff { gap: SimTime, on: Vec<(SimTime, SimTime)> },
+    Ftp {
+        packets: Option<u64>,
+    },
+    Telnet {
+        mean_gap: SimTime,
+    },
+    Poisson {
+        mean_gap: SimTime,
+    },
+    Cbr {
+        gap: SimTime,
+    },
+    OnOff {
+        gap: SimTime,
+        on: Vec<(SimTime, SimTime)>,
+    },
 }
 
 impl AppKind {

@@ -209,5 +209,4 @@ mod tests {
         }
         assert_eq!(g.rto(), 2 * PS_PER_SEC + PS_PER_SEC / 2);
     }
-
 }

@@ -341,7 +341,17 @@ impl Sender {
     /// (`echo_seq` its sequence number).
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    pub fn on_ack(&mut self, ack: u64, echo_seq: u64, echo_tx: SimTime, echo_first_tx: SimTime, echo_retx: bool, ce: bool, code: u8, now: SimTime) -> AckOutcome {
+    pub fn on_ack(
+        &mut self,
+        ack: u64,
+        echo_seq: u64,
+        echo_tx: SimTime,
+        echo_first_tx: SimTime,
+        echo_retx: bool,
+        ce: bool,
+        code: u8,
+        now: SimTime,
+    ) -> AckOutcome {
         // The packet whose ACK this is: the one that caused it, or the last in-order one the
         // cumulative number names (its send times are in the ring for a new ACK and kept in
         // `in_order_tx` for a duplicate).
@@ -923,5 +933,4 @@ mod tests {
         let got = s.rtt.srtt().unwrap() as f64 / SEC as f64;
         assert!((got - want).abs() < 1e-9, "{got} vs {want}");
     }
-
 }

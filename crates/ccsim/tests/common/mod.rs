@@ -162,7 +162,10 @@ pub fn flow<'a>(r: &'a Results, name: &str) -> &'a ccsim::results::FlowSummary {
 }
 
 pub fn port<'a>(r: &'a Results, name: &str) -> &'a ccsim::results::PortSummary {
-    r.ports.iter().find(|p| p.name == name).unwrap_or_else(|| panic!("no port {name:?}; ports: {:?}", r.ports.iter().map(|p| &p.name).collect::<Vec<_>>()))
+    r.ports
+        .iter()
+        .find(|p| p.name == name)
+        .unwrap_or_else(|| panic!("no port {name:?}; ports: {:?}", r.ports.iter().map(|p| &p.name).collect::<Vec<_>>()))
 }
 
 /// The Keshav Scenario 1 example file, with its duration replaced.

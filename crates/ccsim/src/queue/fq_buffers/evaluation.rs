@@ -1011,11 +1011,7 @@ pub fn qualitative_checks(points: &[(char, Evaluation)]) -> Vec<Check> {
     push("LINK cheapest in the underloaded region (every point of axis A)", !a.is_empty() && n == a.len(), ns(&a, &f));
 
     let n = count(&|e| e.cheapest() == Kind::Link && !e.workload.underloaded());
-    push(
-        "LINK never cheapest when overloaded (zone I lies in W*N <= B)",
-        n == 0,
-        format!("{n} overloaded points with LINK cheapest"),
-    );
+    push("LINK never cheapest when overloaded (zone I lies in W*N <= B)", n == 0, format!("{n} overloaded points with LINK cheapest"));
 
     let f = |e: &Evaluation| e.dearest() == Kind::Link;
     let n = b.iter().filter(|e| f(e)).count();
@@ -1062,25 +1058,13 @@ pub fn qualitative_checks(points: &[(char, Evaluation)]) -> Vec<Check> {
     let half = THESIS.average_over_worst_below;
     let n = count(&|e| {
         let (nn, bb) = (e.workload.conversations, e.workload.buffers);
-        avg(e, Kind::Heap) < half * table_3_1_worst(Kind::Heap, nn, bb)
-            && avg(e, Kind::Perc) < half * table_3_1_worst(Kind::Perc, nn, bb)
+        avg(e, Kind::Heap) < half * table_3_1_worst(Kind::Heap, nn, bb) && avg(e, Kind::Perc) < half * table_3_1_worst(Kind::Perc, nn, bb)
     });
-    push(
-        "HEAP and PERC averages below half their worst case (log2 B, log2 N), most points",
-        2 * n > total,
-        format!("{n}/{total} points"),
-    );
+    push("HEAP and PERC averages below half their worst case (log2 B, log2 N), most points", 2 * n > total, format!("{n}/{total} points"));
 
-    let n = count(&|e| {
-        Kind::ALL
-            .iter()
-            .all(|&k| e.cost(k).max_insert <= insert_cost_bound(k, e.workload.conversations, e.workload.buffers))
-    });
-    push(
-        "Maximum insertion work within Table 3.1's orders (explicit bounds)",
-        n == total,
-        format!("{n}/{total} points"),
-    );
+    let n =
+        count(&|e| Kind::ALL.iter().all(|&k| e.cost(k).max_insert <= insert_cost_bound(k, e.workload.conversations, e.workload.buffers)));
+    push("Maximum insertion work within Table 3.1's orders (explicit bounds)", n == total, format!("{n}/{total} points"));
 
     let n = a.iter().filter(|e| [Kind::Heap, Kind::Perc].iter().all(|&k| e.cost(k).avg_get_min() > avg(e, k))).count();
     push(
@@ -1273,9 +1257,7 @@ pub fn render_sizing(points: &[(char, Evaluation)]) -> String {
     for k in [Kind::Heap, Kind::Perc] {
         let ratios: Vec<f64> = points
             .iter()
-            .map(|(_, e)| {
-                e.cost(k).avg_insert() / table_3_1_worst(k, e.workload.conversations, e.workload.buffers).max(1.0)
-            })
+            .map(|(_, e)| e.cost(k).avg_insert() / table_3_1_worst(k, e.workload.conversations, e.workload.buffers).max(1.0))
             .collect();
         if ratios.is_empty() {
             continue;
@@ -1305,8 +1287,7 @@ pub fn render_sweep(points: &[(char, Evaluation)]) -> String {
     let _ = writeln!(s, "axis    N     B  W*N/B   drops |      LINK       TREE       HEAP       PERC");
     for (axis, e) in points {
         let w = &e.workload;
-        let _ =
-            write!(s, "   {axis} {:4} {:5} {:6.2} {:7} |", w.conversations, w.buffers, w.load_ratio(), e.stats.drops);
+        let _ = write!(s, "   {axis} {:4} {:5} {:6.2} {:7} |", w.conversations, w.buffers, w.load_ratio(), e.stats.drops);
         for k in Kind::ALL {
             let mark = if e.cheapest() == k {
                 '<'
@@ -1322,7 +1303,6 @@ pub fn render_sweep(points: &[(char, Evaluation)]) -> String {
     s
 }
 
-
 /// The whole chapter-3 evaluation as text: the calibration point against Tables 3.1/3.2, the
 /// trace-length check, the Fig 3.4 sweep with the §3.5 findings checked, and the sizing
 /// example. What `ccsim experiment keshav91-fq-buffers` prints. Returns (text, checks held,
@@ -1333,13 +1313,9 @@ pub fn full_report(seed: u64) -> (String, usize, usize) {
     let base = Workload { seed, ..Workload::default() };
 
     let _ = writeln!(out, "Keshav 1991 ch. 3: average-case cost of FQ buffering (elementary operations per call)");
-    let _ = writeln!(out, 
-        "cost unit: one link traversal (LINK, TREE) or one heap exchange (HEAP, PERC); inserts include their drops"
-    );
+    let _ = writeln!(out, "cost unit: one link traversal (LINK, TREE) or one heap exchange (HEAP, PERC); inserts include their drops");
     out.push('\n');
-    let _ = writeln!(out, 
-        "== Calibration point (thesis: N = 10, B = 200, 2500 s); thesis cells are Table 3.1 at log base 2, constant 1"
-    );
+    let _ = writeln!(out, "== Calibration point (thesis: N = 10, B = 200, 2500 s); thesis cells are Table 3.1 at log base 2, constant 1");
     let cal = evaluate(&base);
     let _ = write!(out, "{}", render_table(&cal));
     out.push('\n');
@@ -1349,11 +1325,8 @@ pub fn full_report(seed: u64) -> (String, usize, usize) {
     let _ = write!(out, "{}", render_convergence(&cal, &long));
     out.push('\n');
 
-    let _ = writeln!(out, 
-        "== Fig 3.4 reconstruction: 35 points on axes A (W*N < B) .. E; '<' cheapest, '>' dearest average insertion"
-    );
-    let points: Vec<(char, Evaluation)> =
-        fig34_sweep(&base).into_iter().map(|p| (p.axis, evaluate(&p.workload))).collect();
+    let _ = writeln!(out, "== Fig 3.4 reconstruction: 35 points on axes A (W*N < B) .. E; '<' cheapest, '>' dearest average insertion");
+    let points: Vec<(char, Evaluation)> = fig34_sweep(&base).into_iter().map(|p| (p.axis, evaluate(&p.workload))).collect();
     let _ = write!(out, "{}", render_sweep(&points));
     out.push('\n');
     let _ = writeln!(out, "== §3.5 findings on the sweep");
@@ -1485,10 +1458,8 @@ mod tests {
 
     #[test]
     fn checks_run_on_a_small_sweep() {
-        let pts: Vec<(char, Evaluation)> = [('A', short(3, 200, 300.0)), ('B', short(3, 40, 300.0))]
-            .into_iter()
-            .map(|(a, w)| (a, evaluate(&w)))
-            .collect();
+        let pts: Vec<(char, Evaluation)> =
+            [('A', short(3, 200, 300.0)), ('B', short(3, 40, 300.0))].into_iter().map(|(a, w)| (a, evaluate(&w))).collect();
         let checks = qualitative_checks(&pts);
         let get = |prefix: &str| checks.iter().find(|c| c.claim.starts_with(prefix)).unwrap().holds;
         assert!(get("PERC costs less than HEAP and TREE"));

@@ -286,11 +286,8 @@ pub(crate) mod testkit {
                 let roll = below(&mut rng, 100);
                 if roll < p_insert {
                     let c = below(&mut rng, n_conv as u64) as u32;
-                    let bid = if queued[c as usize] == 0 {
-                        below(&mut rng, 60) as i64
-                    } else {
-                        last_bid[c as usize] + below(&mut rng, 4) as i64
-                    };
+                    let bid =
+                        if queued[c as usize] == 0 { below(&mut rng, 60) as i64 } else { last_bid[c as usize] + below(&mut rng, 4) as i64 };
                     last_bid[c as usize] = bid;
                     pkt += 1;
                     if below(&mut rng, 4) == 0 {

@@ -206,7 +206,6 @@ impl CongestionControl for Dec {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

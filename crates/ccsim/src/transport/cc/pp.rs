@@ -84,8 +84,8 @@
 
 use super::fuzzy::FuzzyConfig;
 use super::kalman::{Kalman, KalmanConfig};
-use super::probe::{PairMatcher, ProbeEstimator, ProbeLog};
 pub use super::probe::{Estimator, Smoothing};
+use super::probe::{PairMatcher, ProbeEstimator, ProbeLog};
 use super::{AckInfo, AckResponse, CongestionControl, Pacing, ProbeRecord, ProbeState, TransportDefaults};
 use crate::net::packet::pair_code;
 use crate::sim::time::{from_secs, to_secs};
@@ -376,7 +376,11 @@ impl CongestionControl for PacketPair {
         true
     }
     fn pacing(&self) -> Option<Pacing> {
-        Some(Pacing { interval: if self.running { self.interval } else { 0 }, burst: PAIR, fill_window: self.cfg.fill_window && self.running })
+        Some(Pacing {
+            interval: if self.running { self.interval } else { 0 },
+            burst: PAIR,
+            fill_window: self.cfg.fill_window && self.running,
+        })
     }
     fn probe_state(&self) -> Option<ProbeState> {
         Some(self.state())
@@ -395,16 +399,7 @@ mod tests {
     use crate::sim::time::from_secs;
 
     fn ack(now: f64, echo_tx: f64, code: u8, ack: u64, high_sent: u64) -> AckInfo {
-        AckInfo {
-            now: from_secs(now),
-            newly_acked: 1,
-            ack,
-            flight_before: 0,
-            high_sent,
-            echo_tx: from_secs(echo_tx),
-            ce: false,
-            code,
-        }
+        AckInfo { now: from_secs(now), newly_acked: 1, ack, flight_before: 0, high_sent, echo_tx: from_secs(echo_tx), ce: false, code }
     }
 
     #[test]

@@ -386,7 +386,11 @@ impl CongestionControl for Pp2 {
         true
     }
     fn pacing(&self) -> Option<Pacing> {
-        Some(Pacing { interval: if self.running { self.interval } else { 0 }, burst: PAIR, fill_window: self.cfg.fill_window && self.running })
+        Some(Pacing {
+            interval: if self.running { self.interval } else { 0 },
+            burst: PAIR,
+            fill_window: self.cfg.fill_window && self.running,
+        })
     }
     fn take_pace_adjust(&mut self) -> PaceAdjust {
         std::mem::take(&mut self.pending)
@@ -476,7 +480,7 @@ mod tests {
     #[test]
     fn burst_when_v_grows_with_the_remainder_carried() {
         let mut p = running(1.0, 0.2, Carry::Burst); // V = 5
-        // V 5 -> 6.67: ⌈1.67⌉ = 2 unpaired packets at once, 0.33 sent ahead.
+                                                     // V 5 -> 6.67: ⌈1.67⌉ = 2 unpaired packets at once, 0.33 sent ahead.
         pair(&mut p, 1.0, 2.0, 0.15, 5);
         assert_eq!(p.take_pace_adjust(), PaceAdjust { skip: 0, extra: 2 });
         assert!((p.carried() + 1.0 / 3.0).abs() < 1e-9);
@@ -495,7 +499,7 @@ mod tests {
     #[test]
     fn carry_all_owes_what_a_skip_withheld_beyond_the_fall_of_v() {
         let mut p = running(1.0, 0.1, Carry::All); // V = 10
-        // V 10 -> 9: skip 1 slot = 2 packets for a fall of 1: 1 owed.
+                                                   // V 10 -> 9: skip 1 slot = 2 packets for a fall of 1: 1 owed.
         pair(&mut p, 1.0, 2.0, 1.0 / 9.0, 10);
         assert_eq!(p.take_pace_adjust(), PaceAdjust { skip: 1, extra: 0 });
         assert!((p.carried() - 1.0).abs() < 1e-9);
@@ -510,7 +514,7 @@ mod tests {
         let cfg = Pp2Config { n_b: 0, r_estimate: RUpdate::First, ..Pp2Config::default() };
         let mut p = Pp2::new(8, cfg);
         pair(&mut p, 0.0, 1.0, 0.2, 0); // V = 5
-        // V 5 -> 10 with 6 outstanding: room for 2 of the 5.
+                                        // V 5 -> 10 with 6 outstanding: room for 2 of the 5.
         pair(&mut p, 1.0, 2.0, 0.1, 6);
         assert_eq!(p.take_pace_adjust(), PaceAdjust { skip: 0, extra: 2 });
         assert_eq!(p.totals(), (0, 2, 3));

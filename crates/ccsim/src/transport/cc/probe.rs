@@ -164,7 +164,16 @@ mod tests {
     use crate::sim::time::from_secs;
 
     fn ack(now: f64, echo_tx: f64, code: u8) -> AckInfo {
-        AckInfo { now: from_secs(now), newly_acked: 1, ack: 1, flight_before: 0, high_sent: 2, echo_tx: from_secs(echo_tx), ce: false, code }
+        AckInfo {
+            now: from_secs(now),
+            newly_acked: 1,
+            ack: 1,
+            flight_before: 0,
+            high_sent: 2,
+            echo_tx: from_secs(echo_tx),
+            ce: false,
+            code,
+        }
     }
 
     #[test]

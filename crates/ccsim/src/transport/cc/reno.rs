@@ -44,13 +44,7 @@ pub(crate) fn rfc6298_defaults() -> TransportDefaults {
 
 impl Reno {
     pub fn new(max_window: u32, initial_cwnd: f64, dupack_threshold: u32) -> Self {
-        Reno {
-            cwnd: initial_cwnd,
-            ssthresh: max_window as f64,
-            max_window: max_window as f64,
-            dupack_threshold,
-            in_recovery: false,
-        }
+        Reno { cwnd: initial_cwnd, ssthresh: max_window as f64, max_window: max_window as f64, dupack_threshold, in_recovery: false }
     }
 
     pub fn defaults() -> TransportDefaults {
