@@ -105,6 +105,11 @@ def test_phase_and_trace_operands():
     # no samples in the span, or no trace at all: no data, not a failure
     assert status({"kind": "le", "lhs": {**tr, "stat": "min", "from": 2000, "to": 3000}, "value": 1}, d) == "no_data"
     assert status({"kind": "le", "lhs": {**tr, "stat": "min", "source": 2}, "value": 1}, d) == "no_data"
+    # the runs end at 900 s (the last interval): a window reaching past it is judged, and
+    # described, over [from, 900) s, as a --quick run's checks are
+    out = evaluate({"kind": "ge", "lhs": {**tr, "stat": "max", "from": 300, "to": 8000}, "value": 39}, d)
+    assert out.status == "pass" and "[300, 900) s" in out.detail and "8000" not in out.detail
+    assert d.run_end("A") == 900 and d.run_end("nobody") is None
 
 
 def test_series_stats_describe_a_window_sawtooth():

@@ -99,6 +99,11 @@ class FrameData:
         self._intervals = _index(intervals)
         self._traces = _index(traces)
         self._probes = _index(probes)
+        # Simulated length of each file's runs (the last interval's end), so trace windows
+        # can be clipped to what a shortened (--quick) run covers.
+        self._ends = {}
+        if intervals is not None and len(intervals) and {"file", "end_s"} <= set(intervals.columns):
+            self._ends = intervals.groupby("file")["end_s"].max().astype(float).to_dict()
         self._files = set()
         for df in (flows, intervals):
             if df is not None and len(df) and "file" in df.columns:
@@ -118,6 +123,10 @@ class FrameData:
             return self.fields[metric]
         except KeyError:
             raise DataError(f"unknown metric {metric!r}") from None
+
+    def run_end(self, pair: str) -> float | None:
+        """Simulated time at which the pair's runs end (None if not known)."""
+        return self._ends.get(self.runs.get(pair))
 
     def run_status(self, pair: str) -> str | None:
         """None if the pair's run produced results, else the reason it did not."""
@@ -507,13 +516,29 @@ def _combine_unknown(outs: list[Outcome]) -> Outcome:
 def evaluate(check: Mapping, data) -> Outcome:
     """Evaluate one check table (the ``check`` of a [[qchecks]] entry) against ``data``."""
     try:
-        return _evaluate(check, data)
+        return _evaluate(_clip_windows(check, data), data)
     except NotRun as e:
         return Outcome(NOT_RUN, str(e))
     except NoData as e:
         return Outcome(NO_DATA, str(e))
     except (DataError, KeyError, TypeError, ValueError) as e:
         return Outcome(ERROR, f"{type(e).__name__}: {e}")
+
+
+def _clip_windows(node, data):
+    """The check with every trace window [from, to) ending no later than its pair's runs, so a
+    shortened run is judged, and described, over the span it covers (a window that starts
+    after the run ends is left alone and comes out as no data)."""
+    if isinstance(node, Mapping):
+        out = {k: _clip_windows(v, data) for k, v in node.items()}
+        if ("trace" in out or "probe" in out) and "to" in out and hasattr(data, "run_end"):
+            end = data.run_end(out.get("pair"))
+            if end is not None and float(out.get("from", 0.0)) < end < float(out["to"]):
+                out["to"] = end
+        return out
+    if isinstance(node, list):
+        return [_clip_windows(v, data) for v in node]
+    return node
 
 
 def _verdict(ok: bool, text: str, **values) -> Outcome:
