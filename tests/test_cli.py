@@ -106,6 +106,26 @@ def test_bad_files_exit_2(cli, tmp_path):
     assert r.returncode == 2 and "directory" in r.stderr
     r = cli("plot", tmp_path)
     assert r.returncode == 2 and "summary.json" in r.stderr
+    # the missing file is named once, not twice
+    missing = str(tmp_path / "missing.toml")
+    assert cli("run", missing).stderr.count(missing) == 1
+
+
+def test_unwritable_out_fails_before_running(cli, examples, tmp_path):
+    """An --out that cannot be written is refused at once (exit 2, naming --out), before the
+    runs whose results would then be lost."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("keep me")
+    bad = blocker / "results"  # a directory under a regular file cannot exist
+    for args in (("run", examples / "keshav-s1-jk-fcfs.toml", "--out", bad),
+                 ("reproduce", "keshav91", "--quick", "--only", "S1", "--out", bad),
+                 ("sweep", examples / "keshav-s1-jk-fcfs.toml", "--out", bad),
+                 ("experiment", "keshav91-fq-buffers", "--out", bad / "costs.txt")):
+        r = cli(*args)
+        assert r.returncode == 2, (args, r.stderr)
+        assert "--out" in r.stderr and "Traceback" not in r.stderr, r.stderr
+        assert "goodput" not in r.stdout and "Keshav 1991" not in r.stdout  # nothing ran
+    assert blocker.read_text() == "keep me"
 
 
 def test_bench_prints_one_json_line(cli):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import sys
 from pathlib import Path
@@ -24,6 +25,22 @@ from pathlib import Path
 def _err(msg: str) -> int:
     print(f"ccsim: error: {msg}", file=sys.stderr)
     return 2
+
+
+def _check_out(path: str | None, *, is_file: bool = False) -> None:
+    """Fail before any simulation runs if the results could not be written there: create the
+    output directory (or a file's parent) and probe it. Raises ValueError naming --out."""
+    if not path:
+        return
+    d = Path(path).parent if is_file else Path(path)
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        probe = d / f".ccsim-write-test-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        raise ValueError(f"--out {path}: cannot write there ({e.strerror or e}); expected a writable "
+                         f"{'file path' if is_file else 'directory'}") from None
 
 
 def _fmt(mean: float, sd: float | None = None, digits: int = 3) -> str:
@@ -60,6 +77,7 @@ def _print_table(res) -> None:
 def cmd_run(a) -> int:
     from . import api
 
+    _check_out(a.out)
     res = api.run(a.file, seed=a.seed, duration=a.duration)
     if not a.quiet:
         _print_table(res)
@@ -117,6 +135,7 @@ EXPERIMENTS = {
 def cmd_experiment(a) -> int:
     from . import _core
 
+    _check_out(a.out, is_file=True)
     if a.name == "keshav91-fq-buffers":
         text, held, total = _core.fq_buffers_report(a.seed)
     print(text, end="")
@@ -137,6 +156,7 @@ def cmd_sweep(a) -> int:
     except ValueError as e:
         return _err(str(e))
     base = api.load_scenario(a.file)
+    _check_out(a.out)
     # Validate every combination up front, so a typo fails before hours of runs.
     import copy
     import itertools
@@ -231,6 +251,7 @@ def cmd_reproduce(a) -> int:
                                                                            for p in params]
         if suffix:
             a.out = "-".join([REPRODUCE_OUT] + suffix)
+    _check_out(a.out)
     res = reproduce(quick=a.quick, seeds=a.seeds, jobs=a.jobs, out=a.out, only=a.only, scheduler=a.scheduler,
                     jitter=a.jitter, params=params)
     con = Console() if sys.stdout.isatty() else Console(width=130)
@@ -345,7 +366,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return a.func(a)
     except ScenarioError as e:
-        return _err(f"{getattr(a, 'file', '') + ': ' if getattr(a, 'file', None) else ''}{e}")
+        file = getattr(a, "file", None)
+        prefix = f"{file}: " if file and not str(e).startswith(str(file)) else ""
+        return _err(f"{prefix}{e}")
     except (OSError, ValueError) as e:
         return _err(str(e))
     except KeyboardInterrupt:
