@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.ccsim-installed
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock
 
-.PHONY: demo test install lint test-rust test-python bench clean
+.PHONY: demo test test-full install lint test-rust test-python bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,10 @@ test-python: install
 	$(BIN)/python -m pytest -q
 
 test: install lint test-rust test-python
+
+# The full reproductions (pytest marker `slow`, left out of `make test`): about 80 s more.
+test-full: install
+	$(BIN)/python -m pytest -q -m slow
 
 bench: install
 	$(BIN)/ccsim bench dumbbell --flows 100 --duration 30
