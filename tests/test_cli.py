@@ -196,3 +196,39 @@ def test_plot_failure_keeps_the_previous_figure(cli, examples, tmp_path, monkeyp
         cli_mod.cmd_plot(argparse.Namespace(dir=str(out)))
     assert (out / "cwnd.png").read_bytes() == before
     assert not [p for p in out.iterdir() if p.name.startswith(".tmp-")]
+
+
+def _reproduction_dir(path, thr, check_status):
+    """A minimal `ccsim reproduce` output: two cells and two checks."""
+    path.mkdir()
+    pd.DataFrame([
+        {"table": "6.2", "pair": "JK/FCFS", "source": 1, "phase": None, "metric": "throughput", "class": "D",
+         "sim": thr, "thesis": 4.99, "status": "PASS" if abs(thr - 4.99) < 0.05 else "FAIL"},
+        {"table": "6.6", "pair": "JK/FQ", "source": 2, "phase": "off", "metric": "delay", "class": "S",
+         "sim": 1.0, "thesis": 1.0, "status": "PASS"},
+    ]).to_parquet(path / "cells.parquet")
+    pd.DataFrame([
+        {"id": "S1-a1", "severity": "hard", "status": check_status, "detail": f"detail {check_status}"},
+        {"id": "S1-a2", "severity": "soft", "status": "pass", "detail": "same"},
+    ]).to_parquet(path / "qchecks.parquet")
+    return path
+
+
+def test_compare_lists_what_changed_between_two_reproductions(cli, tmp_path):
+    base = _reproduction_dir(tmp_path / "base", 4.99, "pass")
+    other = _reproduction_dir(tmp_path / "other", 4.50, "fail")
+    r = cli("compare", base, other)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "1 cells changed status" in out and "PASS -> FAIL" in out and "4.500" in out
+    assert "1 qualitative checks changed status" in out and "S1-a1" in out and "pass -> fail" in out
+    assert "S1-a2" not in out and "JK/FQ" not in out  # unchanged rows are not listed
+    from ccsim.experiments.compare import compare
+    c = compare(base, other)
+    assert c.scores.loc["D cells"].tolist() == [1, 0, -1] and c.scores.loc["hard checks"].tolist() == [1, 0, -1]
+    assert cli("compare", base, base).stdout.count("no cell or check changed status") == 1
+    # not a reproduction's output: exit 2, naming the directory and what was expected
+    r = cli("compare", base, tmp_path)
+    assert r.returncode == 2 and "no cells.parquet" in r.stderr and "Traceback" not in r.stderr
+    r = cli("compare", base, tmp_path / "missing")
+    assert r.returncode == 2 and "not a directory" in r.stderr

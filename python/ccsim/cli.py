@@ -4,6 +4,7 @@
     ccsim validate FILE...
     ccsim bench dumbbell [--flows N] [--duration S] [--seed N]
     ccsim plot DIR
+    ccsim compare BASE OTHER
     ccsim reproduce keshav91 [--quick] [--seeds N] [--jobs N] [--out DIR] [--only S1,S3] [--scheduler ADDR] [--jitter 1ms]
                              [--param TARGET.KEY=VALUE ...]
 
@@ -283,6 +284,43 @@ def cmd_reproduce(a) -> int:
     return 0
 
 
+def cmd_compare(a) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .experiments.compare import compare
+
+    c = compare(a.base, a.other)
+    con = Console() if sys.stdout.isatty() else Console(width=150)
+    t = Table(title=f"passes: {a.base} -> {a.other}")
+    for col in ("", "base", "other", "change"):
+        t.add_column(col, justify="left" if not col else "right")
+    for name, r in c.scores.iterrows():
+        t.add_row(str(name), str(r["base"]), str(r["other"]), f"{r['change']:+d}")
+    con.print(t)
+    if len(c.cells):
+        ct = Table(title=f"{len(c.cells)} cells changed status")
+        for col in ("table", "pair", "src", "phase", "metric", "class", "thesis", "base", "other", "status"):
+            ct.add_column(col, justify="right" if col in ("src", "thesis", "base", "other") else "left")
+        for r in c.cells.to_dict("records"):
+            phase = r["phase"] if isinstance(r["phase"], str) else ""
+            ct.add_row(str(r["table"]), str(r["pair"]), str(r["source"]), phase, str(r["metric"]), str(r["class"]),
+                       _fmt(r["thesis"]), _fmt(r["sim_base"]), _fmt(r["sim_other"]),
+                       f"{r['status_base']} -> {r['status_other']}")
+        con.print(ct)
+    if len(c.checks):
+        qt = Table(title=f"{len(c.checks)} qualitative checks changed status")
+        for col in ("check", "severity", "status", "other's detail"):
+            qt.add_column(col)
+        for r in c.checks.itertuples(index=False):
+            qt.add_row(str(r.id), str(r.severity), f"{r.status_base} -> {r.status_other}",
+                       str(getattr(r, "detail", ""))[:160])
+        con.print(qt)
+    if not len(c.cells) and not len(c.checks):
+        con.print("no cell or check changed status")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -329,6 +367,14 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--seed", type=int, default=1)
     e.add_argument("--out", metavar="FILE", help="also write the text report here")
     e.set_defaults(func=cmd_experiment)
+
+    cp = sub.add_parser("compare", help="what changed between two reproduction runs",
+                        description="BASE and OTHER are output directories of `ccsim reproduce` (e.g. "
+                                    "results/keshav91 and results/keshav91-generic.retransmit=expired): the "
+                                    "passes per class in each, and every cell and check whose verdict differs.")
+    cp.add_argument("base", metavar="BASE")
+    cp.add_argument("other", metavar="OTHER")
+    cp.set_defaults(func=cmd_compare)
 
     pl = sub.add_parser("plot", help="redraw the plots of a results directory")
     pl.add_argument("dir")

@@ -1,0 +1,71 @@
+"""Compare two reproduction runs (`ccsim compare BASE OTHER`).
+
+A reproduction directory (written by `ccsim reproduce`) holds ``cells.parquet`` (one row per
+table cell: simulated value, thesis value, tolerance class, status) and ``qchecks.parquet``
+(one row per qualitative check). Trying a reading the thesis leaves open
+(`--param`, `--jitter`) writes a second directory; this module says what moved between the
+two: the pass counts per class, and every cell and check whose verdict changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+CELL_KEY = ["table", "pair", "source", "phase", "metric"]
+
+
+@dataclass
+class Comparison:
+    scores: pd.DataFrame  # rows D, S, hard checks, soft checks: passes in base, other, change
+    cells: pd.DataFrame  # cells whose status differs, with both simulated values
+    checks: pd.DataFrame  # checks whose status differs
+
+
+def _read(d: Path, name: str) -> pd.DataFrame:
+    p = d / name
+    if not d.is_dir():
+        raise ValueError(f"{d}: not a directory; expected the output directory of `ccsim reproduce`")
+    if not p.is_file():
+        raise ValueError(f"{d}: no {name} here; expected the output directory of `ccsim reproduce`")
+    try:
+        return pd.read_parquet(p)
+    except Exception as e:  # a truncated or foreign file: say which
+        raise ValueError(f"{p}: cannot read ({e})") from None
+
+
+def _scores(cells: pd.DataFrame, q: pd.DataFrame) -> dict:
+    out = {f"{k} cells": int(((cells["class"] == k) & (cells["status"] == "PASS")).sum()) for k in ("D", "S")}
+    for sev in ("hard", "soft"):
+        out[f"{sev} checks"] = int(((q["severity"] == sev) & (q["status"] == "pass")).sum())
+    return out
+
+
+def compare(base: str | Path, other: str | Path) -> Comparison:
+    """What changed from reproduction directory ``base`` to ``other``. Raises ValueError
+    naming the directory when one is not a reproduction's output."""
+    a, b = Path(base), Path(other)
+    ca, qa = _read(a, "cells.parquet"), _read(a, "qchecks.parquet")
+    cb, qb = _read(b, "cells.parquet"), _read(b, "qchecks.parquet")
+    for d, c, q in ((a, ca, qa), (b, cb, qb)):
+        missing = ({*CELL_KEY, "class", "status", "sim", "thesis"} - set(c.columns)) | \
+            ({"id", "severity", "status"} - set(q.columns))
+        if missing:
+            raise ValueError(f"{d}: the results lack column(s) {', '.join(sorted(missing))}")
+    sa, sb = _scores(ca, qa), _scores(cb, qb)
+    scores = pd.DataFrame({"base": sa, "other": sb})
+    scores["change"] = scores["other"] - scores["base"]
+
+    m = ca.merge(cb, on=CELL_KEY, how="outer", suffixes=("_base", "_other"), indicator=True)
+    changed = m[(m["_merge"] != "both") | (m["status_base"] != m["status_other"])]
+    cells = changed[CELL_KEY + ["class_base", "thesis_base", "sim_base", "sim_other", "status_base", "status_other"]]
+    cells = cells.rename(columns={"class_base": "class", "thesis_base": "thesis"}).reset_index(drop=True)
+
+    mq = qa.merge(qb, on="id", how="outer", suffixes=("_base", "_other"))
+    checks = mq[mq["status_base"] != mq["status_other"]]
+    cols = ["id", "severity_base", "status_base", "status_other"] + \
+        (["detail_other"] if "detail_other" in checks.columns else [])
+    checks = checks[cols].rename(columns={"severity_base": "severity", "detail_other": "detail"}).reset_index(drop=True)
+    return Comparison(scores=scores, cells=cells, checks=checks)
