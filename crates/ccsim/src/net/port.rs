@@ -47,14 +47,21 @@ pub struct Port {
     /// A preemptive FQ port (Keshav 1991 §2.2): an arriving packet that outbids the one on
     /// the line stops it; the stopped packet later resumes where it stopped.
     preemptive: bool,
-    /// Preempted packets and the transmission time each has left (preemptive ports only).
-    resume: Vec<(PacketId, SimTime)>,
     /// The delay has been shortened during the run, or arrivals are jittered: a packet must
     /// not arrive before the one ahead of it (packets do not overtake), so arrivals are clamped.
     fifo_guard: bool,
+    /// State of the rarely used features (preemption, jitter), boxed so that the ordinary
+    /// port, of which a large topology has thousands, stays small.
+    extras: Option<Box<PortExtras>>,
+}
+
+#[derive(Default)]
+struct PortExtras {
+    /// Preempted packets and the transmission time each has left (preemptive ports only).
+    resume: Vec<(PacketId, SimTime)>,
     /// Processing jitter (0 = none) and its random stream.
     jitter: SimTime,
-    jitter_rng: Option<Box<Rng>>,
+    jitter_rng: Option<Rng>,
 }
 
 impl Port {
@@ -71,10 +78,8 @@ impl Port {
             pipe: VecDeque::new(),
             stats: PortStats::default(),
             preemptive: false,
-            resume: Vec::new(),
             fifo_guard: false,
-            jitter: 0,
-            jitter_rng: None,
+            extras: None,
         }
     }
 
@@ -84,8 +89,12 @@ impl Port {
     /// serves at its rate (a queue discipline that tracks the service, such as FQ's round
     /// number, stays exact), and packets keep their order: none overtakes the one ahead.
     pub fn set_jitter(&mut self, jitter: SimTime, rng: Rng) {
-        self.jitter = jitter;
-        self.jitter_rng = (jitter > 0).then(|| Box::new(rng));
+        if jitter == 0 && self.extras.is_none() {
+            return;
+        }
+        let e = self.extras.get_or_insert_with(Default::default);
+        e.jitter = jitter;
+        e.jitter_rng = (jitter > 0).then_some(rng);
         self.fifo_guard |= jitter > 0;
     }
 
@@ -101,15 +110,18 @@ impl Port {
     /// Make the port preempt when its discipline asks (preemptive FQ).
     pub fn set_preemptive(&mut self, on: bool) {
         self.preemptive = on;
+        if on {
+            self.extras.get_or_insert_with(Default::default);
+        }
     }
 
     #[inline]
     fn start_tx(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, events: &mut EventQueue, id: u32) {
         let size = arena.get(pkt).size;
         let mut duration = tx_time(size, self.bandwidth_bps);
-        if self.preemptive {
-            if let Some(i) = self.resume.iter().position(|&(p, _)| p == pkt) {
-                duration = self.resume.swap_remove(i).1;
+        if let (true, Some(e)) = (self.preemptive, self.extras.as_deref_mut()) {
+            if let Some(i) = e.resume.iter().position(|&(p, _)| p == pkt) {
+                duration = e.resume.swap_remove(i).1;
             }
         }
         let done = now + duration;
@@ -119,8 +131,10 @@ impl Port {
         self.stats.bytes_departed += size as u64;
         self.stats.busy_ps += done - now;
         let mut arrive = done + self.delay;
-        if let Some(rng) = self.jitter_rng.as_deref_mut() {
-            arrive += rng.next_u64() % self.jitter;
+        if let Some(e) = self.extras.as_deref_mut() {
+            if let Some(rng) = e.jitter_rng.as_mut() {
+                arrive += rng.next_u64() % e.jitter;
+            }
         }
         if self.fifo_guard {
             if let Some(&last) = self.pipe.back() {
@@ -144,9 +158,9 @@ impl Port {
             Verdict::Accepted => None,
             Verdict::Dropped(d) => {
                 self.stats.drops += 1;
-                if self.preemptive {
+                if let (true, Some(e)) = (self.preemptive, self.extras.as_deref_mut()) {
                     // A stopped packet can be the one dropped; its id will be reused.
-                    self.resume.retain(|&(p, _)| p != d);
+                    e.resume.retain(|&(p, _)| p != d);
                 }
                 Some(d)
             }
@@ -192,9 +206,10 @@ impl Port {
         self.stats.busy_ps -= left;
         let left_bytes = ((left as u128 * self.bandwidth_bps as u128).div_ceil(8 * crate::sim::PS_PER_SEC as u128)) as u32;
         self.qdisc.preempt(left_bytes.clamp(1, size));
-        match self.resume.iter_mut().find(|(p, _)| *p == stopped) {
+        let resume = &mut self.extras.get_or_insert_with(Default::default).resume;
+        match resume.iter_mut().find(|(p, _)| *p == stopped) {
             Some(entry) => entry.1 = left,
-            None => self.resume.push((stopped, left)),
+            None => resume.push((stopped, left)),
         }
         self.busy_until = now;
         let next = self.qdisc.dequeue(arena, now).expect("the preempting packet is queued");
@@ -242,9 +257,13 @@ impl Port {
         self.qdisc.len_bytes()
     }
 
-    /// Heap bytes held by the queue and the pipe.
+    /// Heap bytes held by the queue, the pipe and the optional extras.
     pub fn memory_bytes(&self) -> usize {
-        self.qdisc.memory_bytes() + self.pipe.capacity() * std::mem::size_of::<PacketId>()
+        let extras = self
+            .extras
+            .as_deref()
+            .map_or(0, |e| std::mem::size_of::<PortExtras>() + e.resume.capacity() * std::mem::size_of::<(PacketId, SimTime)>());
+        self.qdisc.memory_bytes() + self.pipe.capacity() * std::mem::size_of::<PacketId>() + extras
     }
 
     /// Every packet waiting in the queue (not the one on the line, not the pipe).
@@ -327,6 +346,6 @@ mod tests {
         arena.free(a);
         let e = pkt(&mut arena, 3, 1000);
         assert_eq!(e, a, "the arena reuses the id");
-        assert!(port.resume.is_empty());
+        assert!(port.extras.as_ref().unwrap().resume.is_empty());
     }
 }
