@@ -227,6 +227,14 @@ def test_compare_lists_what_changed_between_two_reproductions(cli, tmp_path):
     c = compare(base, other)
     assert c.scores.loc["D cells"].tolist() == [1, 0, -1] and c.scores.loc["hard checks"].tolist() == [1, 0, -1]
     assert cli("compare", base, base).stdout.count("no cell or check changed status") == 1
+    # a run of fewer scenarios (--only): what it did not judge is "absent", not an error
+    subset = tmp_path / "subset"
+    subset.mkdir()
+    pd.read_parquet(base / "cells.parquet").iloc[:1].to_parquet(subset / "cells.parquet")
+    pd.read_parquet(base / "qchecks.parquet").iloc[:1].to_parquet(subset / "qchecks.parquet")
+    c = compare(subset, base)
+    assert c.cells["status_base"].tolist() == ["absent"] and c.cells["class"].tolist() == ["S"]
+    assert c.checks["status_base"].tolist() == ["absent"] and c.checks["severity"].tolist() == ["soft"]
     # not a reproduction's output: exit 2, naming the directory and what was expected
     r = cli("compare", base, tmp_path)
     assert r.returncode == 2 and "no cells.parquet" in r.stderr and "Traceback" not in r.stderr

@@ -58,12 +58,19 @@ def compare(base: str | Path, other: str | Path) -> Comparison:
     scores = pd.DataFrame({"base": sa, "other": sb})
     scores["change"] = scores["other"] - scores["base"]
 
-    m = ca.merge(cb, on=CELL_KEY, how="outer", suffixes=("_base", "_other"), indicator=True)
-    changed = m[(m["_merge"] != "both") | (m["status_base"] != m["status_other"])]
+    m = ca.merge(cb, on=CELL_KEY, how="outer", suffixes=("_base", "_other"))
+    for col in ("status_base", "status_other"):  # a cell one run has not judged (--only)
+        m[col] = m[col].fillna("absent")
+    changed = m[m["status_base"] != m["status_other"]]
     cells = changed[CELL_KEY + ["class_base", "thesis_base", "sim_base", "sim_other", "status_base", "status_other"]]
+    cells = cells.assign(class_base=cells["class_base"].fillna(m["class_other"]),
+                         thesis_base=cells["thesis_base"].fillna(m["thesis_other"]))
     cells = cells.rename(columns={"class_base": "class", "thesis_base": "thesis"}).reset_index(drop=True)
 
     mq = qa.merge(qb, on="id", how="outer", suffixes=("_base", "_other"))
+    for col in ("status_base", "status_other"):
+        mq[col] = mq[col].fillna("absent")
+    mq["severity_base"] = mq["severity_base"].fillna(mq.get("severity_other"))
     checks = mq[mq["status_base"] != mq["status_other"]]
     cols = ["id", "severity_base", "status_base", "status_other"] + \
         (["detail_other"] if "detail_other" in checks.columns else [])
