@@ -312,9 +312,9 @@ def cmd_compare(a) -> int:
         qt = Table(title=f"{len(c.checks)} qualitative checks changed status")
         for col in ("check", "severity", "status", "other's detail"):
             qt.add_column(col)
-        for r in c.checks.itertuples(index=False):
-            qt.add_row(str(r.id), str(r.severity), f"{r.status_base} -> {r.status_other}",
-                       str(getattr(r, "detail", ""))[:160])
+        for r in c.checks.to_dict("records"):
+            detail = r.get("detail") if isinstance(r.get("detail"), str) else ""
+            qt.add_row(str(r["id"]), str(r["severity"]), f"{r['status_base']} -> {r['status_other']}", detail[:160])
         con.print(qt)
     if not len(c.cells) and not len(c.checks):
         con.print("no cell or check changed status")
