@@ -464,6 +464,14 @@ def test_failure_explanations_count_open_findings_apart():
                  "failed hard checks": 3, "explained checks": 2, "open checks": 1}
 
 
+def test_pass_rates_count_judged_d_and_s_cells_only():
+    from ccsim.experiments.keshav91.report import pass_rates
+    cells = pd.DataFrame({"class": ["D", "D", "D", "S", "S", "P"],
+                          "status": ["PASS", "FAIL", "KNOWN", "PASS", "PASS", "P"]})
+    assert pass_rates(cells) == {"D": (1, 2), "S": (2, 2), "D and S together": (3, 4)}
+    assert pass_rates(cells.iloc[:0]) == {}
+
+
 def test_reproduce_with_jitter_marks_the_report(cli, tmp_path):
     # A phase-sensitivity run: every link gets processing jitter and the report says so. The
     # jitter reaches the runs: Scenario 3's JK/FCFS off-phase, which the exact timing of the

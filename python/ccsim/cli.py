@@ -274,8 +274,12 @@ def cmd_reproduce(a) -> int:
     bad = int((res.runs["seeds_ok"] == 0).sum()) if len(res.runs) else 0
     if bad:
         con.print(f"{bad} of {len(res.runs)} scenario files did not run (see the report)")
-    from .experiments.keshav91.report import failure_explanations
+    from .experiments.keshav91.report import failure_explanations, pass_rates
 
+    rates = pass_rates(res.cells)
+    if rates:
+        con.print("judged cells passing (known issues aside): "
+                  + "; ".join(f"{k} {p} of {n} ({100 * p / n:.1f}%)" for k, (p, n) in rates.items()))
     e = failure_explanations(res)
     con.print(f"covered by findings: {e['explained cells']} of {e['failed cells']} failed cells, "
               f"{e['explained checks']} of {e['failed hard checks']} failed or data-less hard checks "

@@ -669,6 +669,18 @@ def write(outcome, ref: dict, data: dict[int, FrameData], flows: pd.DataFrame, i
     return written
 
 
+def pass_rates(cells) -> dict:
+    """Passed and judged (PASS or FAIL) cells of classes D and S, each and together."""
+    out = {}
+    if not len(cells):
+        return out
+    for name, classes in (("D", ["D"]), ("S", ["S"]), ("D and S together", ["D", "S"])):
+        c = cells[cells["class"].isin(classes) & cells["status"].isin(["PASS", "FAIL"])]
+        if len(c):
+            out[name] = (int((c["status"] == "PASS").sum()), len(c))
+    return out
+
+
 def failure_explanations(outcome) -> dict:
     """Counts of failed cells and hard checks (a hard check without data counts as failed), how
     many of them a finding covers, and how many only "open" findings cover (cause unknown)."""
@@ -744,6 +756,10 @@ def build_document(outcome, ref: dict, figs: dict, fig_notes: dict, titles: dict
     doc.h(2, "Summary", anchor="summary")
     cc = outcome.cell_counts()
     doc.table(list(cc.columns), [[str(x) for x in r] for r in cc.itertuples(index=False)])
+    rates = pass_rates(cells)
+    if rates:
+        doc.p("Judged cells passing (known issues aside): " + "; ".join(
+            f"{k} {p} of {n} ({100 * p / n:.1f}%)" for k, (p, n) in rates.items()) + ".")
     qc = outcome.qcheck_counts()
     hard = qc[qc["checks"] == "hard"].iloc[0]
     doc.p(f"Hard qualitative checks passed: {hard['pass']} of {hard['total']} "
