@@ -95,7 +95,7 @@ def test_bad_input_exits_2_naming_the_field(cli, tmp_path, edit, path, words):
         assert len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 
-def test_bad_files_exit_2(cli, tmp_path):
+def test_bad_files_exit_2(cli, examples, tmp_path):
     f = tmp_path / "broken.toml"
     f.write_text("name = 'x'\nduration = \n")
     r = cli("run", f)
@@ -106,6 +106,16 @@ def test_bad_files_exit_2(cli, tmp_path):
     assert r.returncode == 2 and "directory" in r.stderr
     r = cli("plot", tmp_path)
     assert r.returncode == 2 and "summary.json" in r.stderr
+    # a bad scenario leaves no empty --out directory behind
+    r = cli("run", f, "--out", tmp_path / "never")
+    assert r.returncode == 2 and not (tmp_path / "never").exists()
+    # ... while one that needs the command line's --duration still runs and writes
+    nodur = tmp_path / "nodur.toml"
+    text = (examples / "keshav-s1-jk-fcfs.toml").read_text()
+    nodur.write_text("\n".join(l for l in text.splitlines() if not l.startswith("duration")))
+    r = cli("run", nodur, "--duration", "1000s", "--out", tmp_path / "nd", "--no-plots")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "nd" / "summary.json").exists()
     # the missing file is named once, not twice
     missing = str(tmp_path / "missing.toml")
     assert cli("run", missing).stderr.count(missing) == 1

@@ -77,6 +77,8 @@ def run(scenario: ScenarioLike, *, seed: int | None = None, duration: str | None
     return Results(_core.run(data))
 
 
-def validate(scenario: ScenarioLike) -> dict:
-    """Check a scenario (routing included) without running it; returns a short description."""
-    return dict(_core.validate(_resolve(scenario, None)))
+def validate(scenario: ScenarioLike, *, seed: int | None = None, duration: str | None = None) -> dict:
+    """Check a scenario (routing included) without running it; returns a short description.
+    ``seed`` and ``duration`` override the scenario's own values, as in :func:`run`."""
+    overrides = {k: v for k, v in (("seed", seed), ("duration", duration)) if v is not None}
+    return dict(_core.validate(_resolve(scenario, overrides or None)))

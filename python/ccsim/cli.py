@@ -78,7 +78,9 @@ def _print_table(res) -> None:
 def cmd_run(a) -> int:
     from . import api
 
-    _check_out(a.out)
+    if a.out:
+        api.validate(a.file, seed=a.seed, duration=a.duration)  # a bad scenario fails before --out exists
+        _check_out(a.out)
     res = api.run(a.file, seed=a.seed, duration=a.duration)
     if not a.quiet:
         _print_table(res)
