@@ -470,6 +470,8 @@ def test_pass_rates_count_judged_d_and_s_cells_only():
                           "status": ["PASS", "FAIL", "KNOWN", "PASS", "PASS", "P"]})
     assert pass_rates(cells) == {"D": (1, 2), "S": (2, 2), "D and S together": (3, 4)}
     assert pass_rates(cells.iloc[:0]) == {}
+    from ccsim.experiments.keshav91.report import pass_rates_text
+    assert pass_rates_text(cells) == "D 1 of 2 (50.0%); S 2 of 2 (100.0%); D and S together 3 of 4 (75.0%)"
 
 
 def test_reproduce_with_jitter_marks_the_report(cli, tmp_path):

@@ -276,12 +276,11 @@ def cmd_reproduce(a) -> int:
     bad = int((res.runs["seeds_ok"] == 0).sum()) if len(res.runs) else 0
     if bad:
         con.print(f"{bad} of {len(res.runs)} scenario files did not run (see the report)")
-    from .experiments.keshav91.report import failure_explanations, pass_rates
+    from .experiments.keshav91.report import failure_explanations, pass_rates_text
 
-    rates = pass_rates(res.cells)
+    rates = pass_rates_text(res.cells)
     if rates:
-        con.print("judged cells passing (known issues aside): "
-                  + "; ".join(f"{k} {p} of {n} ({100 * p / n:.1f}%)" for k, (p, n) in rates.items()))
+        con.print(f"judged cells passing (known issues aside): {rates}")
     e = failure_explanations(res)
     con.print(f"covered by findings: {e['explained cells']} of {e['failed cells']} failed cells, "
               f"{e['explained checks']} of {e['failed hard checks']} failed or data-less hard checks "

@@ -531,7 +531,7 @@ def _clip_windows(node, data):
     after the run ends is left alone and comes out as no data)."""
     if isinstance(node, Mapping):
         out = {k: _clip_windows(v, data) for k, v in node.items()}
-        if ("trace" in out or "probe" in out) and "to" in out and hasattr(data, "run_end"):
+        if ("trace" in out or "probe" in out) and "to" in out:
             end = data.run_end(out.get("pair"))
             if end is not None and float(out.get("from", 0.0)) < end < float(out["to"]):
                 out["to"] = end

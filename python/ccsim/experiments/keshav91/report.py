@@ -681,6 +681,11 @@ def pass_rates(cells) -> dict:
     return out
 
 
+def pass_rates_text(cells) -> str:
+    """:func:`pass_rates` in words, e.g. "D 319 of 340 (93.8%); ..." ("" without cells)."""
+    return "; ".join(f"{k} {p} of {n} ({100 * p / n:.1f}%)" for k, (p, n) in pass_rates(cells).items())
+
+
 def failure_explanations(outcome) -> dict:
     """Counts of failed cells and hard checks (a hard check without data counts as failed), how
     many of them a finding covers, and how many only "open" findings cover (cause unknown)."""
@@ -756,10 +761,9 @@ def build_document(outcome, ref: dict, figs: dict, fig_notes: dict, titles: dict
     doc.h(2, "Summary", anchor="summary")
     cc = outcome.cell_counts()
     doc.table(list(cc.columns), [[str(x) for x in r] for r in cc.itertuples(index=False)])
-    rates = pass_rates(cells)
+    rates = pass_rates_text(cells)
     if rates:
-        doc.p("Judged cells passing (known issues aside): " + "; ".join(
-            f"{k} {p} of {n} ({100 * p / n:.1f}%)" for k, (p, n) in rates.items()) + ".")
+        doc.p(f"Judged cells passing (known issues aside): {rates}.")
     qc = outcome.qcheck_counts()
     hard = qc[qc["checks"] == "hard"].iloc[0]
     doc.p(f"Hard qualitative checks passed: {hard['pass']} of {hard['total']} "
