@@ -16,11 +16,10 @@
 //! by their time (`on_tx_done`, `on_pipe_arrival`; only preemptive ports check), so nothing
 //! is cancelled.
 
-use crate::net::{PacketArena, PacketId};
+use crate::net::{IdRing, PacketArena, PacketId};
 use crate::queue::{InService, Qdisc, QueueDiscipline, Verdict};
 use crate::sim::rng::Rng;
 use crate::sim::{time::tx_time, EventKind, EventQueue, SimTime};
-use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PortStats {
@@ -42,7 +41,7 @@ pub struct Port {
     in_service_bytes: u32,
     txdone_pending: bool,
     /// Packets on the line, oldest first; each carries its arrival time.
-    pipe: VecDeque<PacketId>,
+    pipe: IdRing,
     pub stats: PortStats,
     /// A preemptive FQ port (Keshav 1991 §2.2): an arriving packet that outbids the one on
     /// the line stops it; the stopped packet later resumes where it stopped.
@@ -75,7 +74,7 @@ impl Port {
             busy_until: 0,
             in_service_bytes: 0,
             txdone_pending: false,
-            pipe: VecDeque::new(),
+            pipe: IdRing::new(),
             stats: PortStats::default(),
             preemptive: false,
             fifo_guard: false,
@@ -137,7 +136,7 @@ impl Port {
             }
         }
         if self.fifo_guard {
-            if let Some(&last) = self.pipe.back() {
+            if let Some(last) = self.pipe.back() {
                 arrive = arrive.max(arena.get(last).arrive_at);
             }
         }
@@ -237,12 +236,12 @@ impl Port {
     /// The head of the pipe reaches the far node: returns it and re-arms the pipe's event.
     #[inline]
     pub fn on_pipe_arrival(&mut self, arena: &PacketArena, now: SimTime, events: &mut EventQueue, id: u32) -> Option<PacketId> {
-        let &head = self.pipe.front()?;
+        let head = self.pipe.front()?;
         if self.preemptive && arena.get(head).arrive_at != now {
             return None; // stale: the packet it was for was preempted
         }
         self.pipe.pop_front();
-        if let Some(&next) = self.pipe.front() {
+        if let Some(next) = self.pipe.front() {
             events.schedule(arena.get(next).arrive_at, EventKind::PipeArrival, id);
         }
         Some(head)
@@ -275,7 +274,7 @@ impl Port {
     /// packet is already in the pipe, since it was pushed there when it started).
     pub fn for_each_packet(&self, f: &mut dyn FnMut(PacketId)) {
         self.qdisc.for_each(f);
-        for &p in &self.pipe {
+        for p in self.pipe.iter() {
             f(p);
         }
     }

@@ -10,20 +10,27 @@
 //!   (gap G7; default true, the spec's recommendation).
 
 use super::{BufferLimit, InService, QueueDiscipline, Verdict};
-use crate::net::{PacketArena, PacketId};
+use crate::net::{IdRing, PacketArena, PacketId};
 use crate::sim::SimTime;
-use std::collections::VecDeque;
 
 pub struct DropTail {
-    queue: VecDeque<PacketId>,
+    queue: IdRing,
     bytes: u64,
-    limit: BufferLimit,
+    /// The [`BufferLimit`] as two bounds, the one it does not set at its maximum: 16 bytes
+    /// narrower than the enum, for a struct every access port of a large topology holds.
+    max_bytes: u64,
+    max_packets: u32,
     count_in_service: bool,
 }
 
 impl DropTail {
     pub fn new(limit: BufferLimit, count_in_service: bool) -> Self {
-        DropTail { queue: VecDeque::new(), bytes: 0, limit, count_in_service }
+        let (max_packets, max_bytes) = match limit {
+            BufferLimit::Packets(n) => (n, u64::MAX),
+            BufferLimit::Bytes(b) => (u32::MAX, b),
+            BufferLimit::Unlimited => (u32::MAX, u64::MAX),
+        };
+        DropTail { queue: IdRing::new(), bytes: 0, max_bytes, max_packets, count_in_service }
     }
 }
 
@@ -35,11 +42,8 @@ impl QueueDiscipline for DropTail {
             (true, Some(b)) => (1u64, b as u64),
             _ => (0, 0),
         };
-        let fits = match self.limit {
-            BufferLimit::Packets(n) => self.queue.len() as u64 + svc_pkts < n as u64,
-            BufferLimit::Bytes(b) => self.bytes + svc_bytes + size <= b,
-            BufferLimit::Unlimited => true,
-        };
+        let fits =
+            self.queue.len() as u64 + svc_pkts < self.max_packets as u64 && self.bytes.saturating_add(svc_bytes + size) <= self.max_bytes;
         if fits {
             self.queue.push_back(pkt);
             self.bytes += size;
@@ -65,7 +69,7 @@ impl QueueDiscipline for DropTail {
     }
 
     fn for_each(&self, f: &mut dyn FnMut(PacketId)) {
-        self.queue.iter().for_each(|&p| f(p));
+        self.queue.iter().for_each(f);
     }
 
     fn memory_bytes(&self) -> usize {
@@ -131,5 +135,22 @@ mod tests {
         assert_eq!(q.dequeue(&mut a, 0), Some(ids[0]));
         assert_eq!(q.dequeue(&mut a, 0), Some(ids[1]));
         assert_eq!(q.dequeue(&mut a, 0), None);
+    }
+
+    #[test]
+    fn unlimited_and_packet_limits_ignore_bytes() {
+        let mut a = PacketArena::new();
+        let mut unlimited = DropTail::new(BufferLimit::Unlimited, true);
+        let mut by_packets = DropTail::new(BufferLimit::Packets(600), false);
+        let busy = InService { bytes: Some(9000) };
+        for _ in 0..1000 {
+            let p = pkt(&mut a, 9000);
+            assert_eq!(unlimited.enqueue(p, &mut a, 0, busy), Verdict::Accepted);
+            let p = pkt(&mut a, 9000);
+            let _ = by_packets.enqueue(p, &mut a, 0, busy);
+        }
+        assert_eq!(unlimited.len_packets(), 1000);
+        assert_eq!(unlimited.len_bytes(), 9_000_000);
+        assert_eq!(by_packets.len_packets(), 600);
     }
 }

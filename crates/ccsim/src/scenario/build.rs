@@ -111,7 +111,7 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
             }
             CcKind::Reno => Some(Cc::Reno(Reno::new(w, t.initial_cwnd, t.dupack_threshold))),
             CcKind::NewReno => Some(Cc::NewReno(NewReno::new(w, t.initial_cwnd, t.dupack_threshold))),
-            CcKind::Dec => Some(Cc::Dec(Dec::new(w, t.dec))),
+            CcKind::Dec => Some(Cc::Dec(Box::new(Dec::new(w, t.dec)))),
             CcKind::Pp => Some(Cc::packet_pair(w, t.pp)),
             CcKind::Pp2 => Some(Cc::packet_pair_2p(w, t.pp2)),
         };

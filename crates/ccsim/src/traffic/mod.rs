@@ -52,19 +52,29 @@ pub struct App {
     pub kind: AppKind,
     pub start: SimTime,
     pub stop: SimTime,
-    rng: Rng,
+    /// The random stream of the sources with random gaps (Telnet, Poisson), boxed: the
+    /// other sources, FTPs above all, never draw from it, and a large run has one per flow.
+    rng: Option<Box<Rng>>,
 }
 
 impl App {
     pub fn new(kind: AppKind, start: SimTime, stop: SimTime, rng: Rng) -> Self {
+        let rng = matches!(kind, AppKind::Telnet { .. } | AppKind::Poisson { .. }).then(|| Box::new(rng));
         App { kind, start, stop, rng }
     }
 
     pub fn memory_bytes(&self) -> usize {
-        match &self.kind {
+        let rng = self.rng.as_ref().map_or(0, |_| std::mem::size_of::<Rng>());
+        rng + match &self.kind {
             AppKind::OnOff { on, .. } => on.capacity() * 16,
             _ => 0,
         }
+    }
+
+    /// An exponential gap of mean `mean_gap` from the source's stream.
+    fn exponential_gap(&mut self, mean_gap: SimTime) -> SimTime {
+        let rng = self.rng.as_mut().expect("sources with random gaps have a stream");
+        rng.exponential(mean_gap as f64).round() as SimTime
     }
 
     /// True for sources that produce packets one at a time (all but FTP).
@@ -74,11 +84,9 @@ impl App {
 
     /// Time of the first packet of a ticking source, if before `stop`.
     pub fn first_tick(&mut self) -> Option<SimTime> {
-        let t = match &self.kind {
+        let t = match self.kind {
             AppKind::Ftp { .. } => return None,
-            AppKind::Telnet { mean_gap } | AppKind::Poisson { mean_gap } => {
-                self.start.saturating_add(self.rng.exponential(*mean_gap as f64).round() as SimTime)
-            }
+            AppKind::Telnet { mean_gap } | AppKind::Poisson { mean_gap } => self.start.saturating_add(self.exponential_gap(mean_gap)),
             AppKind::Cbr { .. } => self.start,
             AppKind::OnOff { .. } => self.start,
         };
@@ -87,12 +95,10 @@ impl App {
 
     /// Time of the packet after one emitted at `now`, if before `stop`.
     pub fn next_tick(&mut self, now: SimTime) -> Option<SimTime> {
-        let t = match &self.kind {
+        let t = match self.kind {
             AppKind::Ftp { .. } => return None,
-            AppKind::Telnet { mean_gap } | AppKind::Poisson { mean_gap } => {
-                now.saturating_add((self.rng.exponential(*mean_gap as f64).round() as SimTime).max(1))
-            }
-            AppKind::Cbr { gap } | AppKind::OnOff { gap, .. } => now.saturating_add(*gap),
+            AppKind::Telnet { mean_gap } | AppKind::Poisson { mean_gap } => now.saturating_add(self.exponential_gap(mean_gap).max(1)),
+            AppKind::Cbr { gap } | AppKind::OnOff { gap, .. } => now.saturating_add(gap),
         };
         self.fit(t)
     }

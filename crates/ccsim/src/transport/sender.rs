@@ -123,10 +123,12 @@ pub struct Sender {
     /// Count of timeouts (expiry events that caused retransmissions).
     pub timeouts: u64,
     /// First and latest send times of packet snd_una - 1, the last one acknowledged in order
-    /// (`SamplePacket::Cumulative` times duplicate ACKs from it); None before the first.
-    in_order_tx: Option<(SimTime, SimTime)>,
-    /// `RttSamples::OnePerRtt`: the packet being timed and its send time.
-    timed: Option<(u64, SimTime)>,
+    /// (`SamplePacket::Cumulative` times duplicate ACKs from it); NEVER before the first.
+    /// (Sentinels rather than `Option`s here and in `timed` keep the sender 16 bytes
+    /// smaller: one per flow.)
+    in_order_tx: (SimTime, SimTime),
+    /// `RttSamples::OnePerRtt`: the packet being timed and its send time (NEVER: none).
+    timed: (u64, SimTime),
     pacer: Option<Box<Pacer>>,
 }
 
@@ -156,8 +158,8 @@ impl Sender {
             own_ack_stops_timer: false,
             timer_armed_at: NEVER,
             timeouts: 0,
-            in_order_tx: None,
-            timed: None,
+            in_order_tx: (NEVER, NEVER),
+            timed: (0, NEVER),
             pacer,
         }
     }
@@ -308,9 +310,9 @@ impl Sender {
         }
         if self.rtt.cfg.samples == RttSamples::OnePerRtt {
             if retransmission {
-                self.timed = None; // Karn: a resent packet's ACK is ambiguous
-            } else if self.timed.is_none() {
-                self.timed = Some((seq, now));
+                self.timed.1 = NEVER; // Karn: a resent packet's ACK is ambiguous
+            } else if self.timed.1 == NEVER {
+                self.timed = (seq, now);
             }
         }
         let slot = self.slots.get_mut(seq);
@@ -360,7 +362,7 @@ impl Sender {
                 let s = self.slots.get(ack - 1);
                 Some((s.first_tx, s.last_tx))
             }
-            SamplePacket::Cumulative if ack == self.snd_una => self.in_order_tx,
+            SamplePacket::Cumulative if ack == self.snd_una => (self.in_order_tx.0 != NEVER).then_some(self.in_order_tx),
             _ => None,
         };
         let from = match (named, self.rtt.cfg.sample_from) {
@@ -394,18 +396,17 @@ impl Sender {
                     }
                 }
             } else if self.rtt.cfg.samples == RttSamples::OnePerRtt {
-                if let Some((seq, sent)) = self.timed {
-                    if ack > seq {
-                        self.timed = None;
-                        self.rtt.sample(now - sent);
-                    }
+                let (seq, sent) = self.timed;
+                if sent != NEVER && ack > seq {
+                    self.timed.1 = NEVER;
+                    self.rtt.sample(now - sent);
                 }
             } else if !(self.rtt.cfg.karn && sampled_retx) {
                 self.rtt.sample(rtt_sample);
             }
             if self.rtt.cfg.sample_packet == SamplePacket::Cumulative && ack <= self.high_sent {
                 let s = self.slots.get(ack - 1);
-                self.in_order_tx = Some((s.first_tx, s.last_tx));
+                self.in_order_tx = (s.first_tx, s.last_tx);
             }
             self.snd_una = ack;
             if self.snd_nxt < self.snd_una {
@@ -495,7 +496,10 @@ impl Sender {
 
     /// Approximate heap memory of this sender's rings.
     pub fn memory_bytes(&self) -> usize {
-        self.slots.memory_bytes() + self.retransmit.capacity() * 8 + self.pacer.as_ref().map_or(0, |_| std::mem::size_of::<Pacer>())
+        self.cc.memory_bytes()
+            + self.slots.memory_bytes()
+            + self.retransmit.capacity() * 8
+            + self.pacer.as_ref().map_or(0, |_| std::mem::size_of::<Pacer>())
     }
 
     /// The per-packet timer deadline of `seq` (NEVER when not running); for tests and traces.

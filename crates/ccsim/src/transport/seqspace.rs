@@ -19,12 +19,19 @@ pub struct SlotInfo {
 ///
 /// Optional parallel arrays hold a per-packet timer back-off exponent (Keshav 1991 §4.4:
 /// a packet's timeout doubles on each of its expiries) and a per-packet "RTT sampled" mark
-/// (`RttSamples::EachPacket`). They are empty, and cost no heap, unless
-/// [`SlotRing::enable_backoff`] / [`SlotRing::enable_sampled`] was called.
+/// (`RttSamples::EachPacket`). They sit behind one optional box, and cost no heap and 8 bytes
+/// of the sender, unless [`SlotRing::enable_backoff`] / [`SlotRing::enable_sampled`] was called:
+/// a large topology has one ring per flow, and most flows use neither.
 #[derive(Clone, Debug)]
 pub struct SlotRing {
-    slots: Vec<SlotInfo>,
-    mask: u64,
+    /// Power-of-two length; `seq & (len - 1)` is a sequence number's slot.
+    slots: Box<[SlotInfo]>,
+    marks: Option<Box<SlotMarks>>,
+}
+
+/// The optional per-slot arrays, each empty unless enabled.
+#[derive(Clone, Debug, Default)]
+struct SlotMarks {
     backoff: Box<[u8]>,
     sampled: Box<[bool]>,
 }
@@ -32,41 +39,54 @@ pub struct SlotRing {
 impl SlotRing {
     pub fn new(capacity: usize) -> Self {
         let cap = capacity.next_power_of_two().max(4);
-        SlotRing { slots: vec![SlotInfo::default(); cap], mask: cap as u64 - 1, backoff: Box::default(), sampled: Box::default() }
+        SlotRing { slots: vec![SlotInfo::default(); cap].into_boxed_slice(), marks: None }
+    }
+
+    #[inline]
+    fn index(&self, seq: u64) -> usize {
+        (seq & (self.slots.len() as u64 - 1)) as usize
+    }
+
+    fn marks_mut(&mut self) -> &mut SlotMarks {
+        self.marks.get_or_insert_with(Default::default)
     }
 
     /// Keep a "sampled" mark per slot (all clear now).
     pub fn enable_sampled(&mut self) {
-        self.sampled = vec![false; self.slots.len()].into_boxed_slice();
+        let n = self.slots.len();
+        self.marks_mut().sampled = vec![false; n].into_boxed_slice();
     }
 
     /// Whether `seq` has given its RTT sample (false when marks are not enabled).
     #[inline]
     pub fn sampled(&self, seq: u64) -> bool {
-        self.sampled.get((seq & self.mask) as usize).copied().unwrap_or(false)
+        self.marks.as_ref().and_then(|m| m.sampled.get(self.index(seq)).copied()).unwrap_or(false)
     }
 
     #[inline]
     pub fn set_sampled(&mut self, seq: u64, v: bool) {
-        if let Some(b) = self.sampled.get_mut((seq & self.mask) as usize) {
+        let i = self.index(seq);
+        if let Some(b) = self.marks.as_mut().and_then(|m| m.sampled.get_mut(i)) {
             *b = v;
         }
     }
 
     /// Keep a back-off exponent per slot (all zero now).
     pub fn enable_backoff(&mut self) {
-        self.backoff = vec![0u8; self.slots.len()].into_boxed_slice();
+        let n = self.slots.len();
+        self.marks_mut().backoff = vec![0u8; n].into_boxed_slice();
     }
 
     /// Back-off exponent of `seq` (0 when back-off is not enabled).
     #[inline]
     pub fn backoff(&self, seq: u64) -> u8 {
-        self.backoff.get((seq & self.mask) as usize).copied().unwrap_or(0)
+        self.marks.as_ref().and_then(|m| m.backoff.get(self.index(seq)).copied()).unwrap_or(0)
     }
 
     #[inline]
     pub fn set_backoff(&mut self, seq: u64, shift: u8) {
-        if let Some(b) = self.backoff.get_mut((seq & self.mask) as usize) {
+        let i = self.index(seq);
+        if let Some(b) = self.marks.as_mut().and_then(|m| m.backoff.get_mut(i)) {
             *b = shift;
         }
     }
@@ -85,11 +105,13 @@ impl SlotRing {
             cap *= 2;
         }
         let mut next = SlotRing::new(cap);
-        if !self.backoff.is_empty() {
-            next.enable_backoff();
-        }
-        if !self.sampled.is_empty() {
-            next.enable_sampled();
+        if let Some(m) = &self.marks {
+            if !m.backoff.is_empty() {
+                next.enable_backoff();
+            }
+            if !m.sampled.is_empty() {
+                next.enable_sampled();
+            }
         }
         for s in lo..hi.min(lo + self.capacity()) {
             *next.get_mut(s) = *self.get(s);
@@ -101,16 +123,18 @@ impl SlotRing {
 
     #[inline]
     pub fn get(&self, seq: u64) -> &SlotInfo {
-        &self.slots[(seq & self.mask) as usize]
+        &self.slots[self.index(seq)]
     }
 
     #[inline]
     pub fn get_mut(&mut self, seq: u64) -> &mut SlotInfo {
-        &mut self.slots[(seq & self.mask) as usize]
+        let i = self.index(seq);
+        &mut self.slots[i]
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.slots.capacity() * std::mem::size_of::<SlotInfo>() + self.backoff.len() + self.sampled.len()
+        let marks = self.marks.as_ref().map_or(0, |m| std::mem::size_of::<SlotMarks>() + m.backoff.len() + m.sampled.len());
+        self.slots.len() * std::mem::size_of::<SlotInfo>() + marks
     }
 }
 
@@ -206,6 +230,18 @@ mod tests {
             assert_eq!(r.backoff(s), s as u8);
         }
         assert_eq!(r.backoff(20), 0);
+    }
+    #[test]
+    fn sampled_marks_are_independent_of_backoff_and_survive_growth() {
+        let mut r = SlotRing::new(4);
+        r.enable_sampled();
+        r.set_backoff(2, 7); // back-off not enabled: ignored even with marks present
+        assert_eq!(r.backoff(2), 0);
+        r.set_sampled(2, true);
+        r.ensure(2, 20);
+        assert!(r.sampled(2));
+        assert!(!r.sampled(3));
+        assert!(r.capacity() >= 18);
     }
     #[test]
     fn bitmap_grows_and_keeps_bits() {

@@ -183,7 +183,9 @@ pub enum Cc {
     Jk(jk::Jk),
     Reno(reno::Reno),
     NewReno(newreno::NewReno),
-    Dec(dec::Dec),
+    /// Boxed: DECbit's window state (80 bytes) would otherwise set the size of every flow's
+    /// controller, and DEC sources are rare outside Keshav's scenarios.
+    Dec(Box<dec::Dec>),
     /// Boxed: its estimator state is large, and most flows are window flows.
     PacketPair(Box<pp::PacketPair>),
     /// Chapter 4's packet-pair 2P, boxed for the same reason.
@@ -266,6 +268,17 @@ impl Cc {
             Cc::Dec(_) => "dec",
             Cc::PacketPair(_) => "pp",
             Cc::PacketPair2(_) => "pp2",
+        }
+    }
+
+    /// Heap held by the boxed variants (their state; not the probe logs drained into traces).
+    pub fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
+        match self {
+            Cc::Dec(_) => size_of::<dec::Dec>(),
+            Cc::PacketPair(_) => size_of::<pp::PacketPair>(),
+            Cc::PacketPair2(_) => size_of::<pp2::Pp2>(),
+            _ => 0,
         }
     }
 

@@ -1,0 +1,147 @@
+//! A FIFO of packet ids for ports' pipes and drop-tail queues.
+//!
+//! `VecDeque<u32>` would do the same job in 32 bytes; this ring keeps its head and length
+//! as `u32` beside a boxed power-of-two buffer, 24 bytes. A dumbbell of N flows has four
+//! access ports per flow, each with a pipe and a queue, so the difference is 64 bytes per
+//! flow. The buffer doubles when full and is never shrunk, so steady state allocates nothing.
+
+use super::PacketId;
+
+#[derive(Clone, Debug, Default)]
+pub struct IdRing {
+    /// Empty or a power-of-two length.
+    buf: Box<[PacketId]>,
+    head: u32,
+    len: u32,
+}
+
+impl IdRing {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Slots allocated.
+    pub fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
+    #[inline]
+    fn slot(&self, i: u32) -> usize {
+        (self.head.wrapping_add(i) as usize) & (self.buf.len() - 1)
+    }
+
+    #[inline]
+    pub fn push_back(&mut self, id: PacketId) {
+        if self.len as usize == self.buf.len() {
+            self.grow();
+        }
+        let i = self.slot(self.len);
+        self.buf[i] = id;
+        self.len += 1;
+    }
+
+    #[inline]
+    pub fn pop_front(&mut self) -> Option<PacketId> {
+        if self.len == 0 {
+            return None;
+        }
+        let id = self.buf[self.head as usize];
+        self.head = ((self.head + 1) as usize & (self.buf.len() - 1)) as u32;
+        self.len -= 1;
+        Some(id)
+    }
+
+    #[inline]
+    pub fn pop_back(&mut self) -> Option<PacketId> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        Some(self.buf[self.slot(self.len)])
+    }
+
+    #[inline]
+    pub fn front(&self) -> Option<PacketId> {
+        (self.len > 0).then(|| self.buf[self.head as usize])
+    }
+
+    #[inline]
+    pub fn back(&self) -> Option<PacketId> {
+        (self.len > 0).then(|| self.buf[self.slot(self.len - 1)])
+    }
+
+    /// Oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = PacketId> + '_ {
+        (0..self.len).map(move |i| self.buf[self.slot(i)])
+    }
+
+    #[cold]
+    fn grow(&mut self) {
+        let cap = (self.buf.len() * 2).max(4);
+        assert!(cap <= u32::MAX as usize, "packet-id ring beyond 2^32 entries");
+        let mut next = vec![0 as PacketId; cap].into_boxed_slice();
+        for (k, id) in self.iter().enumerate() {
+            next[k] = id;
+        }
+        self.buf = next;
+        self.head = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+
+    #[test]
+    fn matches_a_vecdeque_through_wraps_and_growth() {
+        let mut ring = IdRing::new();
+        let mut model = VecDeque::new();
+        let mut next = 0u32;
+        // A fixed pattern of pushes and pops at both ends that wraps the head many times
+        // and grows the buffer from 4 to 64.
+        for step in 0..2000u32 {
+            match step % 7 {
+                0 | 1 | 3 | 5 => {
+                    ring.push_back(next);
+                    model.push_back(next);
+                    next += 1;
+                }
+                2 | 4 => assert_eq!(ring.pop_front(), model.pop_front()),
+                _ if step % 3 == 0 => assert_eq!(ring.pop_back(), model.pop_back()),
+                _ => {}
+            }
+            if step % 500 == 499 {
+                while let Some(id) = model.pop_front() {
+                    assert_eq!(ring.pop_front(), Some(id));
+                }
+            }
+            assert_eq!(ring.len(), model.len());
+            assert_eq!(ring.front(), model.front().copied());
+            assert_eq!(ring.back(), model.back().copied());
+            assert!(ring.iter().eq(model.iter().copied()));
+        }
+        assert!(ring.capacity().is_power_of_two());
+        assert_eq!(ring.pop_front(), model.pop_front());
+    }
+
+    #[test]
+    fn empty_ring_holds_no_heap() {
+        let mut ring = IdRing::new();
+        assert_eq!(ring.capacity(), 0);
+        assert_eq!((ring.pop_front(), ring.pop_back(), ring.front(), ring.back()), (None, None, None, None));
+        ring.push_back(9);
+        assert_eq!(ring.capacity(), 4);
+        assert_eq!(std::mem::size_of::<IdRing>(), 24);
+    }
+}
