@@ -348,6 +348,17 @@ fn sample_packet_and_fq_round_take_only_their_names() {
 }
 
 #[test]
+fn fq_charge_drops_takes_a_boolean_or_pushed_out() {
+    let fq = |v: &str| with("buffer = \"40pkt\"", &format!("buffer = \"40pkt\"\nqueue = \"fq\"\nqueue_params = {{ charge_drops = {v} }}"));
+    for bad in ["\"pushed\"", "1"] {
+        assert_err(&fq(bad), "links[0].queue_params.charge_drops", &["true, false or \"pushed_out\""]);
+    }
+    for ok in ["true", "false", "\"pushed_out\""] {
+        assert!(ccsim::run_toml(&fq(ok)).is_ok(), "{ok}");
+    }
+}
+
+#[test]
 fn link_delay_changes_must_be_in_time_order() {
     let text = with("delay = \"10ms\"", "delay = \"10ms\"\nchanges = [{ at = \"5s\", delay = \"1s\" }, { at = \"2s\", delay = \"0s\" }]");
     assert_err(&text, "links[1].changes[1].at", &["increasing time"]);

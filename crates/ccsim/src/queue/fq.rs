@@ -60,6 +60,10 @@
 //! - `charge_drops`: false [REC, G8]: F^α rolls back to the finish number of α's last kept
 //!   packet (queued, or else last sent), and α goes inactive if that is ≤ R (what the
 //!   chapter 6 simulations did). true: F^α is left unchanged, the dropper is charged (ch 2).
+//!   "pushed_out" [EXT]: charged only when another conversation's arrival pushes α's queued
+//!   tail out, not when α's own arrival is the packet refused (what an implementation that
+//!   stamps a packet on arrival and then drops either the arrival or another's tail would
+//!   do; keshav91 finding S7-jkfq-throughput measured it).
 //! - `delta_bits`: δ = 0 (chapter 6). Per-conversation δ^α (ch 3) via `set_delta`.
 //!   `u64::MAX` acts as δ = ∞.
 //! - `weight` / `weights`: n_α = 1 for all; weighted FQ (§2.3) with integer weights (slots per
@@ -127,6 +131,28 @@ pub enum RoundNumber {
     SelfClocked,
 }
 
+/// When a dropped packet's finish number stays charged to its conversation (gap G8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChargeDrops {
+    /// F^α rolls back to the conversation's last kept packet (chapter 6's simulations).
+    Never,
+    /// F^α keeps the dropped packet's finish number (chapter 2's rule).
+    Always,
+    /// Only a queued tail pushed out by another conversation's arrival is charged; a refused
+    /// arrival (its conversation the longest) is not.
+    PushedOut,
+}
+
+impl From<bool> for ChargeDrops {
+    fn from(charge: bool) -> Self {
+        if charge {
+            ChargeDrops::Always
+        } else {
+            ChargeDrops::Never
+        }
+    }
+}
+
 /// Fair Queueing parameters. `Default` gives the thesis's chapter 6 configuration.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FqConfig {
@@ -136,8 +162,8 @@ pub struct FqConfig {
     pub count_in_service: bool,
     /// Overflow policy (default `LongestQueueTail`, chapter 2, gap G8).
     pub drop_policy: DropPolicy,
-    /// Dropped packets keep advancing F^α (chapter 2) or not (default false: chapter 6, G8).
-    pub charge_drops: bool,
+    /// Whether a dropped packet keeps advancing F^α (default `Never`: chapter 6, G8).
+    pub charge_drops: ChargeDrops,
     /// Promptness parameter δ in bits (default 0: chapter 6). `u64::MAX` means ∞.
     pub delta_bits: u64,
     /// Preemptive (resumptive) service (default false: the thesis's implementation).
@@ -160,7 +186,7 @@ impl Default for FqConfig {
             limit: BufferLimit::Packets(40),
             count_in_service: true,
             drop_policy: DropPolicy::LongestQueueTail,
-            charge_drops: false,
+            charge_drops: ChargeDrops::Never,
             delta_bits: 0,
             preemptive: false,
             weight: 1,
@@ -375,7 +401,7 @@ fn victim_key(kind: VictimKind, c: &Conv, tie_smallest_bid: bool) -> VictimKey {
 pub struct FairQueue {
     limit: BufferLimit,
     count_in_service: bool,
-    charge_drops: bool,
+    charge_drops: ChargeDrops,
     preemptive: bool,
     default_weight: u32,
     default_delta: u128,
@@ -594,8 +620,8 @@ impl FairQueue {
         }
     }
 
-    /// Drop the last queued packet of conversation `id`.
-    fn drop_tail(&mut self, id: u32) -> PacketId {
+    /// Drop the last queued packet of conversation `id`; `charge`: leave F^α as it is.
+    fn drop_tail(&mut self, id: u32, charge: bool) -> PacketId {
         let c = &mut self.convs[id as usize];
         let e = c.queue.pop_back().expect("drop from an empty conversation");
         c.bytes -= e.bytes as u64;
@@ -609,7 +635,7 @@ impl FairQueue {
             // The head (and so the sending order) is unchanged; the drop key fell.
             self.victim_update(id);
         }
-        if !self.charge_drops {
+        if !charge {
             // Roll F^α back to the finish number of the last kept packet.
             let c = &mut self.convs[id as usize];
             c.f = c.queue.back().map_or(c.last_sent_f, |t| t.f);
@@ -733,7 +759,12 @@ impl QueueDiscipline for FairQueue {
                 victim = id;
             }
         }
-        Verdict::Dropped(self.drop_tail(victim))
+        let charge = match self.charge_drops {
+            ChargeDrops::Never => false,
+            ChargeDrops::Always => true,
+            ChargeDrops::PushedOut => self.convs[victim as usize].queue.back().is_some_and(|t| t.pkt != pkt),
+        };
+        Verdict::Dropped(self.drop_tail(victim, charge))
     }
 
     fn dequeue(&mut self, _arena: &mut PacketArena, _now: SimTime) -> Option<PacketId> {
@@ -1008,7 +1039,7 @@ mod tests {
         assert_eq!(c.limit, BufferLimit::Packets(40));
         assert!(c.count_in_service);
         assert_eq!(c.drop_policy, DropPolicy::LongestQueueTail);
-        assert!(!c.charge_drops);
+        assert_eq!(c.charge_drops, ChargeDrops::Never);
         assert_eq!(c.delta_bits, 0);
         assert!(!c.preemptive);
         assert_eq!(c.weight, 1);
@@ -1243,7 +1274,7 @@ mod tests {
 
     fn fill(policy: DropPolicy, limit: BufferLimit, charge: bool) -> (FairQueue, PacketArena, Vec<PacketId>) {
         let mut a = PacketArena::new();
-        let cfg = FqConfig { limit, drop_policy: policy, charge_drops: charge, count_in_service: false, ..FqConfig::default() };
+        let cfg = FqConfig { limit, drop_policy: policy, charge_drops: charge.into(), count_in_service: false, ..FqConfig::default() };
         let mut q = FairQueue::new(cfg, 8);
         let busy = Some(1000);
         let mut ids = Vec::new();
@@ -1327,10 +1358,43 @@ mod tests {
     }
 
     #[test]
+    fn pushed_out_charges_only_a_tail_pushed_out_by_another_arrival() {
+        let mut a = PacketArena::new();
+        let cfg = FqConfig {
+            limit: BufferLimit::Packets(4),
+            count_in_service: false,
+            charge_drops: ChargeDrops::PushedOut,
+            ..FqConfig::default()
+        };
+        let mut q = FairQueue::new(cfg, 8);
+        // A holds 3 x 100 B (F^A = 300), B one (F^B = 100): the buffer is full.
+        for flow in [0, 0, 0, 1] {
+            assert_eq!(add(&mut q, &mut a, flow, 100, 0, Some(100)).1, Verdict::Accepted);
+        }
+        // A's own arrival is refused (A is longest): not charged, F^A rolls back to 300.
+        let (p, v) = add(&mut q, &mut a, 0, 100, 0, Some(100));
+        assert_eq!(v, Verdict::Dropped(p));
+        assert_eq!(q.finish_number(conv(0)), 300 * U);
+        // B's arrival pushes A's queued tail out: A is charged and keeps F^A = 300.
+        let (_, v) = add(&mut q, &mut a, 1, 100, 0, Some(100));
+        assert!(matches!(v, Verdict::Dropped(d) if a.get(d).flow == 0));
+        assert_eq!(q.finish_number(conv(0)), 300 * U, "charged: not rolled back to 200");
+        assert_eq!(q.finish_number(conv(1)), 200 * U);
+        // Under Never the same push-out rolls F^A back to its last kept packet (200).
+        let cfg = FqConfig { limit: BufferLimit::Packets(4), count_in_service: false, ..FqConfig::default() };
+        let mut q = FairQueue::new(cfg, 8);
+        for flow in [0, 0, 0, 1, 1] {
+            add(&mut q, &mut a, flow, 100, 0, Some(100));
+        }
+        assert_eq!(q.finish_number(conv(0)), 200 * U);
+    }
+
+    #[test]
     fn charging_drops_changes_the_droppers_finish_numbers() {
         for charge in [false, true] {
             let mut a = PacketArena::new();
-            let cfg = FqConfig { limit: BufferLimit::Packets(3), count_in_service: false, charge_drops: charge, ..FqConfig::default() };
+            let cfg =
+                FqConfig { limit: BufferLimit::Packets(3), count_in_service: false, charge_drops: charge.into(), ..FqConfig::default() };
             let mut q = FairQueue::new(cfg, 8);
             for _ in 0..3 {
                 add(&mut q, &mut a, 0, 100, 0, Some(100));
@@ -1348,7 +1412,7 @@ mod tests {
             let cfg = FqConfig {
                 limit: BufferLimit::Packets(3),
                 count_in_service: false,
-                charge_drops: charge,
+                charge_drops: charge.into(),
                 drop_policy: DropPolicy::MaxBid,
                 ..FqConfig::default()
             };
@@ -1375,8 +1439,13 @@ mod tests {
             for limit in [BufferLimit::Packets(1), BufferLimit::Packets(7), BufferLimit::Bytes(1500), BufferLimit::Bytes(5000)] {
                 for cis in [false, true] {
                     for charge in [false, true] {
-                        let cfg =
-                            FqConfig { limit, drop_policy: policy, count_in_service: cis, charge_drops: charge, ..FqConfig::default() };
+                        let cfg = FqConfig {
+                            limit,
+                            drop_policy: policy,
+                            count_in_service: cis,
+                            charge_drops: charge.into(),
+                            ..FqConfig::default()
+                        };
                         let mut q = FairQueue::new(cfg, 1_000_000);
                         let mut a = PacketArena::new();
                         let mut svc: Option<(PacketId, u32)> = None;
@@ -1437,7 +1506,7 @@ mod tests {
         // share (half); charged for its drops, its finish numbers run away and it starves.
         for charge in [false, true] {
             let bps = 80_000;
-            let cfg = FqConfig { limit: BufferLimit::Packets(20), charge_drops: charge, ..FqConfig::default() };
+            let cfg = FqConfig { limit: BufferLimit::Packets(20), charge_drops: charge.into(), ..FqConfig::default() };
             let mut line = Line::new(FairQueue::new(cfg, bps), bps);
             for _ in 0..3 {
                 line.arrive(0, 0, DATA, 1000);

@@ -7,7 +7,7 @@
 use super::decode::{Obj, Result, ScenarioError};
 use super::units;
 use crate::queue::decbit::{DecBitConfig, FairShareWindow};
-use crate::queue::fq::{DropPolicy, FqConfig, RoundNumber};
+use crate::queue::fq::{ChargeDrops, DropPolicy, FqConfig, RoundNumber};
 use crate::transport::cc::dec::{DecParams, WindowRounding};
 use crate::transport::cc::kalman::KalmanConfig;
 use crate::transport::cc::pp::{Estimator, Horizon, PpConfig, REstimate, Smoothing};
@@ -75,8 +75,14 @@ pub fn fq(p: &mut Obj) -> Result<FqConfig> {
             ))
         }
     }
-    if let Some(x) = p.boolean("charge_drops")? {
-        c.charge_drops = x;
+    let path = p.at("charge_drops");
+    match p.get("charge_drops") {
+        None => {}
+        Some(toml::Value::Boolean(x)) => c.charge_drops = (*x).into(),
+        Some(toml::Value::String(s)) if s == "pushed_out" => c.charge_drops = ChargeDrops::PushedOut,
+        Some(v) => {
+            return Err(ScenarioError::new(path, format!("expected true, false or \"pushed_out\", got {}", super::decode::describe(v))))
+        }
     }
     match p.choice("tie_break", "FQ drop tie-break", &["largest_bid", "smallest_bid"])? {
         Some("smallest_bid") => c.tie_smallest_bid = true,
