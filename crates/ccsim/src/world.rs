@@ -68,11 +68,7 @@ pub struct World {
 impl World {
     /// Run until the end time. Events scheduled exactly at the end still run.
     pub fn run(&mut self) {
-        while let Some(t) = self.events.peek_time() {
-            if t > self.end {
-                break;
-            }
-            let ev = self.events.pop().expect("peeked");
+        while let Some(ev) = self.events.pop_due(self.end) {
             self.now = ev.time;
             self.handle(ev);
         }
