@@ -293,6 +293,12 @@ impl Cc {
     }
 }
 
+/// RFC 5681 eq. (4), shared by Reno and NewReno: ssthresh = max(FlightSize / 2, 2) packets,
+/// FlightSize halved and rounded down to whole packets.
+pub fn half_flight(flight: u64) -> f64 {
+    (flight as f64 / 2.0).floor().max(2.0)
+}
+
 /// Shared slow-start / congestion-avoidance step: +1 per ACK below ssthresh, else +1/cwnd;
 /// never above `cap` (the maximum window: growth past it could not be used).
 #[inline]

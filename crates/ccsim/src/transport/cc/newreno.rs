@@ -15,7 +15,7 @@
 //! The sender restarts the retransmission timer on every new ACK, partial ones included
 //! (RFC 6582's "Slow-but-Steady" variant).
 
-use super::{aimd_increase, AckInfo, AckResponse, CongestionControl, TransportDefaults};
+use super::{aimd_increase, half_flight, AckInfo, AckResponse, CongestionControl, TransportDefaults};
 
 #[derive(Clone, Debug)]
 pub struct NewReno {
@@ -75,7 +75,7 @@ impl CongestionControl for NewReno {
             false
         } else if count == self.dupack_threshold && ack.ack >= self.recover {
             self.recover = ack.high_sent;
-            self.ssthresh = (ack.flight_before as f64 / 2.0).floor().max(2.0);
+            self.ssthresh = half_flight(ack.flight_before);
             self.cwnd = self.ssthresh + self.dupack_threshold as f64;
             self.in_recovery = true;
             true
@@ -85,7 +85,7 @@ impl CongestionControl for NewReno {
     }
     fn on_timeout(&mut self, flight: u64, high_sent: u64) {
         self.recover = high_sent;
-        self.ssthresh = (flight as f64 / 2.0).floor().max(2.0);
+        self.ssthresh = half_flight(flight);
         self.cwnd = 1.0;
         self.in_recovery = false;
     }

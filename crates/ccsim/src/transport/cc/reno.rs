@@ -10,7 +10,7 @@
 //! - RTO per RFC 6298 (srtt + 4 rttvar), Karn's rule, back-off; min RTO 200 ms as in Linux
 //!   (RFC 6298's 1 s is available through `min_rto`).
 
-use super::{aimd_increase, AckInfo, AckResponse, CongestionControl, TransportDefaults};
+use super::{aimd_increase, half_flight, AckInfo, AckResponse, CongestionControl, TransportDefaults};
 use crate::sim::PS_PER_SEC;
 use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
 use crate::transport::sender::TimerMode;
@@ -73,7 +73,7 @@ impl CongestionControl for Reno {
             self.cwnd += 1.0;
             false
         } else if count == self.dupack_threshold {
-            self.ssthresh = (ack.flight_before as f64 / 2.0).floor().max(2.0);
+            self.ssthresh = half_flight(ack.flight_before);
             self.cwnd = self.ssthresh + self.dupack_threshold as f64;
             self.in_recovery = true;
             true
@@ -82,7 +82,7 @@ impl CongestionControl for Reno {
         }
     }
     fn on_timeout(&mut self, flight: u64, _high_sent: u64) {
-        self.ssthresh = (flight as f64 / 2.0).floor().max(2.0);
+        self.ssthresh = half_flight(flight);
         self.cwnd = 1.0;
         self.in_recovery = false;
     }
