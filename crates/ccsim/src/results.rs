@@ -131,7 +131,7 @@ impl Results {
             .enumerate()
             .map(|(i, p)| PortSummary {
                 name: sc.port_name(i / 2, i % 2 == 0),
-                bandwidth_bps: p.bandwidth_bps,
+                bandwidth_bps: p.bandwidth_bps(),
                 delay_s: to_secs(p.delay),
                 departures: p.stats.departures,
                 bytes_departed: p.stats.bytes_departed,

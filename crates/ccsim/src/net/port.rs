@@ -21,6 +21,9 @@ use crate::queue::{InService, Qdisc, QueueDiscipline, Verdict};
 use crate::sim::rng::Rng;
 use crate::sim::{time::tx_time, EventKind, EventQueue, SimTime};
 
+/// Bit-time unit: picoseconds per second x 8 bits per byte.
+const BIT_PS: u64 = 8 * crate::sim::PS_PER_SEC;
+
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PortStats {
     pub departures: u64,
@@ -34,7 +37,11 @@ pub struct PortStats {
 pub struct Port {
     pub from: u32,
     pub to: u32,
-    pub bandwidth_bps: u64,
+    /// The line rate as picoseconds per byte when that is a whole number (80 kb/s, 100 Mb/s,
+    /// 1 Gb/s and every other rate dividing 8 x 10^12), so a transmission time is a multiply;
+    /// otherwise bits per second, and each transmission time a division. See `bandwidth_bps`.
+    rate: u64,
+    rate_is_ps_per_byte: bool,
     pub delay: SimTime,
     pub qdisc: Qdisc,
     busy_until: SimTime,
@@ -65,10 +72,12 @@ struct PortExtras {
 
 impl Port {
     pub fn new(from: u32, to: u32, bandwidth_bps: u64, delay: SimTime, qdisc: Qdisc) -> Self {
+        let exact = bandwidth_bps > 0 && BIT_PS.is_multiple_of(bandwidth_bps);
         Port {
             from,
             to,
-            bandwidth_bps,
+            rate: if exact { BIT_PS / bandwidth_bps } else { bandwidth_bps },
+            rate_is_ps_per_byte: exact,
             delay,
             qdisc,
             busy_until: 0,
@@ -114,10 +123,28 @@ impl Port {
         }
     }
 
+    /// Line rate, bits per second.
+    pub fn bandwidth_bps(&self) -> u64 {
+        if self.rate_is_ps_per_byte {
+            BIT_PS / self.rate
+        } else {
+            self.rate
+        }
+    }
+
+    /// Time to serialise `bytes`: `tx_time`, exactly, without its division on common rates.
+    #[inline]
+    fn tx_duration(&self, bytes: u32) -> SimTime {
+        match (self.rate_is_ps_per_byte, (bytes as u64).checked_mul(self.rate)) {
+            (true, Some(t)) => t,
+            _ => tx_time(bytes, self.bandwidth_bps()),
+        }
+    }
+
     #[inline]
     fn start_tx(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, events: &mut EventQueue, id: u32) {
         let size = arena.get(pkt).size;
-        let mut duration = tx_time(size, self.bandwidth_bps);
+        let mut duration = self.tx_duration(size);
         if let (true, Some(e)) = (self.preemptive, self.extras.as_deref_mut()) {
             if let Some(i) = e.resume.iter().position(|&(p, _)| p == pkt) {
                 duration = e.resume.swap_remove(i).1;
@@ -203,7 +230,7 @@ impl Port {
         self.stats.departures -= 1;
         self.stats.bytes_departed -= size as u64;
         self.stats.busy_ps -= left;
-        let left_bytes = ((left as u128 * self.bandwidth_bps as u128).div_ceil(8 * crate::sim::PS_PER_SEC as u128)) as u32;
+        let left_bytes = ((left as u128 * self.bandwidth_bps() as u128).div_ceil(8 * crate::sim::PS_PER_SEC as u128)) as u32;
         self.qdisc.preempt(left_bytes.clamp(1, size));
         let resume = &mut self.extras.get_or_insert_with(Default::default).resume;
         match resume.iter_mut().find(|(p, _)| *p == stopped) {
@@ -289,6 +316,18 @@ mod tests {
 
     fn packet(arena: &mut PacketArena) -> PacketId {
         arena.alloc(Packet { size: 1000, ..EMPTY })
+    }
+
+    #[test]
+    fn transmission_times_match_tx_time_on_every_rate() {
+        // Rates dividing 8 x 10^12 take the multiply; the others (and 3 b/s) the division.
+        for bw in [80_000u64, 800_000, 100_000_000, 1_000_000_000, 3, 999_999_937, 1_544_000, 40_000_000_000] {
+            let port = Port::new(0, 1, bw, 0, Qdisc::DropTail(DropTail::new(BufferLimit::Unlimited, true)));
+            assert_eq!(port.bandwidth_bps(), bw);
+            for bytes in [1u32, 40, 1000, 1500, 9000, 65_535, u32::MAX] {
+                assert_eq!(port.tx_duration(bytes), tx_time(bytes, bw), "{bytes} B at {bw} b/s");
+            }
+        }
     }
 
     #[test]
