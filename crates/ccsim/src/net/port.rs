@@ -230,7 +230,7 @@ impl Port {
         self.stats.departures -= 1;
         self.stats.bytes_departed -= size as u64;
         self.stats.busy_ps -= left;
-        let left_bytes = ((left as u128 * self.bandwidth_bps() as u128).div_ceil(8 * crate::sim::PS_PER_SEC as u128)) as u32;
+        let left_bytes = ((left as u128 * self.bandwidth_bps() as u128).div_ceil(BIT_PS as u128)) as u32;
         self.qdisc.preempt(left_bytes.clamp(1, size));
         let resume = &mut self.extras.get_or_insert_with(Default::default).resume;
         match resume.iter_mut().find(|(p, _)| *p == stopped) {
