@@ -83,8 +83,8 @@ impl World {
 
     #[inline]
     fn handle(&mut self, ev: Event) {
-        let t = ev.target;
-        match ev.kind {
+        let t = ev.target();
+        match ev.kind() {
             EventKind::PipeArrival => {
                 if let Some(p) = self.ports[t as usize].on_pipe_arrival(&self.packets, self.now, &mut self.events, t) {
                     self.arrive(p);

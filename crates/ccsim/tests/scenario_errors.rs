@@ -348,6 +348,13 @@ fn sample_packet_and_fq_round_take_only_their_names() {
 }
 
 #[test]
+fn too_many_measurement_intervals_is_an_error_not_a_wrong_event() {
+    // 10 s in 50 ns intervals: 2 x 10^8, past the 2^27 an event can number.
+    let text = with("interval = \"2s\"", "interval = \"50ns\"");
+    assert_err(&text, "measure.interval", &["at most 134217728", "longer interval"]);
+}
+
+#[test]
 fn fq_charge_drops_takes_a_boolean_or_pushed_out() {
     let fq = |v: &str| with("buffer = \"40pkt\"", &format!("buffer = \"40pkt\"\nqueue = \"fq\"\nqueue_params = {{ charge_drops = {v} }}"));
     for bad in ["\"pushed\"", "1"] {

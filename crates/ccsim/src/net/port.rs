@@ -344,10 +344,10 @@ mod tests {
         port.receive(b, &mut arena, 0, &mut events, 0);
         port.set_delay(PS_PER_SEC / 10);
         let done = events.pop().unwrap();
-        assert_eq!((done.kind, done.time), (EventKind::TxDone, PS_PER_SEC / 10));
+        assert_eq!((done.kind(), done.time), (EventKind::TxDone, PS_PER_SEC / 10));
         port.on_tx_done(&mut arena, done.time, &mut events, 0);
         let first = events.pop().unwrap();
-        assert_eq!((first.kind, first.time), (EventKind::PipeArrival, PS_PER_SEC * 11 / 10));
+        assert_eq!((first.kind(), first.time), (EventKind::PipeArrival, PS_PER_SEC * 11 / 10));
         assert_eq!(port.on_pipe_arrival(&arena, first.time, &mut events, 0), Some(a));
         let second = events.pop().unwrap();
         assert_eq!(second.time, PS_PER_SEC * 11 / 10, "not 0.3 s: it cannot overtake");

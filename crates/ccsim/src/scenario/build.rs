@@ -8,7 +8,7 @@ use crate::net::{PacketArena, Port};
 use crate::queue::fq::{FairQueue, FqConfig};
 use crate::queue::fqbit::FqBit;
 use crate::queue::{decbit::DecBit, DropTail, Qdisc};
-use crate::sim::{EventKind, EventQueue, Rng};
+use crate::sim::{events::MAX_TARGET, EventKind, EventQueue, Rng};
 use crate::traffic::App;
 use crate::transport::cc::{dec::Dec, generic::Generic, jk::Jk, newreno::NewReno, reno::Reno, Cc, CongestionControl};
 use crate::transport::{Sender, Sink};
@@ -28,7 +28,27 @@ fn make_qdisc(q: &QueueSpec, bandwidth_bps: u64) -> Qdisc {
     }
 }
 
+/// Events name their port, flow, interval or link change in 27 bits (`sim::events`): a
+/// scenario past that (far beyond what memory holds, except by a tiny `measure.interval`)
+/// gets an error naming the field instead of a wrong target.
+fn check_event_targets(sc: &Scenario) -> Result<()> {
+    let limit = MAX_TARGET as u64 + 1;
+    let check = |path: &str, count: u64, what: &str| {
+        if count > limit {
+            Err(ScenarioError::new(path, format!("expected at most {limit} {what}, got {count}")))
+        } else {
+            Ok(())
+        }
+    };
+    check("links", 2 * sc.links.len() as u64, "link directions (ports)")?;
+    check("flows", sc.flows.len() as u64, "flows")?;
+    let changes = sc.links.iter().map(|l| l.delay_changes.len() as u64).sum();
+    check("links", changes, "link delay changes")?;
+    check("measure.interval", sc.duration / sc.measure.interval, "measurement intervals in the run (choose a longer interval)")
+}
+
 pub fn build_world(sc: &Scenario) -> Result<World> {
+    check_event_targets(sc)?;
     let n = sc.nodes.len();
     let mut adj: Adjacency = vec![Vec::new(); n];
     let mut ports = Vec::with_capacity(sc.links.len() * 2);

@@ -41,17 +41,59 @@ pub enum EventKind {
     LinkChange,
 }
 
+/// An event in 16 bytes: its time, and one word that orders events of the same time and
+/// says what to do. The word, high bits first: class (1 bit: 0 for `TxDone`, which runs first
+/// at its instant), insertion sequence (32 bits), kind (4 bits), target (27 bits). Sixteen
+/// bytes rather than 24 because the heap's sifts move events, and the moves are most of its
+/// cost. The sequence restarts when it would overflow (see `EventQueue::renumber`), so
+/// insertion order stays exact in runs of any length.
 #[derive(Clone, Copy, Debug)]
 pub struct Event {
     pub time: SimTime,
-    seq: u64,
-    pub target: u32,
-    pub kind: EventKind,
+    word: u64,
+}
+
+const TARGET_BITS: u32 = 27;
+const KIND_BITS: u32 = 4;
+const SEQ_SHIFT: u32 = TARGET_BITS + KIND_BITS;
+const SEQ_LIMIT: u64 = 1 << 32;
+/// Largest target an event can name: ports, flows, intervals and link changes are numbered
+/// below it (the scenario builder checks).
+pub const MAX_TARGET: u32 = (1 << TARGET_BITS) - 1;
+const KINDS: [EventKind; 10] = [
+    EventKind::TxDone,
+    EventKind::PipeArrival,
+    EventKind::FlowTimer,
+    EventKind::PaceTick,
+    EventKind::SourceTick,
+    EventKind::FlowStart,
+    EventKind::FlowStop,
+    EventKind::IntervalEnd,
+    EventKind::TraceSample,
+    EventKind::LinkChange,
+];
+
+impl Event {
+    #[inline]
+    pub fn target(&self) -> u32 {
+        (self.word & MAX_TARGET as u64) as u32
+    }
+
+    #[inline]
+    pub fn kind(&self) -> EventKind {
+        KINDS[((self.word >> TARGET_BITS) & ((1 << KIND_BITS) - 1)) as usize]
+    }
+
+    /// Class and sequence: unique among queued events.
+    #[inline]
+    fn order(&self) -> u64 {
+        self.word >> SEQ_SHIFT
+    }
 }
 
 impl PartialEq for Event {
     fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
+        self.time == other.time && self.order() == other.order()
     }
 }
 impl Eq for Event {}
@@ -61,20 +103,26 @@ impl PartialOrd for Event {
     }
 }
 impl Ord for Event {
-    // Reversed so that std's max-heap pops the earliest event first.
+    // Reversed so that std's max-heap pops the earliest event first. One 128-bit comparison
+    // of (time, word): branch-free, and the word's high bits are class then sequence.
     fn cmp(&self, other: &Self) -> Ordering {
-        // One 128-bit comparison: branch-free, where (time, then seq) would branch twice
-        // in the heap's sifts.
-        let key = |e: &Event| ((e.time as u128) << 64) | e.seq as u128;
+        let key = |e: &Event| ((e.time as u128) << 64) | e.word as u128;
         key(other).cmp(&key(self))
     }
 }
 
-#[derive(Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Event>,
     next_seq: u64,
+    /// 2^32; smaller in tests, to exercise `renumber`.
+    seq_limit: u64,
     processed: u64,
+}
+
+impl Default for EventQueue {
+    fn default() -> Self {
+        EventQueue { heap: BinaryHeap::new(), next_seq: 0, seq_limit: SEQ_LIMIT, processed: 0 }
+    }
 }
 
 impl EventQueue {
@@ -84,12 +132,31 @@ impl EventQueue {
 
     #[inline]
     pub fn schedule(&mut self, time: SimTime, kind: EventKind, target: u32) {
+        debug_assert!(target <= MAX_TARGET);
+        if self.next_seq >= self.seq_limit {
+            self.renumber();
+        }
         // At one instant, a transmitter finishing runs before anything else, so a buffer
         // slot freed at t is free for a packet arriving at t (see the module comment).
-        let class = if kind == EventKind::TxDone { 0 } else { 1u64 << 62 };
-        let seq = class | self.next_seq;
+        let class = (kind != EventKind::TxDone) as u64;
+        let word = (class << 63) | (self.next_seq << SEQ_SHIFT) | ((kind as u64) << TARGET_BITS) | target as u64;
         self.next_seq += 1;
-        self.heap.push(Event { time, seq, target, kind });
+        self.heap.push(Event { time, word });
+    }
+
+    /// The sequence counter is full: number the queued events 0.. in their present order
+    /// and go on from there. Order among queued events is all the sequence is for, so nothing
+    /// changes. Once per 2^32 events, and the queue is small: cheap.
+    #[cold]
+    fn renumber(&mut self) {
+        let mut events = std::mem::take(&mut self.heap).into_sorted_vec();
+        events.reverse(); // earliest first (the order is reversed for the max-heap)
+        let low_mask = (1u64 << SEQ_SHIFT) - 1;
+        for (n, e) in events.iter_mut().enumerate() {
+            e.word = (e.word & (1 << 63)) | ((n as u64) << SEQ_SHIFT) | (e.word & low_mask);
+        }
+        self.next_seq = events.len() as u64;
+        self.heap = events.into();
     }
 
     #[inline]
@@ -144,8 +211,38 @@ mod tests {
         q.schedule(3, EventKind::TxDone, 2);
         q.schedule(5, EventKind::TxDone, 3);
         q.schedule(5, EventKind::TxDone, 4);
-        let order: Vec<u32> = std::iter::from_fn(|| q.pop()).map(|e| e.target).collect();
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop()).map(|e| e.target()).collect();
         assert_eq!(order, vec![2, 1, 3, 4]);
+    }
+    #[test]
+    fn sequence_renumbering_keeps_insertion_order() {
+        // A sequence limit of 64 renumbers about 2000 / 40 times; ties at equal times must
+        // still pop in insertion order, TxDone first, with every kind and target intact,
+        // exactly as from a queue that never renumbers.
+        let kinds = [EventKind::SourceTick, EventKind::TxDone, EventKind::PipeArrival, EventKind::LinkChange];
+        let mut q = EventQueue { seq_limit: 64, ..EventQueue::default() };
+        let mut plain = EventQueue::default();
+        let mut popped = (Vec::new(), Vec::new());
+        for id in 0..2000u32 {
+            let (t, kind, target) = ((id / 7) as SimTime, kinds[id as usize % 4], MAX_TARGET - id);
+            q.schedule(t, kind, target);
+            plain.schedule(t, kind, target);
+            if id >= 20 {
+                for (queue, out) in [(&mut q, &mut popped.0), (&mut plain, &mut popped.1)] {
+                    let e = queue.pop().unwrap();
+                    out.push((e.time, e.kind(), e.target()));
+                }
+            }
+            assert!(q.next_seq <= 64);
+        }
+        for (queue, out) in [(&mut q, &mut popped.0), (&mut plain, &mut popped.1)] {
+            while let Some(e) = queue.pop() {
+                out.push((e.time, e.kind(), e.target()));
+            }
+        }
+        assert_eq!(popped.0, popped.1);
+        assert_eq!(popped.0.len(), 2000);
+        assert_eq!(plain.next_seq, 2000);
     }
     #[test]
     fn a_finishing_transmitter_runs_first_at_its_instant() {
@@ -154,7 +251,7 @@ mod tests {
         q.schedule(5, EventKind::PipeArrival, 2);
         q.schedule(5, EventKind::TxDone, 3);
         q.schedule(4, EventKind::SourceTick, 4);
-        let order: Vec<u32> = std::iter::from_fn(|| q.pop()).map(|e| e.target).collect();
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop()).map(|e| e.target()).collect();
         assert_eq!(order, vec![4, 3, 1, 2]);
     }
 }
