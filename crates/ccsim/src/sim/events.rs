@@ -73,6 +73,16 @@ const KINDS: [EventKind; 10] = [
     EventKind::LinkChange,
 ];
 
+// KINDS lists every kind at its discriminant, within the word's 4 bits.
+const _: () = {
+    let mut i = 0;
+    while i < KINDS.len() {
+        assert!(KINDS[i] as usize == i);
+        i += 1;
+    }
+    assert!(KINDS.len() <= 1 << KIND_BITS);
+};
+
 impl Event {
     #[inline]
     pub fn target(&self) -> u32 {
@@ -243,6 +253,18 @@ mod tests {
         assert_eq!(popped.0, popped.1);
         assert_eq!(popped.0.len(), 2000);
         assert_eq!(plain.next_seq, 2000);
+    }
+    #[test]
+    fn every_kind_and_the_largest_target_survive_the_packing() {
+        let mut q = EventQueue::new();
+        for (i, &kind) in KINDS.iter().enumerate() {
+            q.schedule(i as SimTime, kind, MAX_TARGET - i as u32);
+        }
+        for (i, &kind) in KINDS.iter().enumerate() {
+            let e = q.pop().unwrap();
+            assert_eq!((e.time, e.kind(), e.target()), (i as SimTime, kind, MAX_TARGET - i as u32));
+        }
+        assert_eq!(std::mem::size_of::<Event>(), 16);
     }
     #[test]
     fn a_finishing_transmitter_runs_first_at_its_instant() {
