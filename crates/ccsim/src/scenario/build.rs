@@ -204,6 +204,7 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
     if !traced_flows.is_empty() || !traced_ports.is_empty() {
         events.schedule(0, EventKind::TraceSample, 0);
     }
+    events.plan();
 
     Ok(World {
         now: 0,

@@ -123,6 +123,12 @@ impl Ord for Event {
 
 pub struct EventQueue {
     heap: BinaryHeap<Event>,
+    /// Events planned before the run (starts, stops, every interval end, delay changes),
+    /// earliest last so the next is popped from the end. `plan` moves them here out of the
+    /// heap: a run with 10^5 measurement intervals would otherwise carry 10^5 far-future
+    /// events through every sift. Pops take the earlier of this list's last and the heap's
+    /// top, so the order is the same as with one heap.
+    planned: Vec<Event>,
     next_seq: u64,
     /// 2^32; smaller in tests, to exercise `renumber`.
     seq_limit: u64,
@@ -131,7 +137,7 @@ pub struct EventQueue {
 
 impl Default for EventQueue {
     fn default() -> Self {
-        EventQueue { heap: BinaryHeap::new(), next_seq: 0, seq_limit: SEQ_LIMIT, processed: 0 }
+        EventQueue { heap: BinaryHeap::new(), planned: Vec::new(), next_seq: 0, seq_limit: SEQ_LIMIT, processed: 0 }
     }
 }
 
@@ -159,28 +165,58 @@ impl EventQueue {
     /// changes. Once per 2^32 events, and the queue is small: cheap.
     #[cold]
     fn renumber(&mut self) {
-        let mut events = std::mem::take(&mut self.heap).into_sorted_vec();
-        events.reverse(); // earliest first (the order is reversed for the max-heap)
+        // Everything, planned and not, goes into the planned list (a sorted list is all it
+        // is), numbered in order.
+        let mut events = std::mem::take(&mut self.heap).into_vec();
+        events.append(&mut self.planned);
+        events.sort_unstable(); // the order is reversed (for std's max-heap): latest first
         let low_mask = (1u64 << SEQ_SHIFT) - 1;
-        for (n, e) in events.iter_mut().enumerate() {
-            e.word = (e.word & (1 << 63)) | ((n as u64) << SEQ_SHIFT) | (e.word & low_mask);
+        let n = events.len() as u64;
+        for (k, e) in events.iter_mut().enumerate() {
+            e.word = (e.word & (1 << 63)) | ((n - 1 - k as u64) << SEQ_SHIFT) | (e.word & low_mask);
         }
-        self.next_seq = events.len() as u64;
-        self.heap = events.into();
+        self.next_seq = n;
+        self.planned = events;
+    }
+
+    /// Move every event queued so far into the planned list (see `planned`). The world's
+    /// builder calls this once, after scheduling what it knows in advance.
+    pub fn plan(&mut self) {
+        let mut events = std::mem::take(&mut self.heap).into_vec();
+        events.append(&mut self.planned);
+        events.sort_unstable(); // latest first
+        self.planned = events;
+    }
+
+    /// True when the next event is the planned list's (`take_planned` then pops it).
+    #[inline]
+    fn next_is_planned(&self) -> Option<bool> {
+        match (self.planned.last(), self.heap.peek()) {
+            (None, None) => None,
+            (Some(_), None) => Some(true),
+            (None, Some(_)) => Some(false),
+            // The order is reversed: the greater event is the earlier.
+            (Some(p), Some(h)) => Some(p > h),
+        }
     }
 
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {
-        let e = self.heap.pop();
-        if e.is_some() {
-            self.processed += 1;
-        }
+        let e = if self.next_is_planned()? { self.planned.pop() } else { self.heap.pop() };
+        self.processed += 1;
         e
     }
 
     /// The earliest event if it is due by `end` (inclusive); it stays queued otherwise.
     #[inline]
     pub fn pop_due(&mut self, end: SimTime) -> Option<Event> {
+        if self.next_is_planned()? {
+            if self.planned.last()?.time > end {
+                return None;
+            }
+            self.processed += 1;
+            return self.planned.pop();
+        }
         if self.heap.peek()?.time > end {
             return None;
         }
@@ -190,19 +226,22 @@ impl EventQueue {
 
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| e.time)
+        match (self.planned.last(), self.heap.peek()) {
+            (Some(p), Some(h)) => Some(p.time.min(h.time)),
+            (p, h) => p.or(h).map(|e| e.time),
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.planned.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.heap.is_empty() && self.planned.is_empty()
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.heap.capacity() * std::mem::size_of::<Event>()
+        (self.heap.capacity() + self.planned.capacity()) * std::mem::size_of::<Event>()
     }
 
     /// Events popped so far.
@@ -226,12 +265,20 @@ mod tests {
     }
     #[test]
     fn sequence_renumbering_keeps_insertion_order() {
-        // A sequence limit of 64 renumbers about 2000 / 40 times; ties at equal times must
+        // A sequence limit of 128 renumbers dozens of times; ties at equal times must
         // still pop in insertion order, TxDone first, with every kind and target intact,
         // exactly as from a queue that never renumbers.
         let kinds = [EventKind::SourceTick, EventKind::TxDone, EventKind::PipeArrival, EventKind::LinkChange];
-        let mut q = EventQueue { seq_limit: 64, ..EventQueue::default() };
+        let mut q = EventQueue { seq_limit: 128, ..EventQueue::default() };
         let mut plain = EventQueue::default();
+        // Planned events (some at the times the loop below uses) in one queue, plain in the
+        // other: the merge must pop them in the same places.
+        for k in 0..50u32 {
+            let (t, kind) = ((k * 6) as SimTime, kinds[(k % 4) as usize]);
+            q.schedule(t, kind, k);
+            plain.schedule(t, kind, k);
+        }
+        q.plan();
         let mut popped = (Vec::new(), Vec::new());
         for id in 0..2000u32 {
             let (t, kind, target) = ((id / 7) as SimTime, kinds[id as usize % 4], MAX_TARGET - id);
@@ -243,7 +290,7 @@ mod tests {
                     out.push((e.time, e.kind(), e.target()));
                 }
             }
-            assert!(q.next_seq <= 64);
+            assert!(q.next_seq <= 128);
         }
         for (queue, out) in [(&mut q, &mut popped.0), (&mut plain, &mut popped.1)] {
             while let Some(e) = queue.pop() {
@@ -251,8 +298,8 @@ mod tests {
             }
         }
         assert_eq!(popped.0, popped.1);
-        assert_eq!(popped.0.len(), 2000);
-        assert_eq!(plain.next_seq, 2000);
+        assert_eq!(popped.0.len(), 2050);
+        assert_eq!(plain.next_seq, 2050);
     }
     #[test]
     fn every_kind_and_the_largest_target_survive_the_packing() {
