@@ -102,6 +102,33 @@ impl IntervalTable {
     pub fn is_empty(&self) -> bool {
         self.flow.is_empty()
     }
+
+    /// Room for `rows` rows, allocated once: the builder knows the count (flows x
+    /// intervals), and growing by doubling would hold up to twice the table and copy it.
+    /// Best effort: if the memory is not there, the columns grow as rows come.
+    pub fn reserve_exact(&mut self, rows: usize) {
+        fn reserve<T>(v: &mut Vec<T>, rows: usize) {
+            let _ = v.try_reserve_exact(rows);
+        }
+        reserve(&mut self.flow, rows);
+        reserve(&mut self.interval, rows);
+        for c in [
+            &mut self.start_s,
+            &mut self.end_s,
+            &mut self.goodput_pps,
+            &mut self.original_pps,
+            &mut self.goodput_bps,
+            &mut self.delay_s,
+            &mut self.owd_s,
+            &mut self.drop_rate,
+            &mut self.retx_rate,
+        ] {
+            reserve(c, rows);
+        }
+        for c in [&mut self.delay_samples, &mut self.sent, &mut self.delivered, &mut self.drops, &mut self.retransmitted] {
+            reserve(c, rows);
+        }
+    }
 }
 
 /// Decimated time series, stored by column: periodic samples of congestion windows and

@@ -205,6 +205,8 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         events.schedule(0, EventKind::TraceSample, 0);
     }
     events.plan();
+    let mut intervals = IntervalTable::default();
+    intervals.reserve_exact((sc.duration / sc.measure.interval) as usize * sc.flows.len());
 
     Ok(World {
         now: 0,
@@ -215,7 +217,7 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         routes,
         flows,
         interval: m.interval,
-        intervals: IntervalTable::default(),
+        intervals,
         trace_period: m.trace_period,
         traced_flows,
         traced_ports,
