@@ -22,7 +22,7 @@ pub use scenario::{Scenario, ScenarioError};
 pub fn run(sc: &Scenario) -> Result<Results, ScenarioError> {
     let mut world = scenario::build::build_world(sc)?;
     world.run();
-    Ok(Results::collect(sc, &world))
+    Ok(Results::take(sc, &mut world))
 }
 
 /// Parse, validate and run TOML text.

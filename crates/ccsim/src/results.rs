@@ -86,10 +86,44 @@ fn rows_by_flow(table: &IntervalTable, flows: usize) -> Vec<Vec<usize>> {
     rows
 }
 
+/// The run's tables, copied or moved out of the world.
+struct RunTables {
+    intervals: IntervalTable,
+    cwnd_trace: CwndTrace,
+    probe_trace: ProbeTrace,
+    queue_trace: QueueTrace,
+    drop_trace: DropTrace,
+}
+
 impl Results {
+    /// Summaries and copies of the run's tables; the world keeps its own.
     pub fn collect(sc: &Scenario, w: &World) -> Results {
+        let tables = RunTables {
+            intervals: w.intervals.clone(),
+            cwnd_trace: w.cwnd_trace.clone(),
+            probe_trace: w.probe_trace.clone(),
+            queue_trace: w.queue_trace.clone(),
+            drop_trace: w.drop_trace.clone(),
+        };
+        Self::assemble(sc, w, tables)
+    }
+
+    /// As `collect`, but the tables move out of the world instead of being copied, so a
+    /// finely measured or traced run holds them once (`ccsim::run`, and so Python, use this).
+    pub fn take(sc: &Scenario, w: &mut World) -> Results {
+        let tables = RunTables {
+            intervals: std::mem::take(&mut w.intervals),
+            cwnd_trace: std::mem::take(&mut w.cwnd_trace),
+            probe_trace: std::mem::take(&mut w.probe_trace),
+            queue_trace: std::mem::take(&mut w.queue_trace),
+            drop_trace: std::mem::take(&mut w.drop_trace),
+        };
+        Self::assemble(sc, w, tables)
+    }
+
+    fn assemble(sc: &Scenario, w: &World, tables: RunTables) -> Results {
         let discard = sc.measure.discard as usize;
-        let rows = rows_by_flow(&w.intervals, w.flows.len());
+        let rows = rows_by_flow(&tables.intervals, w.flows.len());
         let bm = |flow: u32, col: &[f64]| {
             let values: Vec<f64> = rows[flow as usize].iter().map(|&i| col[i]).collect();
             let (mean, sd, intervals) = batch_means(&values, discard);
@@ -110,13 +144,13 @@ impl Results {
                 cc: f.sender.as_ref().map(|s| s.cc.name()).unwrap_or("none"),
                 packet_size: f.packet_size,
                 totals: *t,
-                goodput_pps: bm(i as u32, &w.intervals.goodput_pps),
-                original_pps: bm(i as u32, &w.intervals.original_pps),
-                goodput_bps: bm(i as u32, &w.intervals.goodput_bps),
-                delay_s: bm(i as u32, &w.intervals.delay_s),
-                owd_s: bm(i as u32, &w.intervals.owd_s),
-                drop_rate: bm(i as u32, &w.intervals.drop_rate),
-                retx_rate: bm(i as u32, &w.intervals.retx_rate),
+                goodput_pps: bm(i as u32, &tables.intervals.goodput_pps),
+                original_pps: bm(i as u32, &tables.intervals.original_pps),
+                goodput_bps: bm(i as u32, &tables.intervals.goodput_bps),
+                delay_s: bm(i as u32, &tables.intervals.delay_s),
+                owd_s: bm(i as u32, &tables.intervals.owd_s),
+                drop_rate: bm(i as u32, &tables.intervals.drop_rate),
+                retx_rate: bm(i as u32, &tables.intervals.retx_rate),
                 timeouts: f.sender.as_ref().map(|s| s.timeouts).unwrap_or(0),
                 final_cwnd: f.sender.as_ref().map(|s| crate::transport::cc::CongestionControl::cwnd(&s.cc)).unwrap_or(f64::NAN),
                 data_in_network: d_net,
@@ -151,11 +185,11 @@ impl Results {
             discard: sc.measure.discard,
             flows,
             ports,
-            intervals: w.intervals.clone(),
-            cwnd_trace: w.cwnd_trace.clone(),
-            probe_trace: w.probe_trace.clone(),
-            queue_trace: w.queue_trace.clone(),
-            drop_trace: w.drop_trace.clone(),
+            intervals: tables.intervals,
+            cwnd_trace: tables.cwnd_trace,
+            probe_trace: tables.probe_trace,
+            queue_trace: tables.queue_trace,
+            drop_trace: tables.drop_trace,
             jain_goodput: jain_index(&goodputs),
             events: w.events.processed(),
             peak_packets: w.peak_live_packets,
