@@ -175,3 +175,16 @@ def test_drop_trace_frame_and_files(tmp_path):
     # without trace_drops the frame is empty but has the columns
     e = small(duration="20s").run().drops
     assert e.empty and list(e.columns) == list(d.columns)
+    # ... and the same types (numbers from the engine's arrays, names as text)
+    assert e.dtypes.astype(str).to_dict() == d.dtypes.astype(str).to_dict()
+    assert d["port"].dtype == "int64" and d["ack"].dtype == bool and d["time_s"].dtype == "float64"
+
+
+def test_tables_arrive_as_typed_columns():
+    r = small(duration="60s").run()
+    for frame, ints in ((r.intervals, ["flow", "interval", "sent", "delay_samples"]),
+                        (r.cwnd, ["flow", "outstanding"]), (r.queues, ["port", "packets", "bytes"])):
+        assert len(frame) > 0
+        for c in ints:
+            assert frame[c].dtype == "int64", (c, frame[c].dtype)
+        assert frame["time_s" if "time_s" in frame else "start_s"].dtype == "float64"

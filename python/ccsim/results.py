@@ -47,8 +47,9 @@ DROP_COLUMNS = ("time_s", "port", "flow", "seq", "ack", "retransmission", "queue
 
 def _drops_frame(raw: dict | None, flow_names: list[str], port_names: list[str]) -> pd.DataFrame:
     d = pd.DataFrame(raw or {c: [] for c in DROP_COLUMNS})
-    d.insert(2, "port_name", [port_names[i] for i in d["port"]])
-    d.insert(4, "flow_name", [flow_names[i] for i in d["flow"]])
+    # Typed as text even with no drops, so an empty drops.parquet has the usual schema.
+    d.insert(2, "port_name", pd.Series([port_names[i] for i in d["port"]], index=d.index, dtype="str"))
+    d.insert(4, "flow_name", pd.Series([flow_names[i] for i in d["flow"]], index=d.index, dtype="str"))
     return d
 
 

@@ -12,7 +12,7 @@ use ccsim::Scenario;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyModule, PyString, PyTuple};
 
 create_exception!(
     ccsim._core,
@@ -103,6 +103,60 @@ fn bm<'py>(py: Python<'py>, b: &BatchMean) -> PyResult<Bound<'py, PyDict>> {
     Ok(d)
 }
 
+/// A column of the run's tables, as a numpy array: one copy of the values into a bytes
+/// object, which `numpy.frombuffer` then views. Python lists of floats cost 32 bytes a value
+/// and pandas' conversion of them was most of the time `ccsim.Results` took for a traced run.
+/// Integers go out as int64 and flags as bool, the dtypes pandas gave the lists before.
+trait Column: Copy {
+    const DTYPE: &'static str;
+    const WIDTH: usize;
+    fn write(self, out: &mut [u8]);
+}
+
+impl Column for f64 {
+    const DTYPE: &'static str = "<f8";
+    const WIDTH: usize = 8;
+    fn write(self, out: &mut [u8]) {
+        out.copy_from_slice(&self.to_le_bytes());
+    }
+}
+
+impl Column for u32 {
+    const DTYPE: &'static str = "<i8";
+    const WIDTH: usize = 8;
+    fn write(self, out: &mut [u8]) {
+        out.copy_from_slice(&(self as i64).to_le_bytes());
+    }
+}
+
+impl Column for u64 {
+    const DTYPE: &'static str = "<i8";
+    const WIDTH: usize = 8;
+    fn write(self, out: &mut [u8]) {
+        // Counts and sequence numbers: far below 2^63.
+        out.copy_from_slice(&(self as i64).to_le_bytes());
+    }
+}
+
+impl Column for bool {
+    const DTYPE: &'static str = "?";
+    const WIDTH: usize = 1;
+    fn write(self, out: &mut [u8]) {
+        out[0] = self as u8;
+    }
+}
+
+fn set_column<T: Column>(np: &Bound<'_, PyModule>, table: &Bound<'_, PyDict>, name: &str, values: &[T]) -> PyResult<()> {
+    let py = table.py();
+    let bytes = PyBytes::new_with(py, values.len() * T::WIDTH, |buf| {
+        for (v, out) in values.iter().zip(buf.chunks_exact_mut(T::WIDTH)) {
+            v.write(out);
+        }
+        Ok(())
+    })?;
+    table.set_item(name, np.call_method1("frombuffer", (bytes, T::DTYPE))?)
+}
+
 fn results_to_py<'py>(py: Python<'py>, r: &Results, wall: f64) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     let run = PyDict::new(py);
@@ -172,70 +226,71 @@ fn results_to_py<'py>(py: Python<'py>, r: &Results, wall: f64) -> PyResult<Bound
     }
     out.set_item("ports", ports)?;
 
+    let np = py.import("numpy")?;
     let it = &r.intervals;
     let iv = PyDict::new(py);
-    iv.set_item("flow", &it.flow)?;
-    iv.set_item("interval", &it.interval)?;
-    iv.set_item("start_s", &it.start_s)?;
-    iv.set_item("end_s", &it.end_s)?;
-    iv.set_item("goodput_pps", &it.goodput_pps)?;
-    iv.set_item("original_pps", &it.original_pps)?;
-    iv.set_item("goodput_bps", &it.goodput_bps)?;
-    iv.set_item("delay_s", &it.delay_s)?;
-    iv.set_item("delay_samples", &it.delay_samples)?;
-    iv.set_item("owd_s", &it.owd_s)?;
-    iv.set_item("drop_rate", &it.drop_rate)?;
-    iv.set_item("retx_rate", &it.retx_rate)?;
-    iv.set_item("sent", &it.sent)?;
-    iv.set_item("delivered", &it.delivered)?;
-    iv.set_item("drops", &it.drops)?;
-    iv.set_item("retransmitted", &it.retransmitted)?;
+    set_column(&np, &iv, "flow", &it.flow)?;
+    set_column(&np, &iv, "interval", &it.interval)?;
+    set_column(&np, &iv, "start_s", &it.start_s)?;
+    set_column(&np, &iv, "end_s", &it.end_s)?;
+    set_column(&np, &iv, "goodput_pps", &it.goodput_pps)?;
+    set_column(&np, &iv, "original_pps", &it.original_pps)?;
+    set_column(&np, &iv, "goodput_bps", &it.goodput_bps)?;
+    set_column(&np, &iv, "delay_s", &it.delay_s)?;
+    set_column(&np, &iv, "delay_samples", &it.delay_samples)?;
+    set_column(&np, &iv, "owd_s", &it.owd_s)?;
+    set_column(&np, &iv, "drop_rate", &it.drop_rate)?;
+    set_column(&np, &iv, "retx_rate", &it.retx_rate)?;
+    set_column(&np, &iv, "sent", &it.sent)?;
+    set_column(&np, &iv, "delivered", &it.delivered)?;
+    set_column(&np, &iv, "drops", &it.drops)?;
+    set_column(&np, &iv, "retransmitted", &it.retransmitted)?;
     out.set_item("intervals", iv)?;
 
     let c = &r.cwnd_trace;
     let cw = PyDict::new(py);
-    cw.set_item("flow", &c.flow)?;
-    cw.set_item("time_s", &c.time_s)?;
-    cw.set_item("cwnd", &c.cwnd)?;
-    cw.set_item("ssthresh", &c.ssthresh)?;
-    cw.set_item("outstanding", &c.outstanding)?;
-    cw.set_item("srtt_s", &c.srtt_s)?;
-    cw.set_item("probe_gap_s", &c.probe_gap_s)?;
-    cw.set_item("rate_est_pps", &c.rate_est_pps)?;
-    cw.set_item("send_rate_pps", &c.send_rate_pps)?;
-    cw.set_item("alpha", &c.alpha)?;
+    set_column(&np, &cw, "flow", &c.flow)?;
+    set_column(&np, &cw, "time_s", &c.time_s)?;
+    set_column(&np, &cw, "cwnd", &c.cwnd)?;
+    set_column(&np, &cw, "ssthresh", &c.ssthresh)?;
+    set_column(&np, &cw, "outstanding", &c.outstanding)?;
+    set_column(&np, &cw, "srtt_s", &c.srtt_s)?;
+    set_column(&np, &cw, "probe_gap_s", &c.probe_gap_s)?;
+    set_column(&np, &cw, "rate_est_pps", &c.rate_est_pps)?;
+    set_column(&np, &cw, "send_rate_pps", &c.send_rate_pps)?;
+    set_column(&np, &cw, "alpha", &c.alpha)?;
     out.set_item("cwnd_trace", cw)?;
 
     let p = &r.probe_trace;
     let pt = PyDict::new(py);
-    pt.set_item("flow", &p.flow)?;
-    pt.set_item("time_s", &p.time_s)?;
-    pt.set_item("probe", &p.probe)?;
-    pt.set_item("probe_gap_s", &p.probe_gap_s)?;
-    pt.set_item("rate_est_pps", &p.rate_est_pps)?;
-    pt.set_item("send_rate_pps", &p.send_rate_pps)?;
-    pt.set_item("alpha", &p.alpha)?;
+    set_column(&np, &pt, "flow", &p.flow)?;
+    set_column(&np, &pt, "time_s", &p.time_s)?;
+    set_column(&np, &pt, "probe", &p.probe)?;
+    set_column(&np, &pt, "probe_gap_s", &p.probe_gap_s)?;
+    set_column(&np, &pt, "rate_est_pps", &p.rate_est_pps)?;
+    set_column(&np, &pt, "send_rate_pps", &p.send_rate_pps)?;
+    set_column(&np, &pt, "alpha", &p.alpha)?;
     out.set_item("probe_trace", pt)?;
 
     let q = &r.queue_trace;
     let qt = PyDict::new(py);
-    qt.set_item("port", &q.port)?;
-    qt.set_item("time_s", &q.time_s)?;
-    qt.set_item("packets", &q.packets)?;
-    qt.set_item("bytes", &q.bytes)?;
+    set_column(&np, &qt, "port", &q.port)?;
+    set_column(&np, &qt, "time_s", &q.time_s)?;
+    set_column(&np, &qt, "packets", &q.packets)?;
+    set_column(&np, &qt, "bytes", &q.bytes)?;
     out.set_item("queue_trace", qt)?;
 
     let d = &r.drop_trace;
     let dt = PyDict::new(py);
-    dt.set_item("time_s", &d.time_s)?;
-    dt.set_item("port", &d.port)?;
-    dt.set_item("flow", &d.flow)?;
-    dt.set_item("seq", &d.seq)?;
-    dt.set_item("ack", &d.ack)?;
-    dt.set_item("retransmission", &d.retransmission)?;
-    dt.set_item("queue_packets", &d.queue_packets)?;
-    dt.set_item("conv_queued", &d.conv_queued)?;
-    dt.set_item("longest_other", &d.longest_other)?;
+    set_column(&np, &dt, "time_s", &d.time_s)?;
+    set_column(&np, &dt, "port", &d.port)?;
+    set_column(&np, &dt, "flow", &d.flow)?;
+    set_column(&np, &dt, "seq", &d.seq)?;
+    set_column(&np, &dt, "ack", &d.ack)?;
+    set_column(&np, &dt, "retransmission", &d.retransmission)?;
+    set_column(&np, &dt, "queue_packets", &d.queue_packets)?;
+    set_column(&np, &dt, "conv_queued", &d.conv_queued)?;
+    set_column(&np, &dt, "longest_other", &d.longest_other)?;
     out.set_item("drop_trace", dt)?;
     Ok(out)
 }
