@@ -477,28 +477,14 @@ impl QueueDiscipline for DecBit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::Packet;
+    use crate::net::packet::{Packet, EMPTY};
     use crate::sim::time::from_secs;
 
     /// 8 kb/s: a 1000-byte packet takes exactly one second.
     const BW: u64 = 8_000;
 
     fn pkt(a: &mut PacketArena, flow: u32, size: u32, kind: PacketKind) -> PacketId {
-        a.alloc(Packet {
-            seq: 0,
-            tx_time: 0,
-            first_tx_time: 0,
-            arrive_at: 0,
-            echo_seq: 0,
-            flow,
-            size,
-            route: 0,
-            hop: 0,
-            route_len: 0,
-            kind,
-            flags: 0,
-            code: 0,
-        })
+        a.alloc(Packet { flow, size, kind, ..EMPTY })
     }
 
     /// The port's transmitter, reduced to what the queue sees: `dequeue` when the line frees.

@@ -80,24 +80,10 @@ impl QueueDiscipline for DropTail {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{Packet, PacketKind};
+    use crate::net::packet::{Packet, EMPTY};
 
     fn pkt(arena: &mut PacketArena, size: u32) -> PacketId {
-        arena.alloc(Packet {
-            seq: 0,
-            tx_time: 0,
-            first_tx_time: 0,
-            arrive_at: 0,
-            echo_seq: 0,
-            flow: 0,
-            size,
-            route: 0,
-            hop: 0,
-            route_len: 0,
-            kind: PacketKind::Data,
-            flags: 0,
-            code: 0,
-        })
+        arena.alloc(Packet { size, ..EMPTY })
     }
 
     #[test]

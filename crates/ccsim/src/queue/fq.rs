@@ -823,7 +823,7 @@ impl QueueDiscipline for FairQueue {
 pub(crate) mod testkit {
     use super::*;
     use crate::net::packet::flags;
-    use crate::net::Packet;
+    use crate::net::packet::{Packet, EMPTY};
     use crate::sim::time::tx_time;
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
@@ -857,21 +857,7 @@ pub(crate) mod testkit {
     }
 
     pub fn packet(flow: u32, kind: PacketKind, size: u32, t: SimTime) -> Packet {
-        Packet {
-            seq: 0,
-            tx_time: t,
-            first_tx_time: t,
-            arrive_at: 0,
-            echo_seq: 0,
-            flow,
-            size,
-            route: 0,
-            hop: 0,
-            route_len: 0,
-            kind,
-            flags: 0,
-            code: 0,
-        }
+        Packet { tx_time: t, first_tx_time: t, flow, size, kind, ..EMPTY }
     }
 
     /// A packet that finished transmission.
