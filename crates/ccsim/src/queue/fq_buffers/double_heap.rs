@@ -28,13 +28,10 @@
 //!   insertion sequence (module header). The four vectors are preallocated; no allocation
 //!   per operation below the capacity.
 
-use super::{key_lt, Bid, BoundedHeap, Item};
-
-const MIN: usize = 0;
-const MAX: usize = 1;
+use super::{Bid, BoundedHeap, Item, TwinHeaps, MAX, MIN};
 
 #[derive(Clone, Copy)]
-struct Entry {
+pub(super) struct Entry {
     bid: Bid,
     seq: u64,
     conversation: u32,
@@ -57,68 +54,6 @@ impl DoubleHeap {
             x: [Vec::with_capacity(items), Vec::with_capacity(items)],
             seq: 0,
             ops: 0,
-        }
-    }
-
-    /// True if `a` belongs nearer the root than `b` in heap `s`.
-    #[inline(always)]
-    fn before(s: usize, a: &Entry, b: &Entry) -> bool {
-        if s == MIN {
-            key_lt(a.bid, a.seq, b.bid, b.seq)
-        } else {
-            key_lt(b.bid, b.seq, a.bid, a.seq)
-        }
-    }
-
-    /// Appendix 3.A's `min_exchg` / `max_exchg`: swap two positions of heap `s` and the
-    /// back-pointers that lead to them.
-    #[inline]
-    fn exchg(&mut self, s: usize, a: usize, b: usize) {
-        if a == b {
-            return;
-        }
-        self.ops += 1;
-        self.h[s].swap(a, b);
-        let (pa, pb) = (self.x[s][a] as usize, self.x[s][b] as usize);
-        self.x[1 - s].swap(pa, pb);
-        self.x[s].swap(a, b);
-    }
-
-    fn sift_up(&mut self, s: usize, mut k: usize) -> usize {
-        while k > 0 {
-            let p = (k - 1) / 2;
-            if Self::before(s, &self.h[s][k], &self.h[s][p]) {
-                self.exchg(s, k, p);
-                k = p;
-            } else {
-                break;
-            }
-        }
-        k
-    }
-
-    fn sift_down(&mut self, s: usize, mut k: usize) {
-        let n = self.h[s].len();
-        loop {
-            let l = 2 * k + 1;
-            if l >= n {
-                break;
-            }
-            let r = l + 1;
-            let c = if r < n && Self::before(s, &self.h[s][r], &self.h[s][l]) { r } else { l };
-            if Self::before(s, &self.h[s][c], &self.h[s][k]) {
-                self.exchg(s, k, c);
-                k = c;
-            } else {
-                break;
-            }
-        }
-    }
-
-    /// Appendix 3.A's `adjust`: move the element at `k` up or down until the heap holds.
-    fn adjust(&mut self, s: usize, k: usize) {
-        if k < self.h[s].len() && self.sift_up(s, k) == k {
-            self.sift_down(s, k);
         }
     }
 
@@ -147,17 +82,42 @@ impl DoubleHeap {
 
     #[cfg(test)]
     fn check_invariants(&self) {
+        self.check_heap_order();
         for s in [MIN, MAX] {
             let h = &self.h[s];
-            for k in 1..h.len() {
-                assert!(!Self::before(s, &h[k], &h[(k - 1) / 2]), "heap order");
-            }
             for (k, e) in h.iter().enumerate() {
                 let j = self.x[s][k] as usize;
                 assert_eq!(self.x[1 - s][j] as usize, k, "cross pointers");
                 assert_eq!(self.h[1 - s][j].seq, e.seq, "same element");
             }
         }
+    }
+}
+
+impl TwinHeaps for DoubleHeap {
+    type Entry = Entry;
+
+    #[inline(always)]
+    fn key(e: &Entry) -> (Bid, u64) {
+        (e.bid, e.seq)
+    }
+
+    #[inline(always)]
+    fn heap(&self, s: usize) -> &[Entry] {
+        &self.h[s]
+    }
+
+    /// Swaps two positions of heap `s` and the back-pointers that lead to them.
+    #[inline]
+    fn exchg(&mut self, s: usize, a: usize, b: usize) {
+        if a == b {
+            return;
+        }
+        self.ops += 1;
+        self.h[s].swap(a, b);
+        let (pa, pb) = (self.x[s][a] as usize, self.x[s][b] as usize);
+        self.x[1 - s].swap(pa, pb);
+        self.x[s].swap(a, b);
     }
 }
 

@@ -87,6 +87,87 @@ pub(crate) fn key_lt(bid_a: Bid, seq_a: u64, bid_b: Bid, seq_b: u64) -> bool {
     bid_a < bid_b || (bid_a == bid_b && seq_a < seq_b)
 }
 
+/// Side of a [`TwinHeaps`]: the min-heap.
+const MIN: usize = 0;
+/// Side of a [`TwinHeaps`]: the max-heap.
+const MAX: usize = 1;
+
+/// Two array heaps over one set of entries, a min-heap (side [`MIN`]) and a max-heap (side
+/// [`MAX`]), as HEAP and PERC keep them (appendix 3.A). The only move is `exchg`, which also
+/// updates the owner's position records and counts the cost; HEAP and PERC differ in what an
+/// entry is and in those records, and share the sifts written here. 0-based arrays: parent
+/// `(k-1)/2`, sons `2k+1` and `2k+2`.
+trait TwinHeaps {
+    type Entry;
+    /// An entry's key: bid, then insertion sequence (see [`key_lt`]).
+    fn key(e: &Self::Entry) -> (Bid, u64);
+    fn heap(&self, s: usize) -> &[Self::Entry];
+    /// Appendix 3.A's `min_exchg` / `max_exchg`: swap two positions of heap `s`.
+    fn exchg(&mut self, s: usize, a: usize, b: usize);
+
+    /// True if `a` belongs nearer the root than `b` in heap `s`.
+    #[inline(always)]
+    fn before(s: usize, a: &Self::Entry, b: &Self::Entry) -> bool {
+        let ((ba, sa), (bb, sb)) = (Self::key(a), Self::key(b));
+        if s == MIN {
+            key_lt(ba, sa, bb, sb)
+        } else {
+            key_lt(bb, sb, ba, sa)
+        }
+    }
+
+    /// Moves the entry at `k` towards the root while it belongs there; returns where it ends.
+    fn sift_up(&mut self, s: usize, mut k: usize) -> usize {
+        while k > 0 {
+            let p = (k - 1) / 2;
+            if Self::before(s, &self.heap(s)[k], &self.heap(s)[p]) {
+                self.exchg(s, k, p);
+                k = p;
+            } else {
+                break;
+            }
+        }
+        k
+    }
+
+    fn sift_down(&mut self, s: usize, mut k: usize) {
+        let n = self.heap(s).len();
+        loop {
+            let l = 2 * k + 1;
+            if l >= n {
+                break;
+            }
+            let r = l + 1;
+            let h = self.heap(s);
+            let c = if r < n && Self::before(s, &h[r], &h[l]) { r } else { l };
+            if Self::before(s, &h[c], &h[k]) {
+                self.exchg(s, k, c);
+                k = c;
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// Appendix 3.A's `adjust`: move the entry at `k` up or down until the heap holds.
+    fn adjust(&mut self, s: usize, k: usize) {
+        if k < self.heap(s).len() && self.sift_up(s, k) == k {
+            self.sift_down(s, k);
+        }
+    }
+
+    /// Test support: both heaps are in order.
+    #[cfg(test)]
+    fn check_heap_order(&self) {
+        for s in [MIN, MAX] {
+            let h = self.heap(s);
+            for k in 1..h.len() {
+                assert!(!Self::before(s, &h[k], &h[(k - 1) / 2]), "heap order");
+            }
+        }
+    }
+}
+
 /// The bounded heap of §3.3 (see the module header for the cost and tie rules).
 pub trait BoundedHeap {
     /// Place an item (no drop; see [`BoundedHeap::insert_bounded`]).

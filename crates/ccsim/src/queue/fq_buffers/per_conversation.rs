@@ -29,10 +29,7 @@
 //! - Precondition (module header): a new item's bid is >= the bid of its conversation's last
 //!   queued item (checked by `debug_assert`).
 
-use super::{key_lt, Bid, BoundedHeap, Item, NIL};
-
-const MIN: usize = 0;
-const MAX: usize = 1;
+use super::{Bid, BoundedHeap, Item, TwinHeaps, MAX, MIN, NIL};
 
 #[derive(Clone, Copy)]
 struct Node {
@@ -55,7 +52,7 @@ struct Conv {
 const EMPTY: Conv = Conv { head: NIL, tail: NIL, pos: [NIL, NIL] };
 
 #[derive(Clone, Copy)]
-struct HeapEntry {
+pub(super) struct HeapEntry {
     bid: Bid,
     seq: u64,
     conversation: u32,
@@ -110,63 +107,6 @@ impl PerConversation {
         Item { bid: n.bid, conversation, packet: n.packet }
     }
 
-    #[inline(always)]
-    fn before(s: usize, a: &HeapEntry, b: &HeapEntry) -> bool {
-        if s == MIN {
-            key_lt(a.bid, a.seq, b.bid, b.seq)
-        } else {
-            key_lt(b.bid, b.seq, a.bid, a.seq)
-        }
-    }
-
-    #[inline]
-    fn exchg(&mut self, s: usize, a: usize, b: usize) {
-        if a == b {
-            return;
-        }
-        self.ops += 1;
-        self.h[s].swap(a, b);
-        self.convs[self.h[s][a].conversation as usize].pos[s] = a as u32;
-        self.convs[self.h[s][b].conversation as usize].pos[s] = b as u32;
-    }
-
-    fn sift_up(&mut self, s: usize, mut k: usize) -> usize {
-        while k > 0 {
-            let p = (k - 1) / 2;
-            if Self::before(s, &self.h[s][k], &self.h[s][p]) {
-                self.exchg(s, k, p);
-                k = p;
-            } else {
-                break;
-            }
-        }
-        k
-    }
-
-    fn sift_down(&mut self, s: usize, mut k: usize) {
-        let n = self.h[s].len();
-        loop {
-            let l = 2 * k + 1;
-            if l >= n {
-                break;
-            }
-            let r = l + 1;
-            let c = if r < n && Self::before(s, &self.h[s][r], &self.h[s][l]) { r } else { l };
-            if Self::before(s, &self.h[s][c], &self.h[s][k]) {
-                self.exchg(s, k, c);
-                k = c;
-            } else {
-                break;
-            }
-        }
-    }
-
-    fn adjust(&mut self, s: usize, k: usize) {
-        if k < self.h[s].len() && self.sift_up(s, k) == k {
-            self.sift_down(s, k);
-        }
-    }
-
     fn push(&mut self, s: usize, e: HeapEntry) {
         let n = self.h[s].len();
         self.h[s].push(e);
@@ -192,11 +132,9 @@ impl PerConversation {
 
     #[cfg(test)]
     fn check_invariants(&self) {
+        self.check_heap_order();
         for s in [MIN, MAX] {
             let h = &self.h[s];
-            for k in 1..h.len() {
-                assert!(!Self::before(s, &h[k], &h[(k - 1) / 2]), "heap order");
-            }
             for (k, e) in h.iter().enumerate() {
                 let c = self.convs[e.conversation as usize];
                 assert_eq!(c.pos[s] as usize, k, "position index");
@@ -204,6 +142,32 @@ impl PerConversation {
                 assert_eq!(self.nodes[end as usize].seq, e.seq, "key is the FIFO end");
             }
         }
+    }
+}
+
+impl TwinHeaps for PerConversation {
+    type Entry = HeapEntry;
+
+    #[inline(always)]
+    fn key(e: &HeapEntry) -> (Bid, u64) {
+        (e.bid, e.seq)
+    }
+
+    #[inline(always)]
+    fn heap(&self, s: usize) -> &[HeapEntry] {
+        &self.h[s]
+    }
+
+    /// Swaps two positions of heap `s` and records the conversations' new positions.
+    #[inline]
+    fn exchg(&mut self, s: usize, a: usize, b: usize) {
+        if a == b {
+            return;
+        }
+        self.ops += 1;
+        self.h[s].swap(a, b);
+        self.convs[self.h[s][a].conversation as usize].pos[s] = a as u32;
+        self.convs[self.h[s][b].conversation as usize].pos[s] = b as u32;
     }
 }
 
