@@ -107,6 +107,46 @@ impl BinaryTree {
         }
         best
     }
+
+    /// Removes the minimum (`max` false: the leftmost node) or the maximum (`max` true: the
+    /// rightmost), mirror images of each other. The end node has no child on its own side; its
+    /// other child takes its place, and the new end is the far end of that child's subtree
+    /// or, without one, the parent. Cost: one unit per pointer followed to find the new end.
+    fn remove_end(&mut self, max: bool) -> Option<Item> {
+        let m = if max { self.max } else { self.min };
+        if m == NIL {
+            return None;
+        }
+        if self.len == 1 {
+            self.root = NIL;
+            self.min = NIL;
+            self.max = NIL;
+            return Some(self.release(m));
+        }
+        // (child toward the end, the other child)
+        let sides = |n: &Node| if max { (n.right, n.left) } else { (n.left, n.right) };
+        let n = self.nodes[m as usize];
+        let (toward, away) = sides(&n);
+        debug_assert_eq!(toward, NIL);
+        self.replace_child(n.parent, m, away);
+        self.ops += 1;
+        let new_end = if away != NIL {
+            let mut cur = away;
+            while sides(&self.nodes[cur as usize]).0 != NIL {
+                self.ops += 1;
+                cur = sides(&self.nodes[cur as usize]).0;
+            }
+            cur
+        } else {
+            n.parent
+        };
+        if max {
+            self.max = new_end;
+        } else {
+            self.min = new_end;
+        }
+        Some(self.release(m))
+    }
 }
 
 impl BoundedHeap for BinaryTree {
@@ -141,61 +181,11 @@ impl BoundedHeap for BinaryTree {
     }
 
     fn remove_min(&mut self) -> Option<Item> {
-        let m = self.min;
-        if m == NIL {
-            return None;
-        }
-        if self.len == 1 {
-            self.root = NIL;
-            self.min = NIL;
-            self.max = NIL;
-            return Some(self.release(m));
-        }
-        let n = self.nodes[m as usize];
-        debug_assert_eq!(n.left, NIL);
-        self.replace_child(n.parent, m, n.right);
-        if n.right != NIL {
-            self.ops += 1;
-            let mut cur = n.right;
-            while self.nodes[cur as usize].left != NIL {
-                self.ops += 1;
-                cur = self.nodes[cur as usize].left;
-            }
-            self.min = cur;
-        } else {
-            self.ops += 1;
-            self.min = n.parent;
-        }
-        Some(self.release(m))
+        self.remove_end(false)
     }
 
     fn remove_max(&mut self) -> Option<Item> {
-        let m = self.max;
-        if m == NIL {
-            return None;
-        }
-        if self.len == 1 {
-            self.root = NIL;
-            self.min = NIL;
-            self.max = NIL;
-            return Some(self.release(m));
-        }
-        let n = self.nodes[m as usize];
-        debug_assert_eq!(n.right, NIL);
-        self.replace_child(n.parent, m, n.left);
-        if n.left != NIL {
-            self.ops += 1;
-            let mut cur = n.left;
-            while self.nodes[cur as usize].right != NIL {
-                self.ops += 1;
-                cur = self.nodes[cur as usize].right;
-            }
-            self.max = cur;
-        } else {
-            self.ops += 1;
-            self.max = n.parent;
-        }
-        Some(self.release(m))
+        self.remove_end(true)
     }
 
     fn len(&self) -> usize {
