@@ -187,6 +187,44 @@ def test_sweep_runs_the_grid_and_resumes(cli, examples, tmp_path):
     assert r.returncode == 2 and "flows[0].cc" in r.stderr and "Traceback" not in r.stderr
 
 
+def test_sweep_reruns_a_changed_scenario(cli, examples, tmp_path):
+    # Stored runs are known by the whole scenario: after the base file's bottleneck doubles,
+    # the same command must simulate again, not return the old line's shares.
+    base = tmp_path / "s.toml"
+    text = (examples / "keshav-s1-jk-fcfs.toml").read_text()
+    base.write_text(text)
+    out = tmp_path / "sw"
+    args = ("sweep", base, "--set", "flows[0].max_window=3", "--set", "duration=200s",
+            "--set", "measure.interval=50s", "--out", out)
+    assert cli(*args).returncode == 0
+    slow = pd.read_parquet(out / "sweep.parquet")
+    assert "80kbps" in text
+    base.write_text(text.replace("80kbps", "160kbps"))
+    r = cli(*args)
+    assert r.returncode == 0, r.stderr
+    fast = pd.read_parquet(out / "sweep.parquet")
+    assert len(fast) == len(slow)
+    assert fast["goodput_pps"].sum() > 1.5 * slow["goodput_pps"].sum()
+    assert "1 runs" in r.stdout  # this sweep's run, not the earlier one also stored in runs/
+
+
+@pytest.mark.parametrize("args, words", [
+    (("--set", "seed=1,2"), ["--set seed", "--seeds"]),
+    (("--set", "flows.max_window=3"), ["flows is a list", "flows[0].max_window"]),
+    (("--set", "name.x=3"), ["name is a value"]),
+    (("--set", "flows[0].max_window.x=3"), ["flows[0].max_window is a value"]),
+    (("--set", "flows[9].max_window=3"), ["flows has", "no [9]"]),
+    (("--seeds", "-1"), ["--seeds"]),
+    (("--jobs", "0"), ["--jobs"]),
+])
+def test_sweep_rejects_bad_options_naming_them(cli, examples, tmp_path, args, words):
+    r = cli("sweep", examples / "keshav-s1-jk-fcfs.toml", *args, "--out", tmp_path / "sw")
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr
+    for w in words:
+        assert w in r.stderr
+
+
 def test_plot_failure_keeps_the_previous_figure(cli, examples, tmp_path, monkeypatch):
     import argparse
 

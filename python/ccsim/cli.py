@@ -158,6 +158,13 @@ def cmd_sweep(a) -> int:
         seeds = sweep.parse_seeds(a.seeds)
     except ValueError as e:
         return _err(str(e))
+    if a.jobs is not None and a.jobs < 1:
+        return _err(f"--jobs: expected a positive integer, got {a.jobs}")
+    if a.scheduler:
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            return _err("--scheduler needs the optional dependency: pip install 'ccsim[dask]'")
     base = api.load_scenario(a.file)
     _check_out(a.out)
     # Validate every combination up front, so a typo fails before hours of runs.
@@ -189,7 +196,8 @@ def cmd_sweep(a) -> int:
         for _, r in agg.iterrows():
             t.add_row(*[f"{v:.4g}" if isinstance(v, float) else str(v) for v in r.values])
         (Console() if sys.stdout.isatty() else Console(width=160)).print(t)
-    runs = len(list((Path(a.out) / "runs").glob("*.json")))
+    pcols = [c for c in table.columns if c.startswith("param:")]
+    runs = len(table[pcols + ["seed"]].drop_duplicates()) if len(table) else 0
     print(f"{runs} runs, {len(table)} flow rows: {a.out}/sweep.parquet (runs/ keeps one JSON per run; "
           f"running the same sweep again skips them)")
     return 1 if failures else 0

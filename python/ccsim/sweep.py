@@ -157,7 +157,8 @@ def parse_set(spec: str) -> tuple[str, list]:
     if "=" not in spec:
         raise ValueError(f"--set: expected PATH=VALUE[,VALUE...], got {spec!r}")
     path, values = spec.split("=", 1)
-    parse_path(path.strip())
+    if parse_path(path.strip()) == ["seed"]:
+        raise ValueError("--set seed: the seed is varied with --seeds (e.g. --seeds 1..5)")
     vals = [parse_value(v.strip()) for v in _split_top(values) if v.strip()]
     if not vals:
         raise ValueError(f"--set {path}: no values")
@@ -194,37 +195,47 @@ def parse_seeds(spec: str) -> list[int]:
             raise ValueError(f"--seeds: empty range {spec!r}")
         return list(range(a, b + 1))
     try:
-        return [int(x) for x in spec.split(",")]
+        seeds = [int(x) for x in spec.split(",")]
     except ValueError:
         raise ValueError(f"--seeds: expected A..B or a comma list of integers, got {spec!r}") from None
+    bad = [x for x in seeds if not 0 <= x < 2**64]
+    if bad:
+        raise ValueError(f"--seeds: expected integers from 0 to 2^64 - 1, got {bad[0]}")
+    return seeds
 
 
 def set_path(data: dict, path: str, value) -> None:
-    """Set a field by path, creating tables on the way; list indices must exist."""
+    """Set a field by path, creating tables on the way; list indices must exist. A path that
+    indexes a table, names a field of a list or goes through a plain value is a ValueError
+    that says which part."""
     parts = parse_path(path)
     cur = data
-    for i, p in enumerate(parts[:-1]):
-        nxt = parts[i + 1]
+    for i, p in enumerate(parts):
+        where = "".join(f"[{q}]" if isinstance(q, int) else (f".{q}" if j else q) for j, q in enumerate(parts[:i]))
+        last = i == len(parts) - 1
         if isinstance(p, int):
-            if not isinstance(cur, list) or p >= len(cur):
-                raise ValueError(f"--set {path}: no element [{p}] here")
+            if not isinstance(cur, list):
+                raise ValueError(f"--set {path}: {where} is not a list, so [{p}] does not apply")
+            if p >= len(cur):
+                raise ValueError(f"--set {path}: {where} has {len(cur)} elements, no [{p}]")
+        elif not isinstance(cur, dict):
+            kind = "a list: index it first, e.g. " + f"{where}[0].{p}" if isinstance(cur, list) else "a value, not a table"
+            raise ValueError(f"--set {path}: {where} is {kind}")
+        if last:
+            cur[p] = value
+        elif isinstance(p, str) and p not in cur:
+            cur[p] = [] if isinstance(parts[i + 1], int) else {}
             cur = cur[p]
         else:
-            if p not in cur:
-                cur[p] = [] if isinstance(nxt, int) else {}
             cur = cur[p]
-    last = parts[-1]
-    if isinstance(last, int):
-        if not isinstance(cur, list) or last >= len(cur):
-            raise ValueError(f"--set {path}: no element [{last}] here")
-    cur[last] = value
 
 
 def sweep(base: dict, sets: list[tuple[str, list]], seeds: list[int], out_dir, *, workers=None,
           scheduler=None, progress=True):
     """Run every combination of the `sets` values for every seed. Each finished run is saved
-    as out_dir/runs/<key>.json at once (written atomically); a run whose file exists is not
-    run again, so an interrupted sweep resumes where it stopped. Returns the per-flow table
+    as out_dir/runs/<key>.json at once (written atomically), the key a hash of the whole
+    scenario the run simulates; a run whose file exists is not run again, so an interrupted
+    sweep resumes where it stopped, and a changed scenario runs afresh. Returns the per-flow table
     of every run (pandas), also written to out_dir/sweep.parquet."""
     import copy
     from pathlib import Path
@@ -240,15 +251,18 @@ def sweep(base: dict, sets: list[tuple[str, list]], seeds: list[int], out_dir, *
     for combo in itertools.product(*[v for _, v in sets]) if sets else [()]:
         params = dict(zip(names, combo))
         for seed in seeds:
-            key = hashlib.sha1(json.dumps([params, seed], sort_keys=True).encode()).hexdigest()[:16]
-            f = out / "runs" / f"{key}.json"
-            if f.exists():
-                done.append(f)
-                continue
             data = copy.deepcopy(base)
             for p, v in params.items():
                 set_path(data, p, v)
             data["seed"] = seed
+            # A run is known by the whole scenario it ran, not by its parameters alone: an
+            # edited base file, or another scenario sweeping into the same directory, must run
+            # afresh rather than pick up a stored result of something else.
+            key = hashlib.sha1(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
+            f = out / "runs" / f"{key}.json"
+            if f.exists():
+                done.append(f)
+                continue
             tasks.append(Task(key=key, scenario=data, meta={"params": params, "seed": seed, "file": f}))
     failures = []
     for task, res in run_many(tasks, workers=workers, progress=progress, scheduler=scheduler):
