@@ -36,6 +36,12 @@ pub struct Flow {
     pub total: FlowCounters,
 }
 
+/// Most packets a run may hold at once (queued, in transmission, in pipes): about 2 GB of
+/// packets. Only a source that offers more than its path carries into an unlimited queue (a
+/// host's own queue is unlimited by default) gets near it; the run then stops with an error
+/// naming the flow instead of exhausting memory.
+pub const MAX_LIVE_PACKETS: usize = 1 << 25;
+
 pub struct World {
     pub now: SimTime,
     pub end: SimTime,
@@ -61,6 +67,10 @@ pub struct World {
     pub drop_census: Vec<u32>,
     pub census_touched: Vec<u32>,
     pub peak_live_packets: usize,
+    /// Packets the run may hold at once ([`MAX_LIVE_PACKETS`]; smaller in tests).
+    pub live_packet_limit: usize,
+    /// The flow whose packet would have passed the limit; the run stops there.
+    pub overflow: Option<u32>,
     /// Scheduled link delay changes: (forward port; the reverse port is the next one, delay).
     pub link_changes: Vec<(u32, SimTime)>,
 }
@@ -71,6 +81,9 @@ impl World {
         while let Some(ev) = self.events.pop_due(self.end) {
             self.now = ev.time;
             self.handle(ev);
+            if self.overflow.is_some() {
+                return;
+            }
         }
         self.now = self.end;
         self.drain_probe_logs();
@@ -292,6 +305,10 @@ impl World {
                 code: tx.code,
             };
             let first_port = self.routes[flow.route as usize];
+            if self.packets.live() >= self.live_packet_limit {
+                self.overflow = Some(f);
+                return;
+            }
             let pid = self.packets.alloc(pkt);
             self.send_to_port(pid, first_port);
         }
@@ -386,6 +403,10 @@ impl World {
                 flow.next_seq += 1;
                 flow.cur.sent += 1;
                 let first_port = self.routes[flow.route as usize];
+                if self.packets.live() >= self.live_packet_limit {
+                    self.overflow = Some(f);
+                    return;
+                }
                 let pid = self.packets.alloc(pkt);
                 self.send_to_port(pid, first_port);
             }

@@ -384,3 +384,48 @@ fn trace_drops_takes_a_port_selection() {
     let text = with("discard = 1", "discard = 1\ntrace_cwnd = \"switches\"");
     assert_err(&text, "measure.trace_cwnd", &["list of names"]);
 }
+
+#[test]
+fn a_zero_interval_says_it_must_be_positive() {
+    let text = with("interval = \"2s\"", "interval = \"0s\"");
+    assert_err(&text, "measure.interval", &["expected a positive duration"]);
+}
+
+#[test]
+fn too_many_trace_rows_is_an_error_before_the_run() {
+    // 10 s sampled every nanosecond: 10^10 samples of one flow's window and a switch queue.
+    let text = with("discard = 1", "discard = 1\ntrace_period = \"1ns\"");
+    assert_err(&text, "measure.trace_period", &["at most 67108864 trace rows", "longer trace_period"]);
+    // Nothing traced, nothing to bound.
+    let quiet = with("discard = 1", "discard = 1\ntrace_period = \"1ns\"\ntrace_cwnd = false\ntrace_queues = false");
+    assert!(ccsim::run_toml(&quiet).is_ok());
+}
+
+#[test]
+fn a_source_flooding_an_unlimited_host_queue_stops_the_run_with_an_error() {
+    // A CBR source at 10^6 pkt/s into the host's own (unlimited) queue on an 800 kb/s line:
+    // the queue grows by about 10^6 packets a second. With the limit lowered to 1000 packets
+    // the run stops at about 1 ms and names the flow; it neither panics nor exhausts memory.
+    let text = with("cc = \"jk\"\nmax_window = 5", "cc = \"none\"\nrate = \"1000000pps\"").replace("app = \"ftp\"", "app = \"cbr\"");
+    let sc = ccsim::Scenario::from_toml_str(&text).unwrap();
+    let mut world = ccsim::scenario::build::build_world(&sc).unwrap();
+    world.live_packet_limit = 1000;
+    world.run();
+    assert!(world.packets.live() <= 1000);
+    assert!(world.now < ccsim::sim::time::from_secs(0.01), "stopped at once, not at the end");
+    let e = ccsim::overflow_error(&sc, &world).unwrap_err();
+    assert_eq!(e.path, "flows[0]");
+    for part in ["\"f\"", "1000 packets", "unlimited queue", "buffer"] {
+        assert!(e.message.contains(part), "{part:?} in {:?}", e.message);
+    }
+    // The same run without the lowered limit is fine once the rate fits the line.
+    let fits = text.replace("1000000pps", "50pps");
+    assert!(ccsim::run_toml(&fits).is_ok());
+}
+
+#[test]
+fn an_empty_transfer_and_byte_rates_are_errors_not_other_values() {
+    assert_err(&with("max_window = 5", "max_window = 5\npackets = 0"), "flows[0].packets", &["positive number of packets", "leave it out"]);
+    assert_err(&with("bandwidth = \"80kbps\"", "bandwidth = \"10KBps\""), "links[1].bandwidth", &["bits per second", "a capital B is bytes"]);
+    assert_err(&with("max_window = 5", "max_window = 5\npacket_size = \"1.5kb\""), "flows[0].packet_size", &["a small b is bits"]);
+}

@@ -28,6 +28,10 @@ fn make_qdisc(q: &QueueSpec, bandwidth_bps: u64) -> Qdisc {
     }
 }
 
+/// Most rows the periodic traces (cwnd and queue samples) may reach: about 2-4 GB of
+/// columns, far past what a plot or an analysis reads.
+pub const MAX_TRACE_ROWS: u64 = 1 << 26;
+
 /// Events name their port, flow, interval or link change in 27 bits (`sim::events`): a
 /// scenario past that (far beyond what memory holds, except by a tiny `measure.interval`)
 /// gets an error naming the field instead of a wrong target.
@@ -202,6 +206,19 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         }
     }
     if !traced_flows.is_empty() || !traced_ports.is_empty() {
+        // The trace tables grow by one row per traced flow and port per sample: bound them
+        // before the run, so a typo in trace_period is an error and not memory exhaustion.
+        let rows = (sc.duration / m.trace_period + 1).saturating_mul((traced_flows.len() + traced_ports.len()) as u64);
+        if rows > MAX_TRACE_ROWS {
+            return Err(ScenarioError::new(
+                "measure.trace_period",
+                format!(
+                    "expected at most {MAX_TRACE_ROWS} trace rows (samples x {} traced flows and queues), got {rows}; \
+                     choose a longer trace_period or trace fewer flows and queues",
+                    traced_flows.len() + traced_ports.len()
+                ),
+            ));
+        }
         events.schedule(0, EventKind::TraceSample, 0);
     }
     events.plan();
@@ -229,6 +246,8 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         drop_census,
         census_touched: Vec::new(),
         peak_live_packets: 0,
+        live_packet_limit: crate::world::MAX_LIVE_PACKETS,
+        overflow: None,
         link_changes,
     })
 }

@@ -563,7 +563,16 @@ fn gap_from_rate(o: &mut Obj, size: u32, required_for: &str) -> Result<Option<Si
 
 fn decode_app(o: &mut Obj, app: &str, packet_size: u32, duration: SimTime) -> Result<AppKind> {
     Ok(match app {
-        "ftp" => AppKind::Ftp { packets: o.uint("packets")?.filter(|&n| n > 0) },
+        "ftp" => {
+            let packets = o.uint("packets")?;
+            if packets == Some(0) {
+                return Err(ScenarioError::new(
+                    o.at("packets"),
+                    "expected a positive number of packets (leave it out for an endless transfer)",
+                ));
+            }
+            AppKind::Ftp { packets }
+        }
         "telnet" | "poisson" => {
             let gap = o.quantity("mean_gap", units::duration)?;
             let from_rate = gap_from_rate(o, packet_size, "")?;
@@ -790,7 +799,11 @@ fn decode_measure(top: &mut Obj, duration: SimTime, nodes: &[NodeSpec], links: &
             })
         }
     };
-    let interval = m.quantity("interval", units::duration)?.unwrap_or(default_interval).max(1);
+    let interval = match m.quantity("interval", units::duration)? {
+        Some(0) => return Err(ScenarioError::new(m.at("interval"), "expected a positive duration")),
+        Some(i) => i,
+        None => default_interval.max(1),
+    };
     if interval > duration {
         return Err(ScenarioError::new(m.at("interval"), "expected an interval no longer than the run (duration)"));
     }

@@ -8,6 +8,12 @@ use crate::queue::BufferLimit;
 use crate::sim::{time::from_secs, SimTime};
 
 fn split_number(s: &str) -> Option<(f64, String)> {
+    let (n, unit) = split_number_keep_case(s)?;
+    Some((n, unit.to_ascii_lowercase()))
+}
+
+/// The number and the unit as written: "b" (bits) and "B" (bytes) differ.
+fn split_number_keep_case(s: &str) -> Option<(f64, String)> {
     let s = s.trim();
     let end = s
         .char_indices()
@@ -16,23 +22,41 @@ fn split_number(s: &str) -> Option<(f64, String)> {
         .unwrap_or(s.len());
     // "1e3s" is fine, but a unit starting with 'e' would be eaten; none of ours does.
     let num: f64 = s[..end].trim().parse().ok()?;
-    Some((num, s[end..].trim().to_ascii_lowercase()))
+    Some((num, s[end..].trim().to_string()))
 }
 
-/// Bandwidth in bit/s. Units: bps, kbps, Mbps, Gbps, Tbps (also "b/s" forms).
+/// The decimal multiplier of a prefix, any case: "", k, M, G, T.
+fn decimal_prefix(p: &str) -> Option<f64> {
+    Some(match p.to_ascii_lowercase().as_str() {
+        "" => 1.0,
+        "k" => 1e3,
+        "m" => 1e6,
+        "g" => 1e9,
+        "t" => 1e12,
+        _ => return None,
+    })
+}
+
+/// Highest bandwidth accepted: 1 Pb/s.
+pub const MAX_BPS: f64 = 1e15;
+
+/// Bandwidth in bit/s. Units: bps, kbps, Mbps, Gbps, Tbps (also "b/s" forms); the prefix in
+/// any case. A capital B is bytes: "10MBps" is refused rather than read as bits.
 pub fn bandwidth(s: &str) -> Result<u64, String> {
-    const EXPECT: &str = "a positive bandwidth such as \"80kbps\", \"100Mbps\" or \"1Gbps\"";
-    let (n, unit) = split_number(s).ok_or_else(|| EXPECT.to_string())?;
-    let mult = match unit.replace("b/s", "bps").as_str() {
-        "" | "bps" => 1.0,
-        "kbps" => 1e3,
-        "mbps" => 1e6,
-        "gbps" => 1e9,
-        "tbps" => 1e12,
-        _ => return Err(EXPECT.to_string()),
+    const EXPECT: &str = "a positive bandwidth up to 1e15 bps, such as \"80kbps\", \"100Mbps\" or \"1Gbps\"";
+    let (n, unit) = split_number_keep_case(s).ok_or_else(|| EXPECT.to_string())?;
+    let unit = unit.replace("/s", "ps");
+    let mult = if unit.is_empty() {
+        1.0
+    } else {
+        match unit.strip_suffix("bps").and_then(decimal_prefix) {
+            Some(m) => m,
+            None if unit.ends_with("Bps") => return Err("bits per second, such as \"80Mbps\" (a capital B is bytes)".to_string()),
+            None => return Err(EXPECT.to_string()),
+        }
     };
     let v = n * mult;
-    if !(v.is_finite() && v >= 1.0) {
+    if !(v.is_finite() && (1.0..=MAX_BPS).contains(&v)) {
         return Err(EXPECT.to_string());
     }
     Ok(v.round() as u64)
@@ -61,18 +85,22 @@ pub fn duration(s: &str) -> Result<SimTime, String> {
     Ok(from_secs(secs))
 }
 
-/// Size in bytes. Units: B, KB, MB, GB (decimal), KiB, MiB (binary).
+/// Size in bytes. Units: B, KB, MB, GB (decimal, the prefix in any case), KiB, MiB (binary).
+/// A lower-case b is bits: "1.5kb" is refused rather than read as bytes.
 pub fn size(s: &str) -> Result<u64, String> {
     const EXPECT: &str = "a positive size such as \"1000B\", \"1.5KB\" or \"64KiB\"";
-    let (n, unit) = split_number(s).ok_or_else(|| EXPECT.to_string())?;
+    let (n, unit) = split_number_keep_case(s).ok_or_else(|| EXPECT.to_string())?;
     let mult = match unit.as_str() {
-        "" | "b" | "bytes" => 1.0,
-        "kb" => 1e3,
-        "mb" => 1e6,
-        "gb" => 1e9,
-        "kib" => 1024.0,
-        "mib" => 1024.0 * 1024.0,
-        _ => return Err(EXPECT.to_string()),
+        "" | "bytes" => 1.0,
+        u if u.eq_ignore_ascii_case("kib") => 1024.0,
+        u if u.eq_ignore_ascii_case("mib") => 1024.0 * 1024.0,
+        u => match u.strip_suffix('B').and_then(decimal_prefix) {
+            Some(m) => m,
+            None if u.ends_with('b') && u.strip_suffix('b').and_then(decimal_prefix).is_some() => {
+                return Err("bytes, such as \"1500B\" or \"1.5KB\" (a small b is bits)".to_string())
+            }
+            None => return Err(EXPECT.to_string()),
+        },
     };
     let v = n * mult;
     if !(v.is_finite() && v >= 1.0 && v.fract() == 0.0) {
@@ -83,13 +111,13 @@ pub fn size(s: &str) -> Result<u64, String> {
 
 /// Rate in packets per second: "10pps" (or a bare number).
 pub fn packet_rate(s: &str) -> Result<f64, String> {
-    const EXPECT: &str = "a positive packet rate such as \"10pps\"";
+    const EXPECT: &str = "a positive packet rate up to 1e12 pps (one packet a picosecond), such as \"10pps\"";
     let (n, unit) = split_number(s).ok_or_else(|| EXPECT.to_string())?;
     match unit.as_str() {
         "" | "pps" | "pkt/s" => {}
         _ => return Err(EXPECT.to_string()),
     }
-    if !(n.is_finite() && n > 0.0) {
+    if !(n.is_finite() && n > 0.0 && n <= 1e12) {
         return Err(EXPECT.to_string());
     }
     Ok(n)
@@ -111,7 +139,8 @@ pub fn buffer(s: &str) -> Result<BufferLimit, String> {
                 Err(EXPECT.to_string())
             }
         }
-        _ => size(&t).map(BufferLimit::Bytes).map_err(|_| EXPECT.to_string()),
+        // Sizes keep their case (B bytes, b bits).
+        _ => size(s).map(BufferLimit::Bytes).map_err(|e| if e.contains("is bits") { e } else { EXPECT.to_string() }),
     }
 }
 
@@ -142,5 +171,31 @@ mod tests {
         assert!(size("0B").is_err());
         assert!(buffer("0pkt").is_err());
         assert!(buffer("lots").is_err());
+    }
+    #[test]
+    fn bytes_and_bits_are_not_confused() {
+        // A capital B is bytes, a small b bits: neither is silently read as the other.
+        assert_eq!(bandwidth("10Mbps"), Ok(10_000_000));
+        assert_eq!(bandwidth("10mbps"), Ok(10_000_000));
+        assert_eq!(bandwidth("10 Mb/s"), Ok(10_000_000));
+        for bytes in ["10MBps", "1MB/s", "64KBps"] {
+            assert!(bandwidth(bytes).unwrap_err().contains("a capital B is bytes"), "{bytes}");
+        }
+        assert_eq!(size("1.5KB"), Ok(1500));
+        assert_eq!(size("1.5kB"), Ok(1500));
+        assert_eq!(size("64KiB"), Ok(65536));
+        for bits in ["1.5kb", "1000b", "2Mb"] {
+            assert!(size(bits).unwrap_err().contains("a small b is bits"), "{bits}");
+        }
+        assert!(buffer("64kb").unwrap_err().contains("a small b is bits"));
+        assert_eq!(buffer("64KB"), Ok(BufferLimit::Bytes(64_000)));
+    }
+    #[test]
+    fn rates_beyond_the_clock_are_refused_not_clamped() {
+        assert!(bandwidth("1Pbps").is_err());
+        assert!(bandwidth("1e30Mbps").is_err());
+        assert_eq!(bandwidth("1e15"), Ok(1_000_000_000_000_000));
+        assert!(packet_rate("1e13pps").is_err());
+        assert_eq!(packet_rate("1e12pps"), Ok(1e12));
     }
 }
