@@ -188,3 +188,14 @@ def test_tables_arrive_as_typed_columns():
         for c in ints:
             assert frame[c].dtype == "int64", (c, frame[c].dtype)
         assert frame["time_s" if "time_s" in frame else "start_s"].dtype == "float64"
+
+
+def test_a_missing_file_named_without_toml_is_reported_as_missing(tmp_path):
+    # One line without "=" is a path, not TOML text: the error says the file is missing.
+    with pytest.raises(ccsim.ScenarioError, match="no such file"):
+        ccsim.run(str(tmp_path / "nope"))
+
+
+def test_a_shortened_run_names_the_override_when_an_interval_no_longer_fits(examples):
+    with pytest.raises(ccsim.ScenarioError, match="overridden to 2s"):
+        ccsim.run(examples / "dumbbell.toml", duration="2s")

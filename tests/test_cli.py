@@ -246,6 +246,49 @@ def test_plot_failure_keeps_the_previous_figure(cli, examples, tmp_path, monkeyp
     assert not [p for p in out.iterdir() if p.name.startswith(".tmp-")]
 
 
+def test_figures_in_an_output_directory_are_this_runs(cli, examples, tmp_path):
+    # A figure the new run does not draw (here: every one, with --no-plots) is removed rather
+    # than left beside another run's data; written files get the umask's mode, not 0600.
+    import os
+
+    out = tmp_path / "o"
+    old = os.umask(0o022)
+    try:
+        assert cli("run", examples / "dumbbell.toml", "--out", out, "--duration", "20s", "-q").returncode == 0
+    finally:
+        os.umask(old)
+    assert (out / "cwnd.png").exists() and (out / "queues.png").exists()
+    assert (out / "summary.json").stat().st_mode & 0o777 == 0o644
+    (out / "probes.png").write_bytes(b"another run's figure")
+    assert cli("plot", out).returncode == 0
+    assert not (out / "probes.png").exists()  # this run has no probes
+    assert cli("run", examples / "dumbbell.toml", "--out", out, "--duration", "20s", "-q", "--no-plots").returncode == 0
+    assert not list(out.glob("*.png"))
+
+
+def test_a_scenario_without_links_or_flows_runs_and_writes_empty_tables(cli, tmp_path):
+    f = tmp_path / "empty.toml"
+    f.write_text('duration = "1s"\n[nodes]\nhosts = ["a"]\n')
+    r = cli("run", f, "--out", tmp_path / "o", "-q")
+    assert r.returncode == 0, r.stderr
+    assert list(pd.read_parquet(tmp_path / "o" / "ports.parquet").columns)[0] == "name"
+
+
+def test_a_byte_order_mark_is_read_alike_by_validate_and_run(cli, examples, tmp_path):
+    f = tmp_path / "bom.toml"
+    f.write_bytes(b"\xef\xbb\xbf" + (examples / "dumbbell.toml").read_bytes())
+    assert cli("validate", f).returncode == 0
+    r = cli("run", f, "--duration", "20s", "-q")
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("args", [("bench", "dumbbell", "--seed", "-5"),
+                                  ("experiment", "keshav91-fq-buffers", "--seed", "99999999999999999999")])
+def test_out_of_range_seeds_are_usage_errors(cli, args):
+    r = cli(*args)
+    assert r.returncode == 2 and "--seed" in r.stderr and "Traceback" not in r.stderr
+
+
 def _reproduction_dir(path, thr, check_status):
     """A minimal `ccsim reproduce` output: two cells and two checks."""
     path.mkdir()

@@ -25,7 +25,7 @@ def load_scenario(path: Union[str, os.PathLike]) -> dict:
     except (PermissionError, UnicodeDecodeError) as e:
         raise ScenarioError(f"{p}: cannot read: {e}") from None
     try:
-        return tomllib.loads(text)
+        return tomllib.loads(text.removeprefix("\ufeff"))  # a byte-order mark is not TOML
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(f"not valid TOML: {e}") from None
 
@@ -40,10 +40,12 @@ def _resolve(scenario: ScenarioLike, overrides: Mapping[str, Any] | None) -> Any
         data = dict(scenario)
     elif isinstance(scenario, (str, os.PathLike)):
         s = os.fspath(scenario)
-        if "\n" not in s and (s.endswith(".toml") or os.path.exists(s)):
+        # One line without "=" cannot be a scenario's TOML: take it as a path, so a missing
+        # file says so instead of failing to parse its name.
+        if "\n" not in s and (s.endswith(".toml") or os.path.exists(s) or "=" not in s):
             if not overrides:
                 try:
-                    return Path(s).read_text(encoding="utf-8")
+                    return Path(s).read_text(encoding="utf-8").removeprefix("\ufeff")
                 except FileNotFoundError:
                     raise ScenarioError(f"{s}: no such file") from None
                 except IsADirectoryError:
@@ -74,11 +76,30 @@ def run(scenario: ScenarioLike, *, seed: int | None = None, duration: str | None
     from .results import Results
 
     data = _resolve(scenario, {"seed": seed, "duration": duration})
-    return Results(_core.run(data))
+    with _duration_hint(duration):
+        return Results(_core.run(data))
+
+
+class _duration_hint:
+    """Adds to a measurement error that the duration was overridden: an interval the file
+    sets may no longer fit the shortened run."""
+
+    def __init__(self, duration):
+        self.duration = duration
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, err, tb):
+        if self.duration is not None and isinstance(err, ScenarioError) and str(err).startswith("measure."):
+            raise ScenarioError(f"{err} (the run's duration is overridden to {self.duration}; set "
+                                f"[measure] interval and discard to fit it)") from None
+        return False
 
 
 def validate(scenario: ScenarioLike, *, seed: int | None = None, duration: str | None = None) -> dict:
     """Check a scenario (routing included) without running it; returns a short description.
     ``seed`` and ``duration`` override the scenario's own values, as in :func:`run`."""
     overrides = {k: v for k, v in (("seed", seed), ("duration", duration)) if v is not None}
-    return dict(_core.validate(_resolve(scenario, overrides or None)))
+    with _duration_hint(duration):
+        return dict(_core.validate(_resolve(scenario, overrides or None)))

@@ -153,15 +153,35 @@ def dumps_toml(data: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+def atomic_write(path: str | os.PathLike, write) -> None:
+    """Write a file whole or not at all: ``write(tmp)`` fills a temporary file beside
+    ``path``, which then replaces it. The file gets the mode a plain write would give (an
+    existing file's own, else 0666 less the umask), not the temporary file's 0600."""
     path = os.fspath(path)
     d = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=os.path.basename(path))
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        write(tmp)
+        try:
+            mode = os.stat(path).st_mode & 0o7777
+        except FileNotFoundError:
+            mask = os.umask(0)
+            os.umask(mask)
+            mode = 0o666 & ~mask
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """:func:`atomic_write` of UTF-8 text."""
+
+    def write(tmp):
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+
+    atomic_write(path, write)

@@ -23,6 +23,19 @@ import sys
 from pathlib import Path
 
 
+def _seed(text: str) -> int:
+    """argparse type of --seed: an integer in the engine's range (argparse exits 2 otherwise)."""
+    import argparse
+
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not 0 <= v < 2**64:
+        raise argparse.ArgumentTypeError(f"expected an integer from 0 to 2^64 - 1, got {text}")
+    return v
+
+
 def _err(msg: str) -> int:
     print(f"ccsim: error: {msg}", file=sys.stderr)
     return 2
@@ -204,20 +217,13 @@ def cmd_sweep(a) -> int:
 
 
 def cmd_plot(a) -> int:
-    from . import plots
-    from .results import Results, _atomic
+    from .results import Results, write_figures
 
     loaded = Results.read(a.dir)
     out = Path(a.dir)
-    made = []
     # Each figure goes to a temporary file first, so a failed plot never leaves a broken PNG
     # in place of a good one.
-    for name, frame, draw in (("cwnd.png", loaded.cwnd, plots.plot_cwnd),
-                              ("queues.png", loaded.queues, plots.plot_queues),
-                              ("probes.png", loaded.probes, plots.plot_probes)):
-        if len(frame):
-            _atomic(out / name, lambda t, frame=frame, draw=draw: draw(frame, t, title=loaded.run["name"]))
-            made.append(name)
+    made = [p.name for p in write_figures(loaded, out)]
     print(f"wrote {', '.join(made) or 'nothing (no traces)'} in {out}/")
     return 0
 
@@ -344,7 +350,7 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run a scenario file and print per-flow results")
     r.add_argument("file", help="scenario TOML file")
     r.add_argument("--out", metavar="DIR", help="write summary.json, Parquet tables and PNG plots here")
-    r.add_argument("--seed", type=int, help="override the scenario's seed")
+    r.add_argument("--seed", type=_seed, help="override the scenario's seed")
     r.add_argument("--duration", help="override the scenario's duration, e.g. 100s")
     r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     r.add_argument("-q", "--quiet", action="store_true", help="do not print the results table")
@@ -358,7 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("topology", choices=["dumbbell"])
     b.add_argument("--flows", type=int, default=100)
     b.add_argument("--duration", type=float, default=30.0, help="simulated seconds")
-    b.add_argument("--seed", type=int, default=1)
+    b.add_argument("--seed", type=_seed, default=1)
     b.add_argument("--print-scenario", action="store_true", help="print the benchmark's scenario TOML instead")
     b.set_defaults(func=cmd_bench)
 
@@ -377,7 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("experiment", help="run a thesis experiment that is not a network scenario",
                        description="\n".join(f"{k}: {v}" for k, v in EXPERIMENTS.items()))
     e.add_argument("name", choices=sorted(EXPERIMENTS))
-    e.add_argument("--seed", type=int, default=1)
+    e.add_argument("--seed", type=_seed, default=1)
     e.add_argument("--out", metavar="FILE", help="also write the text report here")
     e.set_defaults(func=cmd_experiment)
 

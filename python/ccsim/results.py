@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -28,17 +27,44 @@ def _clean(v: Any) -> Any:
 
 
 def _atomic(path: Path, write) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write ``path`` whole or not at all (:func:`ccsim.builder.atomic_write`)."""
+    from .builder import atomic_write
+
+    atomic_write(path, write)
 
 
+FIGURES = (("cwnd.png", "cwnd", "plot_cwnd"), ("queues.png", "queues", "plot_queues"),
+           ("probes.png", "probes", "plot_probes"))
+
+
+def write_figures(res, out: Path, *, draw: bool = True) -> list[Path]:
+    """Draw the window, queue and probe figures of ``res`` (Results or LoadedResults) into
+    ``out``, each whose trace has rows. A figure already there that this run does not draw
+    (another run's, or every one when ``draw`` is false) is removed, so the figures in a
+    directory always show the data beside them. Returns the figures written."""
+    from . import plots as _plots
+
+    written = []
+    for name, trace, fn in FIGURES:
+        p = out / name
+        frame = getattr(res, trace)
+        if draw and len(frame):
+            _atomic(p, lambda t, frame=frame, fn=fn: getattr(_plots, fn)(frame, t, title=res.run["name"]))
+            written.append(p)
+        else:
+            p.unlink(missing_ok=True)
+    return written
+
+
+# The columns of the per-flow and per-port tables, for runs with none (a scenario may have no
+# flows or no links): code that selects columns keeps working on the empty frames.
+FLOW_COLUMNS = ["name", "src", "dst", "app", "cc", "packet_size"] + [
+    m + sd for m in ("goodput_pps", "original_pps", "goodput_bps", "delay_s", "owd_s", "drop_rate", "retx_rate")
+    for sd in ("", "_sd")] + ["intervals_used", "sent", "retransmitted", "delivered", "delivered_bytes", "received",
+                             "originals", "data_dropped", "acks_sent", "acks_received", "acks_dropped",
+                             "data_in_network", "acks_in_network", "timeouts", "final_cwnd", "conserved"]
+PORT_COLUMNS = ["name", "bandwidth_bps", "delay_s", "departures", "bytes_departed", "drops", "utilisation",
+                "max_queue_packets", "max_queue_bytes"]
 PROBE_COLUMNS_EMPTY = {c: [] for c in ("flow", "time_s", "probe", "probe_gap_s", "rate_est_pps",
                                          "send_rate_pps", "alpha")}
 DROP_COLUMNS = ("time_s", "port", "flow", "seq", "ack", "retransmission", "queue_packets",
@@ -94,8 +120,8 @@ class Results:
             row["final_cwnd"] = f["final_cwnd"]
             row["conserved"] = f["conserved"]
             rows.append(row)
-        self.flows = pd.DataFrame(rows)
-        self.ports = pd.DataFrame(raw["ports"])
+        self.flows = pd.DataFrame(rows, columns=FLOW_COLUMNS if not rows else None)
+        self.ports = pd.DataFrame(raw["ports"], columns=PORT_COLUMNS if not raw["ports"] else None)
         iv = pd.DataFrame(raw["intervals"])
         if len(iv):
             iv.insert(1, "flow_name", [names[i] for i in iv["flow"]])
@@ -153,14 +179,7 @@ class Results:
                          ("cwnd", self.cwnd), ("queues", self.queues), ("probes", self.probes),
                          ("drops", self.drops)):
             put(f"{name}.parquet", lambda t, df=df: df.to_parquet(t, index=False))
-        if plots:
-            from . import plots as _plots
-            if len(self.cwnd):
-                put("cwnd.png", lambda t: _plots.plot_cwnd(self.cwnd, t, title=self.run["name"]))
-            if len(self.queues):
-                put("queues.png", lambda t: _plots.plot_queues(self.queues, t, title=self.run["name"]))
-            if len(self.probes):
-                put("probes.png", lambda t: _plots.plot_probes(self.probes, t, title=self.run["name"]))
+        written += write_figures(self, out, draw=plots)
         return written
 
     @classmethod

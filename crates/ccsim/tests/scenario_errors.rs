@@ -426,6 +426,10 @@ fn a_source_flooding_an_unlimited_host_queue_stops_the_run_with_an_error() {
 #[test]
 fn an_empty_transfer_and_byte_rates_are_errors_not_other_values() {
     assert_err(&with("max_window = 5", "max_window = 5\npackets = 0"), "flows[0].packets", &["positive number of packets", "leave it out"]);
-    assert_err(&with("bandwidth = \"80kbps\"", "bandwidth = \"10KBps\""), "links[1].bandwidth", &["bits per second", "a capital B is bytes"]);
+    assert_err(
+        &with("bandwidth = \"80kbps\"", "bandwidth = \"10KBps\""),
+        "links[1].bandwidth",
+        &["bits per second", "a capital B is bytes"],
+    );
     assert_err(&with("max_window = 5", "max_window = 5\npacket_size = \"1.5kb\""), "flows[0].packet_size", &["a small b is bits"]);
 }

@@ -156,6 +156,8 @@ pub struct Scenario {
 impl Scenario {
     /// Parse and validate TOML text.
     pub fn from_toml_str(text: &str) -> Result<Scenario> {
+        // A byte-order mark (some editors write one) is not TOML.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let table = toml::from_str::<toml::Table>(text).map_err(|e| {
             let msg = e.message().to_string();
             match e.span() {

@@ -10,7 +10,6 @@ from __future__ import annotations
 import html
 import json
 import math
-import os
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -662,10 +661,6 @@ def write(outcome, ref: dict, data: dict[int, FrameData], flows: pd.DataFrame, i
     outcome.total_seconds = time.perf_counter() - t0
     doc = build_document(outcome, ref, figs, fig_notes, titles)
     written += _write_outputs(doc, out, outcome, flows, intervals, traces, probes)
-    mask = os.umask(0)
-    os.umask(mask)
-    for p in written:  # mkstemp makes 0600 files; a report is for reading
-        os.chmod(p, 0o666 & ~mask)
     return written
 
 
