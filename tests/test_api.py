@@ -199,3 +199,15 @@ def test_a_missing_file_named_without_toml_is_reported_as_missing(tmp_path):
 def test_a_shortened_run_names_the_override_when_an_interval_no_longer_fits(examples):
     with pytest.raises(ccsim.ScenarioError, match="overridden to 2s"):
         ccsim.run(examples / "dumbbell.toml", duration="2s")
+
+
+def test_results_read_back_offer_jain_and_flow_like_a_run(examples, tmp_path):
+    res = ccsim.run(examples / "dumbbell.toml", duration="20s")
+    res.write(tmp_path / "o", plots=False)
+    back = ccsim.Results.read(tmp_path / "o")
+    assert back.jain == pytest.approx(res.jain)
+    name = res.flows["name"].iloc[0]
+    assert back.flow(name)["goodput_pps"] == pytest.approx(res.flow(name)["goodput_pps"])
+    (tmp_path / "o" / "queues.parquet").unlink()
+    with pytest.raises(ccsim.ScenarioError, match="queues.parquet: missing"):
+        ccsim.Results.read(tmp_path / "o")

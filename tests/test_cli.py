@@ -331,3 +331,25 @@ def test_compare_lists_what_changed_between_two_reproductions(cli, tmp_path):
     assert r.returncode == 2 and "no cells.parquet" in r.stderr and "Traceback" not in r.stderr
     r = cli("compare", base, tmp_path / "missing")
     assert r.returncode == 2 and "not a directory" in r.stderr
+
+
+def test_compare_of_runs_over_different_scenarios_uses_the_common_ones(tmp_path):
+    from ccsim.experiments.compare import compare
+
+    def run_dir(name, scenarios):
+        d = tmp_path / name
+        d.mkdir()
+        pd.DataFrame([{"table": f"6.{n}", "scenario": n, "pair": "JK/FQ", "source": 1, "phase": None,
+                       "metric": "throughput", "class": "D", "sim": 1.0, "thesis": 1.0, "status": "PASS"}
+                      for n in scenarios]).to_parquet(d / "cells.parquet")
+        pd.DataFrame([{"id": f"S{n}-a1", "scenario": n, "severity": "hard", "status": "pass"}
+                      for n in scenarios]).to_parquet(d / "qchecks.parquet")
+        return d
+
+    full, only2 = run_dir("full", [1, 2]), run_dir("only2", [2])
+    c = compare(full, only2)
+    assert "compared on S2 only" in c.note
+    assert c.cells.empty and c.checks.empty  # S1, which one run left out, is not a change
+    assert c.scores.loc["D cells"].tolist() == [1, 1, 0]
+    with pytest.raises(ValueError, match="share no scenario"):
+        compare(run_dir("only1", [1]), only2)

@@ -13,19 +13,28 @@ from ._core import ScenarioError
 ScenarioLike = Union[str, os.PathLike, Mapping[str, Any], "Scenario"]  # noqa: F821
 
 
-def load_scenario(path: Union[str, os.PathLike]) -> dict:
-    """Read a scenario file into a dict (the builder's structure). Raises ScenarioError."""
+def _read_text(path: Union[str, os.PathLike]) -> str:
+    """A scenario file's text, without a byte-order mark (not TOML). Raises ScenarioError
+    naming the file."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        return p.read_text(encoding="utf-8").removeprefix("\ufeff")
     except FileNotFoundError:
         raise ScenarioError(f"{p}: no such file") from None
     except IsADirectoryError:
         raise ScenarioError(f"{p}: is a directory, expected a scenario file") from None
-    except (PermissionError, UnicodeDecodeError) as e:
-        raise ScenarioError(f"{p}: cannot read: {e}") from None
+    except UnicodeDecodeError as e:
+        raise ScenarioError(f"{p}: cannot read: not UTF-8 text (byte {e.object[e.start]:#04x} at offset "
+                            f"{e.start}); expected a TOML scenario file") from None
+    except OSError as e:
+        raise ScenarioError(f"{p}: cannot read: {e.strerror or e}") from None
+
+
+def load_scenario(path: Union[str, os.PathLike]) -> dict:
+    """Read a scenario file into a dict (the builder's structure). Raises ScenarioError."""
+    text = _read_text(path)
     try:
-        return tomllib.loads(text.removeprefix("\ufeff"))  # a byte-order mark is not TOML
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(f"not valid TOML: {e}") from None
 
@@ -44,14 +53,7 @@ def _resolve(scenario: ScenarioLike, overrides: Mapping[str, Any] | None) -> Any
         # file says so instead of failing to parse its name.
         if "\n" not in s and (s.endswith(".toml") or os.path.exists(s) or "=" not in s):
             if not overrides:
-                try:
-                    return Path(s).read_text(encoding="utf-8").removeprefix("\ufeff")
-                except FileNotFoundError:
-                    raise ScenarioError(f"{s}: no such file") from None
-                except IsADirectoryError:
-                    raise ScenarioError(f"{s}: is a directory, expected a scenario file") from None
-                except (PermissionError, UnicodeDecodeError) as e:
-                    raise ScenarioError(f"{s}: cannot read: {e}") from None
+                return _read_text(s)
             data = load_scenario(s)
         else:
             if not overrides:

@@ -36,6 +36,13 @@ def _seed(text: str) -> int:
     return v
 
 
+def _with_file(file, err) -> str:
+    """The error prefixed with the scenario file, unless it names the file already."""
+    msg = str(err)
+    names = {str(file), str(Path(file))}
+    return msg if any(msg.startswith(n + ":") for n in names) else f"{file}: {msg}"
+
+
 def _err(msg: str) -> int:
     print(f"ccsim: error: {msg}", file=sys.stderr)
     return 2
@@ -113,7 +120,7 @@ def cmd_validate(a) -> int:
             d = api.validate(f)
             print(f"{f}: ok ({d['nodes']} nodes, {d['links']} links, {d['flows']} flows, {d['duration_s']:g} s)")
         except ScenarioError as e:
-            print(f"{f}: {e}", file=sys.stderr)
+            print(_with_file(f, e), file=sys.stderr)
             status = 2
     return status
 
@@ -223,7 +230,10 @@ def cmd_plot(a) -> int:
     out = Path(a.dir)
     # Each figure goes to a temporary file first, so a failed plot never leaves a broken PNG
     # in place of a good one.
-    made = [p.name for p in write_figures(loaded, out)]
+    try:
+        made = [p.name for p in write_figures(loaded, out)]
+    except OSError as e:
+        return _err(f"{out}: cannot write the figures there ({e.strerror or e})")
     print(f"wrote {', '.join(made) or 'nothing (no traces)'} in {out}/")
     return 0
 
@@ -311,6 +321,8 @@ def cmd_compare(a) -> int:
 
     c = compare(a.base, a.other)
     con = Console() if sys.stdout.isatty() else Console(width=150)
+    if c.note:
+        con.print(c.note)
     t = Table(title=f"passes: {a.base} -> {a.other}")
     for col in ("", "base", "other", "change"):
         t.add_column(col, justify="left" if not col else "right")
@@ -401,7 +413,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     rp = sub.add_parser("reproduce", help="run a thesis's experiments and write a report comparing every result")
     rp.add_argument("experiment", choices=["keshav91"], help="keshav91: Keshav 1991, Chapter 6")
-    rp.add_argument("--quick", action="store_true", help="2 seeds and halved durations (about a minute)")
+    rp.add_argument("--quick", action="store_true", help="2 seeds and halved durations (about 30 s on 2 cores)")
     rp.add_argument("--seeds", type=int, metavar="N", help="seeds 1..N (default 5; 2 with --quick)")
     rp.add_argument("--jobs", type=int, metavar="N", help="parallel runs (default: one per core)")
     rp.add_argument("--out", metavar="DIR", default=REPRODUCE_OUT,
@@ -432,8 +444,7 @@ def main(argv: list[str] | None = None) -> int:
         return a.func(a)
     except ScenarioError as e:
         file = getattr(a, "file", None)
-        prefix = f"{file}: " if file and not str(e).startswith(str(file)) else ""
-        return _err(f"{prefix}{e}")
+        return _err(_with_file(file, e) if file else str(e))
     except (OSError, ValueError) as e:
         return _err(str(e))
     except KeyboardInterrupt:

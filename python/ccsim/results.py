@@ -191,19 +191,44 @@ class LoadedResults:
     """Results read back from a directory written by :meth:`Results.write`."""
 
     def __init__(self, out_dir: str | os.PathLike):
+        from ._core import ScenarioError
+
         out = Path(out_dir)
         if not (out / "summary.json").exists():
-            from ._core import ScenarioError
             raise ScenarioError(f"{out}: no summary.json here; expected a directory written by `ccsim run --out`")
-        self.summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+
+        def read(name: str, load, optional=False):
+            p = out / name
+            if optional and not p.exists():
+                return None
+            try:
+                return load(p)
+            except FileNotFoundError:
+                raise ScenarioError(f"{p}: missing; expected every file `ccsim run --out` writes "
+                                    f"(run the scenario again)") from None
+            except Exception as e:  # a damaged file: say which, whatever the reader raised
+                raise ScenarioError(f"{p}: cannot read ({type(e).__name__}: {e}); run the scenario again") from None
+
+        self.summary = read("summary.json", lambda p: json.loads(p.read_text(encoding="utf-8")))
+        if not isinstance(self.summary, dict) or "run" not in self.summary:
+            raise ScenarioError(f"{out / 'summary.json'}: not a ccsim summary (no \"run\" entry)")
         self.run = self.summary["run"]
-        self.flows = pd.read_parquet(out / "flows.parquet")
-        self.intervals = pd.read_parquet(out / "intervals.parquet")
-        self.ports = pd.read_parquet(out / "ports.parquet")
-        self.cwnd = pd.read_parquet(out / "cwnd.parquet")
-        self.queues = pd.read_parquet(out / "queues.parquet")
-        p = out / "probes.parquet"  # absent in directories written before probe traces existed
-        self.probes = pd.read_parquet(p) if p.exists() else pd.DataFrame(PROBE_COLUMNS_EMPTY)
-        d = out / "drops.parquet"  # absent in directories written before drop traces existed
-        self.drops = (pd.read_parquet(d) if d.exists()
-                      else _drops_frame(None, list(self.flows["name"]), list(self.ports["name"])))
+        self.flows = read("flows.parquet", pd.read_parquet)
+        self.intervals = read("intervals.parquet", pd.read_parquet)
+        self.ports = read("ports.parquet", pd.read_parquet)
+        self.cwnd = read("cwnd.parquet", pd.read_parquet)
+        self.queues = read("queues.parquet", pd.read_parquet)
+        # Absent in directories written before probe and drop traces existed.
+        probes = read("probes.parquet", pd.read_parquet, optional=True)
+        self.probes = probes if probes is not None else pd.DataFrame(PROBE_COLUMNS_EMPTY)
+        drops = read("drops.parquet", pd.read_parquet, optional=True)
+        self.drops = drops if drops is not None else _drops_frame(None, list(self.flows["name"]),
+                                                                  list(self.ports["name"]))
+
+    @property
+    def jain(self) -> float:
+        return self.run["jain_goodput"]
+
+    def flow(self, name: str):
+        """One flow's row of ``flows`` by name, as :meth:`Results.flow`."""
+        return Results.flow(self, name)

@@ -159,12 +159,12 @@ impl Results {
             });
         }
         let dur = to_secs(sc.duration);
+        let mut names = sc.port_names().into_iter();
         let ports = w
             .ports
             .iter()
-            .enumerate()
-            .map(|(i, p)| PortSummary {
-                name: sc.port_name(i / 2, i % 2 == 0),
+            .map(|p| PortSummary {
+                name: names.next().unwrap_or_default(),
                 bandwidth_bps: p.bandwidth_bps(),
                 delay_s: to_secs(p.delay),
                 departures: p.stats.departures,

@@ -433,3 +433,16 @@ fn an_empty_transfer_and_byte_rates_are_errors_not_other_values() {
     );
     assert_err(&with("max_window = 5", "max_window = 5\npacket_size = \"1.5kb\""), "flows[0].packet_size", &["a small b is bits"]);
 }
+
+#[test]
+fn parallel_links_name_their_ports_apart() {
+    // A second link between h1 and sw: its ports are h1->sw#2 and sw->h1#2, so a name in
+    // trace_queues or in the results picks one port.
+    let text = format!("{BASE}[[links]]\nbetween = [\"h1\", \"sw\"]\nbandwidth = \"800kbps\"\n")
+        .replace("discard = 1", "discard = 1\ntrace_queues = [\"sw->h1#2\"]");
+    let r = ccsim::run_toml(&text).unwrap();
+    let names: Vec<&str> = r.ports.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["h1->sw", "sw->h1", "sw->h2", "h2->sw", "h1->sw#2", "sw->h1#2"]);
+    let traced: std::collections::BTreeSet<u32> = r.queue_trace.port.iter().copied().collect();
+    assert_eq!(traced.into_iter().collect::<Vec<_>>(), [5]);
+}

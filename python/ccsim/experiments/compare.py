@@ -22,6 +22,7 @@ class Comparison:
     scores: pd.DataFrame  # rows D, S, hard checks, soft checks: passes in base, other, change
     cells: pd.DataFrame  # cells whose status differs, with both simulated values
     checks: pd.DataFrame  # checks whose status differs
+    note: str = ""  # set when the two runs cover different scenarios (compared on the common ones)
 
 
 def _read(d: Path, name: str) -> pd.DataFrame:
@@ -54,6 +55,19 @@ def compare(base: str | Path, other: str | Path) -> Comparison:
             ({"id", "severity", "status"} - set(q.columns))
         if missing:
             raise ValueError(f"{d}: the results lack column(s) {', '.join(sorted(missing))}")
+    # Runs of different scenario sets (--only) are compared on the scenarios both ran: a
+    # scenario one run left out is not a change.
+    note = ""
+    if "scenario" in ca.columns and "scenario" in cb.columns:
+        sca, scb = set(ca["scenario"]), set(cb["scenario"])
+        if sca != scb:
+            common = sca & scb
+            if not common:
+                raise ValueError(f"{a} and {b} share no scenario ({_list(sca)} against {_list(scb)})")
+            note = f"{a} covers {_list(sca)}, {b} {_list(scb)}: compared on {_list(common)} only"
+            ca, cb = ca[ca["scenario"].isin(common)], cb[cb["scenario"].isin(common)]
+            if "scenario" in qa.columns and "scenario" in qb.columns:
+                qa, qb = qa[qa["scenario"].isin(common)], qb[qb["scenario"].isin(common)]
     sa, sb = _scores(ca, qa), _scores(cb, qb)
     scores = pd.DataFrame({"base": sa, "other": sb})
     scores["change"] = scores["other"] - scores["base"]
@@ -75,4 +89,8 @@ def compare(base: str | Path, other: str | Path) -> Comparison:
     cols = ["id", "severity_base", "status_base", "status_other"] + \
         (["detail_other"] if "detail_other" in checks.columns else [])
     checks = checks[cols].rename(columns={"severity_base": "severity", "detail_other": "detail"}).reset_index(drop=True)
-    return Comparison(scores=scores, cells=cells, checks=checks)
+    return Comparison(scores=scores, cells=cells, checks=checks, note=note)
+
+
+def _list(scenarios) -> str:
+    return ",".join(f"S{int(n)}" for n in sorted(scenarios))

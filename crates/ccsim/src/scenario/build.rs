@@ -56,6 +56,7 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
     let n = sc.nodes.len();
     let mut adj: Adjacency = vec![Vec::new(); n];
     let mut ports = Vec::with_capacity(sc.links.len() * 2);
+    let port_names = sc.port_names();
     for l in &sc.links {
         let fwd = ports.len() as u32;
         ports.push(Port::new(l.a as u32, l.b as u32, l.bandwidth_bps, l.delay, make_qdisc(&l.forward, l.bandwidth_bps)));
@@ -64,8 +65,8 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
             let on = ports[k].qdisc.is_preemptive();
             ports[k].set_preemptive(on);
             if q.jitter > 0 {
-                let name = format!("port/{}->{}", sc.nodes[ports[k].from as usize].name, sc.nodes[ports[k].to as usize].name);
-                ports[k].set_jitter(q.jitter, Rng::stream(sc.seed, &name));
+                // Each port its own stream, named after the port (parallel links included).
+                ports[k].set_jitter(q.jitter, Rng::stream(sc.seed, &format!("port/{}", port_names[k])));
             }
         }
         adj[l.a].push((l.b as u32, fwd));

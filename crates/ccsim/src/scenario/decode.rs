@@ -196,7 +196,12 @@ impl<'a> Obj<'a> {
             if !self.asked.iter().any(|a| a == k) {
                 let mut allowed = self.asked.clone();
                 allowed.sort_unstable();
-                return Err(ScenarioError::new(self.at(k), format!("unknown key {k:?}; allowed keys here: {}", allowed.join(", "))));
+                let expected = if allowed.is_empty() {
+                    "this table takes no keys here".to_string()
+                } else {
+                    format!("allowed keys here: {}", allowed.join(", "))
+                };
+                return Err(ScenarioError::new(self.at(k), format!("unknown key {k:?}; {expected}")));
             }
         }
         Ok(())

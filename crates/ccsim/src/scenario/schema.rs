@@ -176,11 +176,9 @@ impl Scenario {
         decode_scenario(v)
     }
 
-    /// Port name for link `i` in direction a->b (`forward`) or b->a.
-    pub fn port_name(&self, link: usize, forward: bool) -> String {
-        let l = &self.links[link];
-        let (x, y) = if forward { (l.a, l.b) } else { (l.b, l.a) };
-        format!("{}->{}", self.nodes[x].name, self.nodes[y].name)
+    /// Every port's name, in port order (link `i` gives port `2i`, a->b, and `2i + 1`, b->a).
+    pub fn port_names(&self) -> Vec<String> {
+        port_names(&self.nodes, &self.links)
     }
 
     pub fn node_index(&self, name: &str) -> Option<usize> {
@@ -781,12 +779,30 @@ fn decode_selection(o: &mut Obj, key: &'static str, names: &[String], ports: boo
     }
 }
 
+/// Port names, two per link (`"a->b"`, then `"b->a"`), in port order. A second link between
+/// the same two nodes names its ports `"a->b#2"` (a third `#3`, ...), so that every name, in
+/// `trace_queues` or a results table, picks exactly one port.
+fn port_names(nodes: &[NodeSpec], links: &[LinkSpec]) -> Vec<String> {
+    let mut seen: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    links
+        .iter()
+        .flat_map(|l| [(l.a, l.b), (l.b, l.a)])
+        .map(|(x, y)| {
+            let base = format!("{}->{}", nodes[x].name, nodes[y].name);
+            let n = seen.entry(base.clone()).or_insert(0);
+            *n += 1;
+            if *n == 1 {
+                base
+            } else {
+                format!("{base}#{n}")
+            }
+        })
+        .collect()
+}
+
 fn decode_measure(top: &mut Obj, duration: SimTime, nodes: &[NodeSpec], links: &[LinkSpec], flows: &[FlowSpec]) -> Result<MeasureSpec> {
     let flow_names: Vec<String> = flows.iter().map(|f| f.name.clone()).collect();
-    let port_names: Vec<String> = links
-        .iter()
-        .flat_map(|l| [format!("{}->{}", nodes[l.a].name, nodes[l.b].name), format!("{}->{}", nodes[l.b].name, nodes[l.a].name)])
-        .collect();
+    let port_names = port_names(nodes, links);
     let default_interval = duration / 8;
     let mut m = match top.table("measure")? {
         Some(m) => m,
