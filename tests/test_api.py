@@ -204,6 +204,10 @@ def test_a_shortened_run_names_the_override_when_an_interval_no_longer_fits(exam
 def test_results_read_back_offer_jain_and_flow_like_a_run(examples, tmp_path):
     res = ccsim.run(examples / "dumbbell.toml", duration="20s")
     res.write(tmp_path / "o", plots=False)
+    from ccsim.results import FLOW_COLUMNS, PORT_COLUMNS
+
+    # the columns empty runs are given are the ones a run has
+    assert list(res.flows.columns) == FLOW_COLUMNS and list(res.ports.columns) == PORT_COLUMNS
     back = ccsim.Results.read(tmp_path / "o")
     assert back.jain == pytest.approx(res.jain)
     name = res.flows["name"].iloc[0]

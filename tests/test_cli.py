@@ -208,6 +208,22 @@ def test_sweep_reruns_a_changed_scenario(cli, examples, tmp_path):
     assert "1 runs" in r.stdout  # this sweep's run, not the earlier one also stored in runs/
 
 
+def test_sweep_rows_carry_this_sweeps_parameters(cli, examples, tmp_path):
+    # The second sweep's max_window=5 is the base file unchanged, as was the first sweep's
+    # buffer=40pkt: the stored run is shared, but its rows must say max_window=5.
+    out = tmp_path / "sw"
+    short = ("--set", "duration=200s", "--set", "measure.interval=50s", "--out", out)
+    f = examples / "keshav-s1-jk-fcfs.toml"
+    assert "max_window = 5" in f.read_text() and '"40pkt"' in f.read_text()
+    assert cli("sweep", f, "--set", "links[0].buffer=5pkt,40pkt", *short).returncode == 0
+    r = cli("sweep", f, "--set", "flows[0].max_window=5,10", *short)
+    assert r.returncode == 0, r.stderr
+    t = pd.read_parquet(out / "sweep.parquet")
+    assert "param:links[0].buffer" not in t.columns
+    assert t["param:flows[0].max_window"].notna().all()
+    assert sorted(t["param:flows[0].max_window"].unique()) == [5, 10]
+
+
 @pytest.mark.parametrize("args, words", [
     (("--set", "seed=1,2"), ["--set seed", "--seeds"]),
     (("--set", "flows.max_window=3"), ["flows is a list", "flows[0].max_window"]),

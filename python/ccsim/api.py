@@ -13,6 +13,17 @@ from ._core import ScenarioError
 ScenarioLike = Union[str, os.PathLike, Mapping[str, Any], "Scenario"]  # noqa: F821
 
 
+SEED_LIMIT = 2**63  # a scenario's seed is a TOML integer (i64), non-negative
+
+
+def check_seed(value: int, what: str = "seed") -> int:
+    """``value`` if it is a seed a scenario can hold (0 to 2^63 - 1), else ValueError naming
+    ``what``."""
+    if not 0 <= value < SEED_LIMIT:
+        raise ValueError(f"{what}: expected an integer from 0 to 2^63 - 1, got {value}")
+    return value
+
+
 def _read_text(path: Union[str, os.PathLike]) -> str:
     """A scenario file's text, without a byte-order mark (not TOML). Raises ScenarioError
     naming the file."""
@@ -93,7 +104,8 @@ class _duration_hint:
         return self
 
     def __exit__(self, kind, err, tb):
-        if self.duration is not None and isinstance(err, ScenarioError) and str(err).startswith("measure."):
+        if (self.duration is not None and isinstance(err, ScenarioError)
+                and str(err).startswith(("measure.interval:", "measure.discard:"))):
             raise ScenarioError(f"{err} (the run's duration is overridden to {self.duration}; set "
                                 f"[measure] interval and discard to fit it)") from None
         return False

@@ -153,6 +153,15 @@ def dumps_toml(data: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _read_umask() -> int:
+    mask = os.umask(0)  # the only way to read it sets it; done once, at import
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
 def atomic_write(path: str | os.PathLike, write) -> None:
     """Write a file whole or not at all: ``write(tmp)`` fills a temporary file beside
     ``path``, which then replaces it. The file gets the mode a plain write would give (an
@@ -166,9 +175,7 @@ def atomic_write(path: str | os.PathLike, write) -> None:
         try:
             mode = os.stat(path).st_mode & 0o7777
         except FileNotFoundError:
-            mask = os.umask(0)
-            os.umask(mask)
-            mode = 0o666 & ~mask
+            mode = 0o666 & ~_UMASK
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:

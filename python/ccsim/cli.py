@@ -27,13 +27,16 @@ def _seed(text: str) -> int:
     """argparse type of --seed: an integer in the engine's range (argparse exits 2 otherwise)."""
     import argparse
 
+    from .api import check_seed
+
     try:
-        v = int(text)
+        value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if not 0 <= v < 2**64:
-        raise argparse.ArgumentTypeError(f"expected an integer from 0 to 2^64 - 1, got {text}")
-    return v
+    try:
+        return check_seed(value, "seed")
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e).removeprefix("seed: ")) from None
 
 
 def _with_file(file, err) -> str:

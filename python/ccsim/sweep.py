@@ -198,10 +198,9 @@ def parse_seeds(spec: str) -> list[int]:
         seeds = [int(x) for x in spec.split(",")]
     except ValueError:
         raise ValueError(f"--seeds: expected A..B or a comma list of integers, got {spec!r}") from None
-    bad = [x for x in seeds if not 0 <= x < 2**64]
-    if bad:
-        raise ValueError(f"--seeds: expected integers from 0 to 2^64 - 1, got {bad[0]}")
-    return seeds
+    from .api import check_seed
+
+    return [check_seed(x, "--seeds") for x in seeds]
 
 
 def set_path(data: dict, path: str, value) -> None:
@@ -247,7 +246,7 @@ def sweep(base: dict, sets: list[tuple[str, list]], seeds: list[int], out_dir, *
     out = Path(out_dir)
     (out / "runs").mkdir(parents=True, exist_ok=True)
     names = [p for p, _ in sets]
-    tasks, done = [], []
+    tasks, planned, queued = [], [], set()
     for combo in itertools.product(*[v for _, v in sets]) if sets else [()]:
         params = dict(zip(names, combo))
         for seed in seeds:
@@ -257,13 +256,14 @@ def sweep(base: dict, sets: list[tuple[str, list]], seeds: list[int], out_dir, *
             data["seed"] = seed
             # A run is known by the whole scenario it ran, not by its parameters alone: an
             # edited base file, or another scenario sweeping into the same directory, must run
-            # afresh rather than pick up a stored result of something else.
+            # afresh rather than pick up a stored result of something else. Combinations that
+            # make the same scenario share one run.
             key = hashlib.sha1(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
             f = out / "runs" / f"{key}.json"
-            if f.exists():
-                done.append(f)
-                continue
-            tasks.append(Task(key=key, scenario=data, meta={"params": params, "seed": seed, "file": f}))
+            planned.append((params, seed, f))
+            if not f.exists() and key not in queued:
+                queued.add(key)
+                tasks.append(Task(key=key, scenario=data, meta={"params": params, "seed": seed, "file": f}))
     failures = []
     for task, res in run_many(tasks, workers=workers, progress=progress, scheduler=scheduler):
         if isinstance(res, Exception):
@@ -272,13 +272,16 @@ def sweep(base: dict, sets: list[tuple[str, list]], seeds: list[int], out_dir, *
         record = {"params": task.meta["params"], "seed": task.meta["seed"], "run": res.summary()["run"],
                   "flows": json.loads(res.flows.to_json(orient="records"))}
         atomic_write_text(task.meta["file"], json.dumps(record))
-        done.append(task.meta["file"])
+    # Rows carry this sweep's parameters: a stored run may have been made by another sweep
+    # that reached the same scenario by other settings.
     rows = []
-    for f in sorted(set(done)):
+    for params, seed, f in planned:
+        if not f.exists():  # the run failed
+            continue
         rec = json.loads(f.read_text())
         for fl in rec["flows"]:
-            rows.append({**{f"param:{k}": (json.dumps(v) if isinstance(v, (list, dict)) else v) for k, v in rec["params"].items()},
-                         "seed": rec["seed"], **fl})
+            rows.append({**{f"param:{k}": (json.dumps(v) if isinstance(v, (list, dict)) else v) for k, v in params.items()},
+                         "seed": seed, **fl})
     table = pd.DataFrame(rows)
     if len(table):
         tmp = out / ".tmp-sweep.parquet"

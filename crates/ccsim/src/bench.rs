@@ -97,6 +97,9 @@ pub fn run_dumbbell(flows: usize, duration_s: f64, seed: u64) -> Result<BenchRep
     let t1 = Instant::now();
     w.run();
     let wall_seconds = t1.elapsed().as_secs_f64();
+    if w.overflow.is_some() {
+        return Err(crate::ScenarioError::new("flows", "the benchmark run filled the packet arena and stopped"));
+    }
     let (_, peak_rss_kb) = rss_kb();
     let (state_bytes, output_bytes) = w.memory_bytes();
     let results = crate::Results::collect(&sc, &w);

@@ -22,27 +22,29 @@ pub use scenario::{Scenario, ScenarioError};
 pub fn run(sc: &Scenario) -> Result<Results, ScenarioError> {
     let mut world = scenario::build::build_world(sc)?;
     world.run();
-    overflow_error(sc, &world)?;
-    Ok(Results::take(sc, &mut world))
+    finish(sc, &mut world)
 }
 
-/// The error for a run stopped by [`world::MAX_LIVE_PACKETS`], naming the flow.
-pub fn overflow_error(sc: &Scenario, world: &world::World) -> Result<(), ScenarioError> {
-    match world.overflow {
-        None => Ok(()),
-        Some(f) => Err(ScenarioError::new(
+/// The results of a world that has run, or the error of a run stopped because it held
+/// [`world::MAX_LIVE_PACKETS`] packets at once (naming the flow with the most of them).
+pub fn finish(sc: &Scenario, world: &mut world::World) -> Result<Results, ScenarioError> {
+    if world.overflow.is_some() {
+        let held = world.packets.live_per_flow(sc.flows.len());
+        let (f, most) = held.iter().enumerate().max_by_key(|&(i, n)| (n, std::cmp::Reverse(i))).map(|(i, &n)| (i, n)).unwrap_or((0, 0));
+        return Err(ScenarioError::new(
             format!("flows[{f}]"),
             format!(
-                "the run stopped at {:.6} s simulated, holding {} packets at once as flow \"{}\" sent another: \
-                 a source offers more than its path carries into an unlimited queue (a host's own queue is \
-                 unlimited unless the link's forward or reverse table sets a buffer); lower its rate or give \
-                 that queue a buffer",
+                "the run stopped at {:.6} s simulated, holding {} packets queued or in flight, {most} of them flow \
+                 \"{}\"'s: it offers more than its path carries into an unlimited queue (a host's own queue is \
+                 unlimited unless the link's forward or reverse table sets a buffer), or its path holds that \
+                 many; lower its rate or give the queue a buffer",
                 sim::time::to_secs(world.now),
-                world.live_packet_limit,
-                sc.flows[f as usize].name
+                world.packets.live(),
+                sc.flows[f].name
             ),
-        )),
+        ));
     }
+    Ok(Results::take(sc, world))
 }
 
 /// Parse, validate and run TOML text.

@@ -37,9 +37,10 @@ pub struct Flow {
 }
 
 /// Most packets a run may hold at once (queued, in transmission, in pipes): about 2 GB of
-/// packets. Only a source that offers more than its path carries into an unlimited queue (a
-/// host's own queue is unlimited by default) gets near it; the run then stops with an error
-/// naming the flow instead of exhausting memory.
+/// packets. A source that offers more than its path carries into an unlimited queue (a
+/// host's own queue is unlimited by default) gets there, or a path of vast bandwidth-delay
+/// product; the run then stops with an error naming the flow that holds the most, instead of
+/// exhausting memory.
 pub const MAX_LIVE_PACKETS: usize = 1 << 25;
 
 pub struct World {
@@ -69,7 +70,7 @@ pub struct World {
     pub peak_live_packets: usize,
     /// Packets the run may hold at once ([`MAX_LIVE_PACKETS`]; smaller in tests).
     pub live_packet_limit: usize,
-    /// The flow whose packet would have passed the limit; the run stops there.
+    /// The first flow whose packet would have passed the limit; the run stops there.
     pub overflow: Option<u32>,
     /// Scheduled link delay changes: (forward port; the reverse port is the next one, delay).
     pub link_changes: Vec<(u32, SimTime)>,
@@ -81,9 +82,6 @@ impl World {
         while let Some(ev) = self.events.pop_due(self.end) {
             self.now = ev.time;
             self.handle(ev);
-            if self.overflow.is_some() {
-                return;
-            }
         }
         self.now = self.end;
         self.drain_probe_logs();
@@ -305,13 +303,20 @@ impl World {
                 code: tx.code,
             };
             let first_port = self.routes[flow.route as usize];
-            if self.packets.live() >= self.live_packet_limit {
-                self.overflow = Some(f);
-                return;
+            match self.packets.try_alloc(pkt, self.live_packet_limit) {
+                Some(pid) => self.send_to_port(pid, first_port),
+                None => return self.stop_full(f),
             }
-            let pid = self.packets.alloc(pkt);
-            self.send_to_port(pid, first_port);
         }
+    }
+
+    /// The run holds `live_packet_limit` packets and flow `f` would send another: stop at
+    /// this instant (the loop ends once the events already due now have run; they find the
+    /// arena full too) and leave the diagnosis to `ccsim::finish`.
+    #[cold]
+    fn stop_full(&mut self, f: u32) {
+        self.overflow.get_or_insert(f);
+        self.end = self.now;
     }
 
     /// Make sure a timer event is armed no later than the sender's earliest deadline.
@@ -403,12 +408,10 @@ impl World {
                 flow.next_seq += 1;
                 flow.cur.sent += 1;
                 let first_port = self.routes[flow.route as usize];
-                if self.packets.live() >= self.live_packet_limit {
-                    self.overflow = Some(f);
-                    return;
+                match self.packets.try_alloc(pkt, self.live_packet_limit) {
+                    Some(pid) => self.send_to_port(pid, first_port),
+                    None => self.stop_full(f),
                 }
-                let pid = self.packets.alloc(pkt);
-                self.send_to_port(pid, first_port);
             }
         }
     }

@@ -403,24 +403,36 @@ fn too_many_trace_rows_is_an_error_before_the_run() {
 
 #[test]
 fn a_source_flooding_an_unlimited_host_queue_stops_the_run_with_an_error() {
-    // A CBR source at 10^6 pkt/s into the host's own (unlimited) queue on an 800 kb/s line:
-    // the queue grows by about 10^6 packets a second. With the limit lowered to 1000 packets
-    // the run stops at about 1 ms and names the flow; it neither panics nor exhausts memory.
-    let text = with("cc = \"jk\"\nmax_window = 5", "cc = \"none\"\nrate = \"1000000pps\"").replace("app = \"ftp\"", "app = \"cbr\"");
+    // A CBR source at 10^6 pkt/s into the host's own (unlimited) queue on an 800 kb/s line,
+    // beside a well-behaved second flow: the queue grows by about 10^6 packets a second. With
+    // the limit lowered to 1000 packets the run stops at about 1 ms; the error names the
+    // flooding flow (it holds the most packets); nothing panics or exhausts memory.
+    let text = with("cc = \"jk\"\nmax_window = 5", "cc = \"none\"\nrate = \"1000000pps\"").replace("app = \"ftp\"", "app = \"cbr\"")
+        + "[[flows]]\nname = \"g\"\nsrc = \"h1\"\ndst = \"h2\"\napp = \"ftp\"\ncc = \"jk\"\nmax_window = 5\n";
+    let text = text.replace("name = \"f\"\nsrc", "name = \"flood\"\nsrc");
     let sc = ccsim::Scenario::from_toml_str(&text).unwrap();
     let mut world = ccsim::scenario::build::build_world(&sc).unwrap();
     world.live_packet_limit = 1000;
     world.run();
     assert!(world.packets.live() <= 1000);
     assert!(world.now < ccsim::sim::time::from_secs(0.01), "stopped at once, not at the end");
-    let e = ccsim::overflow_error(&sc, &world).unwrap_err();
+    let e = match ccsim::finish(&sc, &mut world) {
+        Err(e) => e,
+        Ok(_) => panic!("an overflowing run gave results"),
+    };
     assert_eq!(e.path, "flows[0]");
-    for part in ["\"f\"", "1000 packets", "unlimited queue", "buffer"] {
+    for part in ["\"flood\"", "1000 packets queued or in flight", "unlimited queue", "buffer"] {
         assert!(e.message.contains(part), "{part:?} in {:?}", e.message);
     }
-    // The same run without the lowered limit is fine once the rate fits the line.
+    // The same run is fine once the rate fits the line.
     let fits = text.replace("1000000pps", "50pps");
     assert!(ccsim::run_toml(&fits).is_ok());
+}
+
+#[test]
+fn a_byte_order_mark_is_not_toml() {
+    let r = ccsim::run_toml(&format!("\u{feff}{BASE}"));
+    assert!(r.is_ok(), "{:?}", r.err());
 }
 
 #[test]
@@ -445,4 +457,12 @@ fn parallel_links_name_their_ports_apart() {
     assert_eq!(names, ["h1->sw", "sw->h1", "sw->h2", "h2->sw", "h1->sw#2", "sw->h1#2"]);
     let traced: std::collections::BTreeSet<u32> = r.queue_trace.port.iter().copied().collect();
     assert_eq!(traced.into_iter().collect::<Vec<_>>(), [5]);
+}
+
+#[test]
+fn node_names_keep_clear_of_port_name_syntax() {
+    for bad in ["a#2", "x->y"] {
+        let text = with("hosts = [\"h1\", \"h2\", \"island\"]", &format!("hosts = [\"h1\", \"h2\", \"island\", \"{bad}\"]"));
+        assert_err(&text, "nodes.hosts[3]", &["without \"#\" or \"->\""]);
+    }
 }

@@ -115,6 +115,21 @@ impl PacketArena {
         }
     }
 
+    /// `alloc`, unless the arena already holds `limit` packets (`None`). Only an arena with no
+    /// free slot can be full, so the steady state (slots reused) pays no extra test.
+    #[inline]
+    pub fn try_alloc(&mut self, p: Packet, limit: usize) -> Option<PacketId> {
+        if let Some(id) = self.free.pop() {
+            self.slots[id as usize] = p;
+            Some(id)
+        } else if self.slots.len() >= limit {
+            None
+        } else {
+            self.slots.push(p);
+            Some((self.slots.len() - 1) as PacketId)
+        }
+    }
+
     #[inline]
     pub fn free(&mut self, id: PacketId) {
         self.slots[id as usize] = EMPTY;
@@ -138,6 +153,19 @@ impl PacketArena {
 
     pub fn memory_bytes(&self) -> usize {
         self.slots.capacity() * std::mem::size_of::<Packet>() + self.free.capacity() * 4
+    }
+
+    /// Live packets per flow (data and ACKs), for a diagnosis after the run: a full scan.
+    pub fn live_per_flow(&self, flows: usize) -> Vec<u64> {
+        let mut freed = vec![false; self.slots.len()];
+        self.free.iter().for_each(|&id| freed[id as usize] = true);
+        let mut count = vec![0u64; flows];
+        for (p, _) in self.slots.iter().zip(&freed).filter(|(_, &f)| !f) {
+            if let Some(c) = count.get_mut(p.flow as usize) {
+                *c += 1;
+            }
+        }
+        count
     }
 
     /// Slots ever allocated: the arena's high-water mark.

@@ -56,7 +56,7 @@ pub fn decbit(p: &mut Obj) -> Result<DecBitConfig> {
 }
 
 /// Fair Queueing (Keshav 1991 ch. 2-3; defaults in queue/fq.rs). `delta` is the promptness
-/// parameter in bits (a size such as "1000B" is also accepted and converted to bits).
+/// parameter in bits ("8kb"; a size in bytes such as "1000B" is converted to bits).
 pub fn fq(p: &mut Obj) -> Result<FqConfig> {
     let mut c = FqConfig::default();
     let path = p.at("delta");
@@ -64,9 +64,9 @@ pub fn fq(p: &mut Obj) -> Result<FqConfig> {
         None => {}
         Some(toml::Value::Integer(i)) if *i >= 0 => c.delta_bits = *i as u64,
         Some(toml::Value::String(s)) if s == "infinite" => c.delta_bits = u64::MAX,
-        Some(toml::Value::String(s)) => match units::size(s) {
-            Ok(bytes) => c.delta_bits = bytes * 8,
-            Err(e) => return Err(ScenarioError::new(path, format!("expected bits (an integer), {e}, or \"infinite\", got {s:?}"))),
+        Some(toml::Value::String(s)) => match units::bits(s) {
+            Ok(b) => c.delta_bits = b,
+            Err(e) => return Err(ScenarioError::new(path, format!("expected {e}, an integer number of bits or \"infinite\", got {s:?}"))),
         },
         Some(v) => {
             return Err(ScenarioError::new(

@@ -222,6 +222,13 @@ fn decode_nodes(top: &mut Obj) -> Result<Vec<NodeSpec>> {
                 if name.is_empty() {
                     return Err(ScenarioError::new(format!("{path}[{i}]"), "expected a non-empty node name"));
                 }
+                // Port names are "a->b" and "a->b#2" (`port_names`): node names keep clear of both.
+                if name.contains('#') || name.contains("->") {
+                    return Err(ScenarioError::new(
+                        format!("{path}[{i}]"),
+                        format!("expected a node name without \"#\" or \"->\", got {name:?}"),
+                    ));
+                }
                 if nodes.iter().any(|n| n.name == name) {
                     return Err(ScenarioError::new(format!("{path}[{i}]"), format!("node {name:?} is declared twice")));
                 }

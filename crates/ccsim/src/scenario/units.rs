@@ -91,12 +91,13 @@ pub fn size(s: &str) -> Result<u64, String> {
     const EXPECT: &str = "a positive size such as \"1000B\", \"1.5KB\" or \"64KiB\"";
     let (n, unit) = split_number_keep_case(s).ok_or_else(|| EXPECT.to_string())?;
     let mult = match unit.as_str() {
-        "" | "bytes" => 1.0,
-        u if u.eq_ignore_ascii_case("kib") => 1024.0,
-        u if u.eq_ignore_ascii_case("mib") => 1024.0 * 1024.0,
+        "" => 1.0,
+        u if u.eq_ignore_ascii_case("bytes") => 1.0,
+        u if u.ends_with("iB") && u[..u.len() - 2].eq_ignore_ascii_case("k") => 1024.0,
+        u if u.ends_with("iB") && u[..u.len() - 2].eq_ignore_ascii_case("m") => 1024.0 * 1024.0,
         u => match u.strip_suffix('B').and_then(decimal_prefix) {
             Some(m) => m,
-            None if u.ends_with('b') && u.strip_suffix('b').and_then(decimal_prefix).is_some() => {
+            None if u.ends_with('b') && u.trim_end_matches("ib").trim_end_matches('b').len() <= 1 => {
                 return Err("bytes, such as \"1500B\" or \"1.5KB\" (a small b is bits)".to_string())
             }
             None => return Err(EXPECT.to_string()),
@@ -107,6 +108,18 @@ pub fn size(s: &str) -> Result<u64, String> {
         return Err(EXPECT.to_string());
     }
     Ok(v as u64)
+}
+
+/// An amount of data in bits: "8000b", "8kb" (a small b is bits) or a size in bytes ("1000B",
+/// "1.5KB"), converted to bits. For parameters the thesis states in bits (FQ's delta).
+pub fn bits(s: &str) -> Result<u64, String> {
+    const EXPECT: &str = "bits such as \"8000b\" or \"8kb\", or bytes such as \"1000B\"";
+    let (n, unit) = split_number_keep_case(s).ok_or_else(|| EXPECT.to_string())?;
+    if let Some(mult) = unit.strip_suffix('b').and_then(decimal_prefix) {
+        let v = n * mult;
+        return if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v < 1.8e19 { Ok(v as u64) } else { Err(EXPECT.to_string()) };
+    }
+    size(s).map(|bytes| bytes.saturating_mul(8)).map_err(|_| EXPECT.to_string())
 }
 
 /// Rate in packets per second: "10pps" (or a bare number).
@@ -188,6 +201,16 @@ mod tests {
             assert!(size(bits).unwrap_err().contains("a small b is bits"), "{bits}");
         }
         assert!(buffer("64kb").unwrap_err().contains("a small b is bits"));
+        assert_eq!(size("1500 Bytes"), Ok(1500));
+        assert_eq!(buffer("64 BYTES"), Ok(BufferLimit::Bytes(64)));
+        for bits in ["64kib", "64Kib"] {
+            assert!(size(bits).unwrap_err().contains("a small b is bits"), "{bits}");
+        }
+        assert_eq!(bits("8kb"), Ok(8000));
+        assert_eq!(bits("8000b"), Ok(8000));
+        assert_eq!(bits("1000B"), Ok(8000));
+        assert_eq!(bits("1KiB"), Ok(8192));
+        assert!(bits("8 parsecs").is_err());
         assert_eq!(buffer("64KB"), Ok(BufferLimit::Bytes(64_000)));
     }
     #[test]
