@@ -215,3 +215,35 @@ def test_results_read_back_offer_jain_and_flow_like_a_run(examples, tmp_path):
     (tmp_path / "o" / "queues.parquet").unlink()
     with pytest.raises(ccsim.ScenarioError, match="queues.parquet: missing"):
         ccsim.Results.read(tmp_path / "o")
+
+
+def test_the_builder_docstring_example_runs():
+    import doctest
+
+    import ccsim.builder
+
+    assert doctest.testmod(ccsim.builder).failed == 0
+
+
+def test_save_writes_numpy_numbers_as_plain_numbers(tmp_path):
+    import numpy as np
+
+    sc = ccsim.Scenario("np", duration="10s", seed=np.int64(2)).hosts("a", "b").switches("s")
+    sc.link("a", "s", bandwidth=np.float64(1e7)).link("s", "b", bandwidth="1Mbps", buffer="20pkt")
+    sc.flow("a", "b", max_window=np.int64(5))
+    sc.save(tmp_path / "np.toml")
+    assert ccsim.run(tmp_path / "np.toml").flows["goodput_pps"].iloc[0] > 0
+    with pytest.raises(ValueError, match="params: expected a dict"):
+        sc.flow("a", "b", params=[1, 2])
+    with pytest.raises(ValueError, match=r"links\[0\]\.bandwidth: cannot write"):
+        ccsim.Scenario("bad", duration="1s").link("a", "s", bandwidth=object()).save(tmp_path / "x.toml")
+    with pytest.raises(OSError, match="no directory"):
+        sc.save(tmp_path / "missing" / "x.toml")
+
+
+def test_empty_traces_keep_their_name_columns():
+    sc = ccsim.Scenario("q", duration="10s").hosts("a", "b").switches("s")
+    sc.link("a", "s", bandwidth="10Mbps").link("s", "b", bandwidth="1Mbps", buffer="20pkt").flow("a", "b")
+    r = sc.measure(trace_cwnd="none", trace_queues="none").run()
+    assert "flow_name" in r.cwnd.columns and "port_name" in r.queues.columns and "flow_name" in r.probes.columns
+    assert r.cwnd.empty and r.queues.empty

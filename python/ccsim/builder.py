@@ -11,19 +11,22 @@ from __future__ import annotations
 import copy
 import json
 import math
+import numbers
 import os
 import tempfile
 from typing import Any
 
 
 class Scenario:
-    """A scenario under construction.
+    """A scenario under construction. Every method returns the scenario, so calls chain.
 
     >>> sc = Scenario("demo", duration="10s", seed=3)
-    >>> sc.hosts("a", "b"); sc.switches("s")
-    >>> sc.link("a", "s", bandwidth="10Mbps", delay="1ms")
-    >>> sc.link("s", "b", bandwidth="1Mbps", delay="10ms", buffer="20pkt")
-    >>> sc.flow("a", "b", app="ftp", cc="newreno", name="bulk")
+    >>> sc = sc.hosts("a", "b").switches("s")
+    >>> sc = sc.link("a", "s", bandwidth="10Mbps", delay="1ms")
+    >>> sc = sc.link("s", "b", bandwidth="1Mbps", delay="10ms", buffer="20pkt")
+    >>> sc = sc.flow("a", "b", app="ftp", cc="newreno", name="bulk")
+    >>> sc.validate()["flows"]
+    1
     """
 
     def __init__(self, name: str = "scenario", *, duration: Any, seed: int = 1, description: str = ""):
@@ -71,6 +74,8 @@ class Scenario:
             d["cc"] = cc
         d.update({k: v for k, v in fields.items() if v is not None})
         if params:
+            if not isinstance(params, dict):
+                raise ValueError(f"params: expected a dict of transport parameters, got {type(params).__name__}")
             d["params"] = dict(params)
         self._data["flows"].append(d)
         return self
@@ -108,22 +113,27 @@ class Scenario:
 
 # -- a small TOML writer for the scenario structure -----------------------------------------
 
-def _scalar(v: Any) -> str:
-    if isinstance(v, bool):
+def _scalar(v: Any, path: str = "") -> str:
+    """One value as TOML. numpy's scalars (np.int64, np.float64, np.bool_) are written as the
+    plain numbers they are; anything else that is not a TOML value is a ValueError naming
+    ``path``, so save() never writes a file the parser refuses."""
+    if isinstance(v, bool) or type(v).__name__ == "bool_":
         return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
+    if isinstance(v, numbers.Integral):
+        return str(int(v))
+    if isinstance(v, numbers.Real):
+        v = float(v)
         if math.isnan(v) or math.isinf(v):
-            raise ValueError(f"cannot write {v} to TOML")
+            raise ValueError(f"{path}: cannot write {v} to TOML; expected a finite number")
         return repr(v)
     if isinstance(v, str):
         return json.dumps(v, ensure_ascii=False)  # JSON string escapes are valid TOML basic strings
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_scalar(x) for x in v) + "]"
+        return "[" + ", ".join(_scalar(x, f"{path}[{i}]") for i, x in enumerate(v)) + "]"
     if isinstance(v, dict):
-        return "{ " + ", ".join(f"{_key(k)} = {_scalar(x)}" for k, x in v.items()) + " }"
-    raise TypeError(f"cannot write a {type(v).__name__} to TOML")
+        return "{ " + ", ".join(f"{_key(k)} = {_scalar(x, f'{path}.{k}')}" for k, x in v.items()) + " }"
+    raise ValueError(f"{path}: cannot write a {type(v).__name__} to TOML; expected a number, string, "
+                     f"boolean, list or table")
 
 
 def _key(k: str) -> str:
@@ -140,16 +150,16 @@ def dumps_toml(data: dict) -> str:
         elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
             arrays.append((k, v))
         else:
-            lines.append(f"{_key(k)} = {_scalar(v)}")
+            lines.append(f"{_key(k)} = {_scalar(v, k)}")
     for k, v in tables:
         lines.append("")
         lines.append(f"[{_key(k)}]")
-        lines.extend(f"{_key(kk)} = {_scalar(vv)}" for kk, vv in v.items())
+        lines.extend(f"{_key(kk)} = {_scalar(vv, f'{k}.{kk}')}" for kk, vv in v.items())
     for k, items in arrays:
-        for item in items:
+        for i, item in enumerate(items):
             lines.append("")
             lines.append(f"[[{_key(k)}]]")
-            lines.extend(f"{_key(kk)} = {_scalar(vv)}" for kk, vv in item.items())
+            lines.extend(f"{_key(kk)} = {_scalar(vv, f'{k}[{i}].{kk}')}" for kk, vv in item.items())
     return "\n".join(lines) + "\n"
 
 
@@ -168,6 +178,10 @@ def atomic_write(path: str | os.PathLike, write) -> None:
     existing file's own, else 0666 less the umask), not the temporary file's 0600."""
     path = os.fspath(path)
     d = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"{path}: is a directory; expected a file path")
+    if not os.path.isdir(d):
+        raise FileNotFoundError(f"{path}: no directory {d} to write into")
     fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=os.path.basename(path))
     os.close(fd)
     try:

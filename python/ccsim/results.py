@@ -122,22 +122,20 @@ class Results:
             rows.append(row)
         self.flows = pd.DataFrame(rows, columns=FLOW_COLUMNS if not rows else None)
         self.ports = pd.DataFrame(raw["ports"], columns=PORT_COLUMNS if not raw["ports"] else None)
-        iv = pd.DataFrame(raw["intervals"])
-        if len(iv):
-            iv.insert(1, "flow_name", [names[i] for i in iv["flow"]])
-        self.intervals = iv
-        cw = pd.DataFrame(raw["cwnd_trace"])
-        if len(cw):
-            cw.insert(1, "flow_name", [names[i] for i in cw["flow"]])
-        self.cwnd = cw
-        pr = pd.DataFrame(raw.get("probe_trace") or PROBE_COLUMNS_EMPTY)
-        if len(pr):
-            pr.insert(1, "flow_name", [names[i] for i in pr["flow"]])
-        self.probes = pr
-        qt = pd.DataFrame(raw["queue_trace"])
-        if len(qt):
-            pnames = list(self.ports["name"])
-            qt.insert(1, "port_name", [pnames[i] for i in qt["port"]])
+        pnames = list(self.ports["name"])
+
+        def named(frame: pd.DataFrame, index: str, column: str, labels: list) -> pd.DataFrame:
+            # The name column is there even when the table is empty, so code that groups by
+            # it works on every run.
+            ids = frame[index] if index in frame.columns else []
+            values = [labels[i] for i in ids]
+            frame.insert(1 if len(frame.columns) else 0, column, values if values else pd.Series([], dtype=str))
+            return frame
+
+        self.intervals = named(pd.DataFrame(raw["intervals"]), "flow", "flow_name", names)
+        self.cwnd = named(pd.DataFrame(raw["cwnd_trace"]), "flow", "flow_name", names)
+        self.probes = named(pd.DataFrame(raw.get("probe_trace") or PROBE_COLUMNS_EMPTY), "flow", "flow_name", names)
+        qt = named(pd.DataFrame(raw["queue_trace"]), "port", "port_name", pnames)
         self.queues = qt
         self.drops = _drops_frame(raw.get("drop_trace"), names, list(self.ports["name"]))
 
@@ -188,7 +186,8 @@ class Results:
 
 
 class LoadedResults:
-    """Results read back from a directory written by :meth:`Results.write`."""
+    """Results read back from a directory written by :meth:`Results.write`: the same frames,
+    ``run``, ``jain``, ``flow()``, ``summary()`` and ``write()``."""
 
     def __init__(self, out_dir: str | os.PathLike):
         from ._core import ScenarioError
@@ -209,10 +208,10 @@ class LoadedResults:
             except Exception as e:  # a damaged file: say which, whatever the reader raised
                 raise ScenarioError(f"{p}: cannot read ({type(e).__name__}: {e}); run the scenario again") from None
 
-        self.summary = read("summary.json", lambda p: json.loads(p.read_text(encoding="utf-8")))
-        if not isinstance(self.summary, dict) or "run" not in self.summary:
+        self._summary = read("summary.json", lambda p: json.loads(p.read_text(encoding="utf-8")))
+        if not isinstance(self._summary, dict) or "run" not in self._summary:
             raise ScenarioError(f"{out / 'summary.json'}: not a ccsim summary (no \"run\" entry)")
-        self.run = self.summary["run"]
+        self.run = self._summary["run"]
         self.flows = read("flows.parquet", pd.read_parquet)
         self.intervals = read("intervals.parquet", pd.read_parquet)
         self.ports = read("ports.parquet", pd.read_parquet)
@@ -225,10 +224,11 @@ class LoadedResults:
         self.drops = drops if drops is not None else _drops_frame(None, list(self.flows["name"]),
                                                                   list(self.ports["name"]))
 
-    @property
-    def jain(self) -> float:
-        return self.run["jain_goodput"]
+    def summary(self) -> dict:
+        """The JSON summary as written (summary.json)."""
+        return self._summary
 
-    def flow(self, name: str):
-        """One flow's row of ``flows`` by name, as :meth:`Results.flow`."""
-        return Results.flow(self, name)
+    # The rest of the Results API works on the frames read back.
+    jain = Results.jain
+    flow = Results.flow
+    write = Results.write

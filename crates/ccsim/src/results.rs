@@ -175,7 +175,9 @@ impl Results {
                 max_queue_bytes: p.stats.max_queue_bytes,
             })
             .collect();
-        let goodputs: Vec<f64> = flows.iter().map(|f: &FlowSummary| f.goodput_pps.mean).filter(|x| !x.is_nan()).collect();
+        // Fairness in bits, as FQ shares a line: flows of different packet sizes that get
+        // equal bit rates are fair (in packets/s they would not look it).
+        let goodputs: Vec<f64> = flows.iter().map(|f: &FlowSummary| f.goodput_bps.mean).filter(|x| !x.is_nan()).collect();
         let conserved = flows.iter().all(|f| f.conserved);
         Results {
             name: sc.name.clone(),

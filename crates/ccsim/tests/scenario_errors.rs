@@ -187,7 +187,7 @@ fn unknown_algorithm_names() {
 #[test]
 fn parameters_out_of_range() {
     assert_err(&with("max_window = 5", "max_window = 0"), "flows[0].max_window", &["[1, 100000000]", "0"]);
-    assert_err(&with("max_window = 5", "max_window = -3"), "flows[0].max_window", &["non-negative"]);
+    assert_err(&with("max_window = 5", "max_window = -3"), "flows[0].max_window", &["[1, 100000000]", "-3"]);
     assert_err(&with("max_window = 5", "max_window = 1000000000"), "flows[0].max_window", &["[1, 100000000]"]);
     assert_err(&with("cc = \"jk\"", "cc = \"generic\"\nparams = { beta = -1 }"), "flows[0].params.beta", &["(0, 100]", "-1"]);
     assert_err(&with("cc = \"jk\"", "cc = \"generic\"\nparams = { beta = 0 }"), "flows[0].params.beta", &["(0, 100]"]);
@@ -465,4 +465,22 @@ fn node_names_keep_clear_of_port_name_syntax() {
         let text = with("hosts = [\"h1\", \"h2\", \"island\"]", &format!("hosts = [\"h1\", \"h2\", \"island\", \"{bad}\"]"));
         assert_err(&text, "nodes.hosts[3]", &["without \"#\" or \"->\""]);
     }
+}
+
+#[test]
+fn ranged_integers_name_their_range_for_every_wrong_value() {
+    for bad in ["-1", "0", "true", "2.5", "100000001"] {
+        let text = with("max_window = 5", &format!("max_window = {bad}"));
+        assert_err(&text, "flows[0].max_window", &["an integer in [1, 100000000]"]);
+    }
+    let text = with("max_window = 5", "max_window = 5\nfq_weight = -1");
+    assert_err(&text, "flows[0].fq_weight", &["an integer in [1, 1000000]"]);
+}
+
+#[test]
+fn a_trace_period_longer_than_the_run_is_an_error() {
+    // (A delay change after the end is accepted, as a flow's stop is: a run shortened with
+    // --duration keeps its file's later changes, which then never happen.)
+    let text = with("discard = 1", "discard = 1\ntrace_period = \"20s\"");
+    assert_err(&text, "measure.trace_period", &["no longer than the run"]);
 }

@@ -120,6 +120,16 @@ impl<'a> Obj<'a> {
         }
     }
 
+    /// An integer in `[lo, hi]`; anything else (a negative, a float, a boolean, out of range)
+    /// gets the same message naming the range.
+    pub fn uint_in(&mut self, key: &'static str, lo: u64, hi: u64) -> Result<Option<u64>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Integer(i)) if *i >= 0 && (lo..=hi).contains(&(*i as u64)) => Ok(Some(*i as u64)),
+            Some(v) => Err(self.wrong(key, &format!("an integer in [{lo}, {hi}]"), v)),
+        }
+    }
+
     pub fn float(&mut self, key: &'static str) -> Result<Option<f64>> {
         match self.get(key) {
             None => Ok(None),

@@ -695,11 +695,7 @@ fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], duration: SimTime) -> Result<
                 return Err(ScenarioError::new(o.at(key), format!("expected at most 65535 bytes, got {v}")));
             }
         }
-        let max_window = match o.uint("max_window")? {
-            None => 1_000_000,
-            Some(w) if (1..=100_000_000).contains(&w) => w as u32,
-            Some(w) => return Err(ScenarioError::new(o.at("max_window"), format!("expected an integer in [1, 100000000], got {w}"))),
-        };
+        let max_window = o.uint_in("max_window", 1, 100_000_000)?.unwrap_or(1_000_000) as u32;
         let start = o.quantity("start", units::duration)?.unwrap_or(0);
         if start >= duration {
             return Err(ScenarioError::new(o.at("start"), "expected a start time before the end of the run (duration)"));
@@ -708,11 +704,7 @@ fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], duration: SimTime) -> Result<
         if stop <= start {
             return Err(ScenarioError::new(o.at("stop"), "expected a stop time after start"));
         }
-        let fq_weight = match o.uint("fq_weight")? {
-            None => 1,
-            Some(w) if (1..=1_000_000).contains(&w) => w as u32,
-            Some(w) => return Err(ScenarioError::new(o.at("fq_weight"), format!("expected an integer in [1, 1000000], got {w}"))),
-        };
+        let fq_weight = o.uint_in("fq_weight", 1, 1_000_000)?.unwrap_or(1) as u32;
         let app = decode_app(&mut o, app_name, packet_size as u32, duration)?;
         let params = o.table("params")?;
         let transport = decode_transport(params, cc)?;
@@ -843,6 +835,9 @@ fn decode_measure(top: &mut Obj, duration: SimTime, nodes: &[NodeSpec], links: &
     let trace_period = m.quantity("trace_period", units::duration)?.unwrap_or((duration / 2000).max(1));
     if trace_period == 0 {
         return Err(ScenarioError::new(m.at("trace_period"), "expected a positive duration"));
+    }
+    if trace_period > duration {
+        return Err(ScenarioError::new(m.at("trace_period"), "expected a period no longer than the run (duration)"));
     }
     let trace_cwnd = decode_selection(&mut m, "trace_cwnd", &flow_names, false, Selection::All)?;
     let trace_queues = decode_selection(&mut m, "trace_queues", &port_names, true, Selection::Switches)?;
