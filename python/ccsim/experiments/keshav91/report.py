@@ -461,7 +461,7 @@ def _cell_text(r) -> str:
         return "not run"
     thesis = fmt(r["thesis"]) + (f"±{fmt(r['thesis_sd'])}" if r["thesis_sd"] == r["thesis_sd"] else "")
     st = {"PASS": "PASS", "FAIL": "FAIL", "P": "",
-          "KNOWN": f"known issue ({'would pass' if r['ok'] else 'would fail'})"}[r["status"]]
+          "KNOWN": "known issue (" + ("no data" if r["sim"] != r["sim"] else "would pass" if r["ok"] else "would fail") + ")"}[r["status"]]
     return f"{fmt(r['sim'])} / {thesis} {r['class']} {st}".rstrip()
 
 
