@@ -187,6 +187,18 @@ def test_sweep_runs_the_grid_and_resumes(cli, examples, tmp_path):
     assert r.returncode == 2 and "flows[0].cc" in r.stderr and "Traceback" not in r.stderr
 
 
+def test_sweep_reruns_a_damaged_stored_run(cli, examples, tmp_path):
+    out = tmp_path / "sw"
+    args = ("sweep", examples / "keshav-s1-jk-fcfs.toml", "--set", "flows[0].max_window=3,5", "--set",
+            "duration=200s", "--set", "measure.interval=50s", "--out", out)
+    assert cli(*args).returncode == 0
+    runs = sorted((out / "runs").glob("*.json"))
+    runs[0].write_text(runs[0].read_text()[:100])  # truncated, as by a full disk
+    r = cli(*args)
+    assert r.returncode == 0, r.stderr
+    assert len(pd.read_parquet(out / "sweep.parquet")) == 8 and runs[0].read_text().endswith("}")
+
+
 def test_sweep_reruns_a_changed_scenario(cli, examples, tmp_path):
     # Stored runs are known by the whole scenario: after the base file's bottleneck doubles,
     # the same command must simulate again, not return the old line's shares.
@@ -260,6 +272,18 @@ def test_plot_failure_keeps_the_previous_figure(cli, examples, tmp_path, monkeyp
         cli_mod.cmd_plot(argparse.Namespace(dir=str(out)))
     assert (out / "cwnd.png").read_bytes() == before
     assert not [p for p in out.iterdir() if p.name.startswith(".tmp-")]
+
+
+def test_report_paths_are_written_through_links_and_never_over_devices(cli, tmp_path):
+    target = tmp_path / "target.txt"
+    target.write_text("old")
+    (tmp_path / "link.txt").symlink_to(target)
+    r = cli("experiment", "keshav91-fq-buffers", "--out", tmp_path / "link.txt")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "link.txt").is_symlink() and target.read_text().startswith("Keshav 1991 ch. 3")
+    for bad in ("/dev/null", tmp_path):
+        r = cli("experiment", "keshav91-fq-buffers", "--out", bad)
+        assert r.returncode == 2 and "--out" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_figures_in_an_output_directory_are_this_runs(cli, examples, tmp_path):

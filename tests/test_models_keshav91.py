@@ -559,3 +559,31 @@ def test_2p_an_outlying_probe_does_not_silence_the_source():
     assert p[(p.time_s > T_STEP) & (p.time_s < T_STEP + 1)].rate_est_pps.max() > 1000   # the outlier
     dropped, delivered, share = pp_losses(r, 1 / S_ALONE)
     assert dropped == 0 and delivered >= share - 2
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: k91.telnet_delay_fq(2, 1000, float("nan")), "p_telnet"),
+    (lambda: k91.telnet_delay_fq(float("nan"), 1000, 40), "n_ftp"),
+    (lambda: k91.telnet_delay_fq(2, 1000, 40, delta=-1), "delta"),
+    (lambda: k91.telnet_delay_fq(2, 1000, 40, preemptive="no"), "preemptive"),
+    (lambda: k91.telnet_delay_fq_phased(2, 1000, -40), "p_telnet"),
+    (lambda: k91.telnet_delay_fq_phased(2, 1000, 40, delta=-100), "delta"),
+    (lambda: k91.telnet_delay_fcfs(2, 5, 1000, pipe_time=-1), "pipe_time"),
+    (lambda: k91.telnet_delay_fcfs(2, [2.5, 2.5], 1000), "window"),
+    (lambda: k91.telnet_delay_fcfs(2, 5.0, 1000), "window"),
+    (lambda: k91.transient_increase_propagation_delay(50, .5, 1, .1, [0.2]), "upstream_s"),
+    (lambda: k91.transient_increase_propagation_delay(50, .5, 1, .1, [0.01], rho_throttle=0), "rho_throttle"),
+    (lambda: k91.transient_increase_service_rate(50, 1, .2, .1, [0.01], queued=-5), "queued"),
+    (lambda: k91.transient_increase_service_rate(float("nan"), 1, .2, .1, [0.01]), "t0"),
+    (lambda: k91.transient_decrease_service_rate(50, 1, float("nan"), .2), "s_b_old"),
+])
+def test_models_refuse_bad_arguments_naming_them(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
+
+
+def test_phased_delay_uses_the_closed_form_for_long_telnet_packets():
+    # P >= P_F: A = N(P - P_F/2) whatever the phases, without walking ~P/P_F packets per FTP.
+    assert k91.telnet_delay_fq_phased(2, 1000, 1e12) == pytest.approx(2 * (1e12 - 500))
+    for phases in ("synchronised", "staggered"):
+        assert k91.telnet_delay_fq_phased(3, 1000, 1500, phases) == pytest.approx(3 * (1500 - 500))

@@ -176,12 +176,17 @@ def atomic_write(path: str | os.PathLike, write) -> None:
     """Write a file whole or not at all: ``write(tmp)`` fills a temporary file beside
     ``path``, which then replaces it. The file gets the mode a plain write would give (an
     existing file's own, else 0666 less the umask), not the temporary file's 0600."""
-    path = os.fspath(path)
-    d = os.path.dirname(os.path.abspath(path))
+    given = os.fspath(path)
+    # Write through a symbolic link to its target (replacing the link would leave the target
+    # stale), and never replace a device, pipe or socket with a regular file.
+    path = os.path.realpath(given)
     if os.path.isdir(path):
-        raise IsADirectoryError(f"{path}: is a directory; expected a file path")
+        raise IsADirectoryError(f"{given}: is a directory; expected a file path")
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise OSError(f"{given}: is not a regular file (a device, pipe or socket); expected a file path")
+    d = os.path.dirname(path)
     if not os.path.isdir(d):
-        raise FileNotFoundError(f"{path}: no directory {d} to write into")
+        raise FileNotFoundError(f"{given}: no directory {d} to write into")
     fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=os.path.basename(path))
     os.close(fd)
     try:

@@ -161,11 +161,15 @@ EXPERIMENTS = {
 def cmd_experiment(a) -> int:
     from . import _core
 
+    if a.out is not None:
+        out = Path(a.out)
+        if not a.out or out.is_dir() or (out.exists() and not out.resolve().is_file()):
+            return _err(f"--out {a.out!r}: expected the path of a text file to write the report to")
     _check_out(a.out, is_file=True)
     if a.name == "keshav91-fq-buffers":
         text, held, total = _core.fq_buffers_report(a.seed)
+    text += f"\n{held} of {total} of the chapter's qualitative findings hold on this run.\n"
     print(text, end="")
-    print(f"\n{held} of {total} of the chapter's qualitative findings hold on this run.")
     if a.out:
         from .builder import atomic_write_text
         atomic_write_text(a.out, text)
@@ -262,11 +266,11 @@ def cmd_reproduce(a) -> int:
         from .scenario_units import parse_seconds
 
         try:
-            ok = parse_seconds(a.jitter) > 0
+            ok = 0 < parse_seconds(a.jitter) <= 1e6  # the scenario format's longest duration
         except ValueError:
             ok = False
         if not ok:
-            return _err(f"--jitter: expected a positive duration such as \"1ms\", got {a.jitter!r}")
+            return _err(f"--jitter: expected a positive duration up to 1e6 s such as \"1ms\", got {a.jitter!r}")
     params = a.param or []
     if params:
         from .experiments.keshav91.reproduce import REFERENCE, check_params
@@ -313,7 +317,7 @@ def cmd_reproduce(a) -> int:
               f"{e['explained checks']} of {e['failed hard checks']} failed or data-less hard checks "
               f"(cause still open for {e['open cells']} cells and {e['open checks']} checks)")
     print(f"report: {res.report_md} and {res.report_html}")
-    return 0
+    return 1 if bad else 0  # a reproduction with runs that failed is not a success
 
 
 def cmd_compare(a) -> int:

@@ -229,6 +229,16 @@ def set_path(data: dict, path: str, value) -> None:
             cur = cur[p]
 
 
+def _stored(f) -> bool:
+    """True if ``f`` holds a finished run's record; a missing, truncated or foreign file is
+    run again (and then replaced whole)."""
+    try:
+        rec = json.loads(f.read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(rec, dict) and isinstance(rec.get("flows"), list)
+
+
 def sweep(base: dict, sets: list[tuple[str, list]], seeds: list[int], out_dir, *, workers=None,
           scheduler=None, progress=True):
     """Run every combination of the `sets` values for every seed. Each finished run is saved
@@ -261,7 +271,7 @@ def sweep(base: dict, sets: list[tuple[str, list]], seeds: list[int], out_dir, *
             key = hashlib.sha1(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
             f = out / "runs" / f"{key}.json"
             planned.append((params, seed, f))
-            if not f.exists() and key not in queued:
+            if not _stored(f) and key not in queued:
                 queued.add(key)
                 tasks.append(Task(key=key, scenario=data, meta={"params": params, "seed": seed, "file": f}))
     failures = []
@@ -276,7 +286,7 @@ def sweep(base: dict, sets: list[tuple[str, list]], seeds: list[int], out_dir, *
     # that reached the same scenario by other settings.
     rows = []
     for params, seed, f in planned:
-        if not f.exists():  # the run failed
+        if not _stored(f):  # the run failed
             continue
         rec = json.loads(f.read_text())
         for fl in rec["flows"]:

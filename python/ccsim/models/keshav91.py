@@ -61,13 +61,37 @@ class DelayBounds(NamedTuple):
         return self.lower == self.upper
 
 
+def _num(name: str, v, *, above: float | None = None, at_least: float | None = None) -> float:
+    """``v`` as a finite float, else a ValueError naming ``name`` (NaN, infinities, strings
+    and booleans included); ``above`` / ``at_least`` bound it from below."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) or not math.isfinite(v):
+        raise ValueError(f"{name}: expected a finite number, got {v!r}")
+    if above is not None and not v > above:
+        raise ValueError(f"{name}: expected a number above {above:g}, got {v!r}")
+    if at_least is not None and not v >= at_least:
+        raise ValueError(f"{name}: expected a number of at least {at_least:g}, got {v!r}")
+    return float(v)
+
+
+def _count(name: str, v, *, most: int | None = None) -> int:
+    """``v`` as a positive integer (an integral float is accepted), else a ValueError."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(v) or int(v) != v or v < 1 or (most is not None and v > most):
+        bound = f" up to {most}" if most is not None else ""
+        raise ValueError(f"{name}: expected a positive integer{bound}, got {v!r}")
+    return int(v)
+
+
+def _flag(name: str, v) -> bool:
+    if not isinstance(v, (bool, np.bool_)):
+        raise ValueError(f"{name}: expected True or False, got {v!r}")
+    return bool(v)
+
+
 def _check_sizes(n_ftp: int, p_ftp: float, mu: float) -> None:
-    if int(n_ftp) != n_ftp or n_ftp < 1:
-        raise ValueError(f"n_ftp must be a positive integer, got {n_ftp!r}")
-    if not p_ftp > 0:
-        raise ValueError(f"p_ftp must be positive, got {p_ftp!r}")
-    if not mu > 0:
-        raise ValueError(f"mu must be positive, got {mu!r}")
+    _count("n_ftp", n_ftp)
+    _num("p_ftp", p_ftp, above=0)
+    _num("mu", mu, above=0)
 
 
 def telnet_delay_fq(n_ftp: int, p_ftp: float, p_telnet: float, *, mu: float = 1.0,
@@ -109,9 +133,10 @@ def telnet_delay_fq(n_ftp: int, p_ftp: float, p_telnet: float, *, mu: float = 1.
     :class:`DelayBounds` in seconds.
     """
     _check_sizes(n_ftp, p_ftp, mu)
-    if p_telnet <= 0 or delta < 0:
-        raise ValueError("p_telnet must be positive and delta non-negative")
-    n, pf = n_ftp, float(p_ftp)
+    _num("p_telnet", p_telnet, above=0)
+    _num("delta", delta, at_least=0)
+    _flag("preemptive", preemptive)
+    n, pf = int(n_ftp), float(p_ftp)
     p = float(p_telnet) - float(delta)
     if p <= 0:
         lo = hi = 0.0 if preemptive else pf / 2
@@ -159,6 +184,10 @@ def telnet_delay_fq_phased(n_ftp: int, p_ftp: float, p_telnet: float,
     Units as in :func:`telnet_delay_fq`; returns seconds.
     """
     _check_sizes(n_ftp, p_ftp, mu)
+    _count("n_ftp", n_ftp, most=100_000)  # the period is walked packet by packet
+    _num("p_telnet", p_telnet, above=0)
+    _num("delta", delta, at_least=0)
+    _flag("preemptive", preemptive)
     n, pf = int(n_ftp), float(p_ftp)
     if isinstance(phases, str):
         if phases == "synchronised":
@@ -173,6 +202,11 @@ def telnet_delay_fq_phased(n_ftp: int, p_ftp: float, p_telnet: float,
             raise ValueError(f"phases: expected {n} numbers in [0, 1), got {phases!r}")
     l = np.sort(l - l.min())
     p = float(p_telnet) - float(delta)
+    if p >= pf:
+        # A Telnet bid a whole FTP packet or more above R waits for every FTP's next packet
+        # whatever the phases: A = N(P - P_F/2) (the thesis's exact case). Walking the period
+        # would need about P/P_F packets per FTP, which for P >> P_F exhausts memory.
+        return n * (p - pf / 2) / mu
     # Start-up: conversation α arrives when R reaches l^α·P_F; R grows at 1/(number active)
     # (μ = 1 inside this function) until all N are active at t_all.
     t_all = sum((b + 1) * (l[b + 1] - l[b]) * pf for b in range(n - 1))
@@ -228,9 +262,16 @@ def telnet_delay_fcfs(n_ftp: int, window: int | Sequence[int], p_ftp: float, *, 
     returns seconds. Raises ValueError if the windows cannot keep the line busy.
     """
     _check_sizes(n_ftp, p_ftp, mu)
-    ws = [window] * n_ftp if isinstance(window, (int, np.integer)) else list(window)
-    if len(ws) != n_ftp or any(w < 1 for w in ws):
+    _num("pipe_time", pipe_time, at_least=0)
+    if isinstance(window, (int, np.integer)) and not isinstance(window, bool):
+        ws = [window] * n_ftp
+    elif isinstance(window, (list, tuple, np.ndarray)):
+        ws = list(window)
+    else:
         raise ValueError(f"window: expected a positive int or {n_ftp} of them, got {window!r}")
+    if len(ws) != n_ftp:
+        raise ValueError(f"window: expected a positive int or {n_ftp} of them, got {window!r}")
+    ws = [_count("window", w) for w in ws]
     s = p_ftp / mu
     total = sum(ws)
     if total * s < pipe_time + s:
@@ -263,15 +304,13 @@ def pipeline_depth(r: float, s_b: float) -> float:
     """V = R/s_b (§4.4 principle 2): the packets a conversation needs outstanding to fill
     its share of the bottleneck with no queue. ``r`` round-trip propagation delay, s;
     ``s_b`` bottleneck service time, s per packet; returns packets."""
-    if not (r >= 0 and s_b > 0):
-        raise ValueError("need r >= 0 and s_b > 0")
-    return r / s_b
+    return _num("r", r, at_least=0) / _num("s_b", s_b, above=0)
 
 
 def n_skip(v_old: float, v_new: float) -> int:
     """Pair slots 2P skips when V falls (§4.4): max(⌈(V_old - V_new)/2⌉, 0).
     Spec V18: V_old = 10, V_new = 5 gives 3 (6 packets withheld)."""
-    return max(math.ceil((v_old - v_new) / 2 - 1e-12), 0)
+    return max(math.ceil((_num("v_old", v_old) - _num("v_new", v_new)) / 2 - 1e-12), 0)
 
 
 def skiptime(r: float, s_b_old: float, s_b_new: float, *, printed: bool = False) -> float:
@@ -284,16 +323,19 @@ def skiptime(r: float, s_b_old: float, s_b_new: float, *, printed: bool = False)
     only and the slot is s_b instead of 2·s_b; it is usually 0 for a slowdown, which is
     why it cannot be what was meant.
     """
+    _num("r", r, at_least=0)
+    _num("s_b_old", s_b_old, above=0)
+    _num("s_b_new", s_b_new, above=0)
     if printed:
         return s_b_new * max(math.ceil(r / (2 * s_b_old) - r / s_b_new - 1e-12), 0)
     return 2 * s_b_new * n_skip(pipeline_depth(r, s_b_old), pipeline_depth(r, s_b_new))
 
 
 def _upstream(upstream_s: Sequence[float], rho_throttle: float | None) -> tuple[float, float]:
-    s = [float(x) for x in upstream_s]
-    if not s or any(x < 0 for x in s):
-        raise ValueError("upstream_s: expected the service times s_0 .. s_{b-1} (>= 0), source first")
-    throttle_s = 1.0 / rho_throttle if rho_throttle else max(s)
+    if isinstance(upstream_s, (str, bytes)) or not hasattr(upstream_s, "__len__") or not len(upstream_s):
+        raise ValueError(f"upstream_s: expected the service times s_0 .. s_{{b-1}} (>= 0), source first, got {upstream_s!r}")
+    s = [_num(f"upstream_s[{i}]", x, at_least=0) for i, x in enumerate(upstream_s)]
+    throttle_s = 1.0 / _num("rho_throttle", rho_throttle, above=0) if rho_throttle is not None else max(s)
     return sum(s), throttle_s
 
 
@@ -316,10 +358,13 @@ def transient_increase_propagation_delay(t0: float, r_old: float, r_new: float, 
     which paces the burst; ``rho_throttle`` (packets/s) overrides it. (§4.5.1.2's text
     omits the R(t0+ε) term that the table has; the table's form is used.)
     """
+    _num("t0", t0)
     dv = pipeline_depth(r_new, s_b) - pipeline_depth(r_old, s_b)
     if dv < 0:
         raise ValueError("r_new < r_old: that is transient_decrease_propagation_delay")
     total, throttle_s = _upstream(upstream_s, rho_throttle)
+    if max(float(x) for x in upstream_s) > s_b:
+        raise ValueError(f"upstream_s: a server slower than s_b = {s_b:g} s/packet would be the bottleneck")
     return Transient(0.0, 0.0, t0 + r_new + total + dv * throttle_s, dv)
 
 
@@ -344,6 +389,11 @@ def transient_increase_service_rate(t0: float, r: float, s_b_old: float, s_b_new
     (row 1) with R unchanged: t0 + R + Σ_{i=0}^{b-1} s_i + δV/ρ_{sl_{b-1}}.
     ``upstream_s`` and ``rho_throttle`` as in :func:`transient_increase_propagation_delay`.
     """
+    _num("t0", t0)
+    _num("s_b_old", s_b_old, above=0)
+    _num("s_b_new", s_b_new, above=0)
+    if queued is not None:
+        _num("queued", queued, at_least=0)
     if not s_b_new <= s_b_old:
         raise ValueError("s_b_new > s_b_old: that is transient_decrease_service_rate")
     dv = pipeline_depth(r, s_b_new) - pipeline_depth(r, s_b_old)
@@ -368,6 +418,7 @@ def transient_decrease_propagation_delay(t0: float, r_old: float, r_new: float,
     pair slots, R_old - R_new seconds, and the queue is back at n_b by t0 + R(t0-ε).
     ``delta_v`` is returned negative (V fell).
     """
+    _num("t0", t0)
     dv = pipeline_depth(r_new, s_b) - pipeline_depth(r_old, s_b)
     if dv > 0:
         raise ValueError("r_new > r_old: that is transient_increase_propagation_delay")
@@ -391,6 +442,9 @@ def transient_decrease_service_rate(t0: float, r: float, s_b_old: float, s_b_new
     (repaired: the printed skiptime is garbled, see :func:`skiptime`; ``printed=True``
     uses the printed form). ``delta_v`` is returned negative (V fell).
     """
+    _num("t0", t0)
+    _num("s_b_old", s_b_old, above=0)
+    _num("s_b_new", s_b_new, above=0)
     if not s_b_new >= s_b_old:
         raise ValueError("s_b_new < s_b_old: that is transient_increase_service_rate")
     dv = pipeline_depth(r, s_b_new) - pipeline_depth(r, s_b_old)

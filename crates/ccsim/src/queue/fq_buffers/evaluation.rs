@@ -183,6 +183,17 @@ pub fn table_3_1_worst(kind: Kind, n: u32, b: usize) -> f64 {
     }
 }
 
+/// The worst insertion cost as this module counts it: HEAP and PERC keep two heaps and an
+/// insert may sift up in both (module header), so twice Table 3.1's log2; LINK and TREE as
+/// Table 3.1. §3.5's claim, an average below half the worst case, compares like with like
+/// only against this.
+pub fn counted_worst(kind: Kind, n: u32, b: usize) -> f64 {
+    match kind {
+        Kind::Link | Kind::Tree => table_3_1_worst(kind, n, b),
+        Kind::Heap | Kind::Perc => 2.0 * table_3_1_worst(kind, n, b),
+    }
+}
+
 /// Table 3.1's "average (uniformly random workload)" column, evaluated the same way.
 pub fn table_3_1_average(kind: Kind, n: u32, b: usize) -> f64 {
     match kind {
@@ -1058,9 +1069,13 @@ pub fn qualitative_checks(points: &[(char, Evaluation)]) -> Vec<Check> {
     let half = THESIS.average_over_worst_below;
     let n = count(&|e| {
         let (nn, bb) = (e.workload.conversations, e.workload.buffers);
-        avg(e, Kind::Heap) < half * table_3_1_worst(Kind::Heap, nn, bb) && avg(e, Kind::Perc) < half * table_3_1_worst(Kind::Perc, nn, bb)
+        avg(e, Kind::Heap) < half * counted_worst(Kind::Heap, nn, bb) && avg(e, Kind::Perc) < half * counted_worst(Kind::Perc, nn, bb)
     });
-    push("HEAP and PERC averages below half their worst case (log2 B, log2 N), most points", 2 * n > total, format!("{n}/{total} points"));
+    push(
+        "HEAP and PERC averages below half their worst case as counted here (2 log2 B, 2 log2 N: both heaps), most points",
+        2 * n > total,
+        format!("{n}/{total} points"),
+    );
 
     let n =
         count(&|e| Kind::ALL.iter().all(|&k| e.cost(k).max_insert <= insert_cost_bound(k, e.workload.conversations, e.workload.buffers)));
@@ -1086,7 +1101,7 @@ fn thesis_average_cell(k: Kind, n: u32, b: usize) -> String {
     match k {
         Kind::Link | Kind::Tree => format!("{}={:.1} T3.1", THESIS.table_3_1(k).average, table_3_1_average(k, n, b)),
         Kind::Heap | Kind::Perc => {
-            format!("<{:.2} (½ worst, §3.5)", THESIS.average_over_worst_below * table_3_1_worst(k, n, b))
+            format!("<{:.2} (½ of 2 log2, §3.5)", THESIS.average_over_worst_below * counted_worst(k, n, b))
         }
     }
 }
@@ -1257,7 +1272,7 @@ pub fn render_sizing(points: &[(char, Evaluation)]) -> String {
     for k in [Kind::Heap, Kind::Perc] {
         let ratios: Vec<f64> = points
             .iter()
-            .map(|(_, e)| e.cost(k).avg_insert() / table_3_1_worst(k, e.workload.conversations, e.workload.buffers).max(1.0))
+            .map(|(_, e)| e.cost(k).avg_insert() / counted_worst(k, e.workload.conversations, e.workload.buffers).max(1.0))
             .collect();
         if ratios.is_empty() {
             continue;
@@ -1267,7 +1282,7 @@ pub fn render_sizing(points: &[(char, Evaluation)]) -> String {
         let max = ratios.iter().cloned().fold(0.0, f64::max);
         let _ = writeln!(
             s,
-            "  simulated {} average / Table 3.1 worst: mean {:.2}, max {:.2}, below {} at {}/{} points (thesis: below {})",
+            "  simulated {} average / worst as counted here (2 log2): mean {:.2}, max {:.2}, below {} at {}/{} points (thesis: below {})",
             k.name(),
             mean,
             max,
