@@ -390,7 +390,7 @@ def test_thesis_numbers_pass_their_own_hard_checks():
 
 
 def test_reproduce_bad_arguments(cli, tmp_path):
-    for args in (["--only", "S9"], ["--seeds", "0"], ["--jobs", "0"], ["--seeds", "two"],
+    for args in (["--only", "S9"], ["--only", ""], ["--seeds", "0"], ["--jobs", "0"], ["--seeds", "two"],
                  ["--jitter", "0s"], ["--jitter", "fast"]):
         r = cli("reproduce", "keshav91", "--quick", "--out", tmp_path, *args)
         assert r.returncode == 2, (args, r.stdout, r.stderr)
@@ -479,10 +479,16 @@ def test_reproduce_with_jitter_marks_the_report(cli, tmp_path):
     # jitter reaches the runs: Scenario 3's JK/FCFS off-phase, which the exact timing of the
     # committed files holds at 4.37 / 4.29 pkt/s (finding S3-jk-fcfs-lockout), splits the line
     # at about 4.95 each with 1 ms on every link.
+    # An earlier run's figure (another --only selection) is removed; a user's file is not.
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "s2-utility.png").write_bytes(b"old")
+    (tmp_path / "figures" / "notes.png").write_bytes(b"mine")
     r = cli("reproduce", "keshav91", "--quick", "--only", "S3", "--seeds", "1", "--jitter", "1ms", "--out", tmp_path)
     assert r.returncode == 0, r.stderr
     md = (tmp_path / "report.md").read_text()
     assert "Processing jitter: 1ms on every link" in md
+    figs = {p.name for p in (tmp_path / "figures").iterdir()}
+    assert "s2-utility.png" not in figs and "notes.png" in figs and "s3-windows.png" in figs
     cells = pd.read_parquet(tmp_path / "cells.parquet")
     jk = cells[(cells.pair == "JK/FCFS") & (cells.phase == "off") & (cells.metric == "throughput")]
     assert (jk.sim > 4.8).all(), jk[["source", "sim"]]

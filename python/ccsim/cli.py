@@ -254,6 +254,8 @@ def cmd_reproduce(a) -> int:
 
     from .experiments.keshav91.reproduce import parse_only, reproduce
 
+    if a.only is not None:
+        a.only = ",".join(a.only)
     if a.seeds is not None and a.seeds < 1:
         return _err(f"--seeds: expected a positive integer, got {a.seeds}")
     if a.jobs is not None and a.jobs < 1:
@@ -425,7 +427,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--jobs", type=int, metavar="N", help="parallel runs (default: one per core)")
     rp.add_argument("--out", metavar="DIR", default=REPRODUCE_OUT,
                     help="report directory (default %(default)s; with --jitter J or --param P, %(default)s-jitter-J-P)")
-    rp.add_argument("--only", metavar="S1,S3", help="only these scenarios")
+    rp.add_argument("--only", metavar="S1,S3", action="append",
+                    help="only these scenarios (repeatable: --only S1 --only S3 is --only S1,S3)")
     rp.add_argument("--scheduler", metavar="ADDR", help="run on a Dask cluster, e.g. tcp://host:8786")
     rp.add_argument("--jitter", metavar="DURATION",
                     help="add this much processing jitter to every link (e.g. 1ms): which results depend on "

@@ -661,6 +661,11 @@ def write(outcome, ref: dict, data: dict[int, FrameData], flows: pd.DataFrame, i
     outcome.total_seconds = time.perf_counter() - t0
     doc = build_document(outcome, ref, figs, fig_notes, titles)
     written += _write_outputs(doc, out, outcome, flows, intervals, traces, probes)
+    # The figures directory holds this report's figures only: one left by an earlier run
+    # (another --only selection) would sit there unlinked, looking current.
+    for old in figdir.glob("s[0-9]*-*.png"):
+        if old not in written:
+            old.unlink(missing_ok=True)
     return written
 
 

@@ -69,7 +69,7 @@ class Outcome:
 def parse_only(text: str | None, available: Iterable[int]) -> list[int]:
     """"S1,S3" or "1,3" -> [1, 3]; ValueError on anything else."""
     avail = sorted(available)
-    if not text:
+    if text is None:
         return avail
     out = []
     for part in text.split(","):
