@@ -212,6 +212,8 @@ def test_results_read_back_offer_jain_and_flow_like_a_run(examples, tmp_path):
     assert back.jain == pytest.approx(res.jain)
     name = res.flows["name"].iloc[0]
     assert back.flow(name)["goodput_pps"] == pytest.approx(res.flow(name)["goodput_pps"])
+    back.write(tmp_path / "again", plots=False)  # read-back results write like a run's
+    assert ccsim.Results.read(tmp_path / "again").flows.equals(back.flows)
     (tmp_path / "o" / "queues.parquet").unlink()
     with pytest.raises(ccsim.ScenarioError, match="queues.parquet: missing"):
         ccsim.Results.read(tmp_path / "o")

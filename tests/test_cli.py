@@ -243,6 +243,8 @@ def test_sweep_rows_carry_this_sweeps_parameters(cli, examples, tmp_path):
     (("--set", "flows[0].max_window.x=3"), ["flows[0].max_window is a value"]),
     (("--set", "flows[9].max_window=3"), ["flows has", "no [9]"]),
     (("--seeds", "-1"), ["--seeds"]),
+    (("--seeds", "1..99999999999999999999"), ["--seeds", "2^63"]),
+    (("--seeds", "1..2000000"), ["--seeds", "at most 1000000"]),
     (("--jobs", "0"), ["--jobs"]),
 ])
 def test_sweep_rejects_bad_options_naming_them(cli, examples, tmp_path, args, words):

@@ -390,7 +390,7 @@ def test_thesis_numbers_pass_their_own_hard_checks():
 
 
 def test_reproduce_bad_arguments(cli, tmp_path):
-    for args in (["--only", "S9"], ["--only", ""], ["--seeds", "0"], ["--jobs", "0"], ["--seeds", "two"],
+    for args in (["--only", "S9"], ["--only", ""], ["--seeds", "0"], ["--seeds", "100000000000"], ["--jobs", "0"], ["--seeds", "two"],
                  ["--jitter", "0s"], ["--jitter", "fast"]):
         r = cli("reproduce", "keshav91", "--quick", "--out", tmp_path, *args)
         assert r.returncode == 2, (args, r.stdout, r.stderr)

@@ -256,8 +256,8 @@ def cmd_reproduce(a) -> int:
 
     if a.only is not None:
         a.only = ",".join(a.only)
-    if a.seeds is not None and a.seeds < 1:
-        return _err(f"--seeds: expected a positive integer, got {a.seeds}")
+    if a.seeds is not None and not 1 <= a.seeds <= 1000:
+        return _err(f"--seeds: expected an integer from 1 to 1000, got {a.seeds}")
     if a.jobs is not None and a.jobs < 1:
         return _err(f"--jobs: expected a positive integer, got {a.jobs}")
     try:

@@ -186,20 +186,25 @@ def _split_top(text: str) -> list[str]:
     return parts
 
 
+MAX_SEEDS = 1_000_000  # a range past this is a typo, not a sweep
+
+
 def parse_seeds(spec: str) -> list[int]:
     """ "1..5" -> [1, 2, 3, 4, 5]; "1,3,7" -> [1, 3, 7]."""
+    from .api import check_seed
+
     m = _re.fullmatch(r"\s*(\d+)\s*\.\.\s*(\d+)\s*", spec)
     if m:
-        a, b = int(m.group(1)), int(m.group(2))
+        a, b = (check_seed(int(g), "--seeds") for g in m.groups())
         if b < a:
             raise ValueError(f"--seeds: empty range {spec!r}")
+        if b - a >= MAX_SEEDS:
+            raise ValueError(f"--seeds: expected at most {MAX_SEEDS} seeds, got {b - a + 1}")
         return list(range(a, b + 1))
     try:
         seeds = [int(x) for x in spec.split(",")]
     except ValueError:
         raise ValueError(f"--seeds: expected A..B or a comma list of integers, got {spec!r}") from None
-    from .api import check_seed
-
     return [check_seed(x, "--seeds") for x in seeds]
 
 

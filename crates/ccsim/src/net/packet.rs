@@ -104,15 +104,10 @@ impl PacketArena {
         Self::default()
     }
 
+    /// A slot for `p`, with no limit (unit tests; the world uses `try_alloc`).
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> PacketId {
-        if let Some(id) = self.free.pop() {
-            self.slots[id as usize] = p;
-            id
-        } else {
-            self.slots.push(p);
-            (self.slots.len() - 1) as PacketId
-        }
+        self.try_alloc(p, usize::MAX).expect("an arena without a limit is never full")
     }
 
     /// `alloc`, unless the arena already holds `limit` packets (`None`). Only an arena with no

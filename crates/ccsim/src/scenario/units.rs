@@ -37,6 +37,11 @@ fn decimal_prefix(p: &str) -> Option<f64> {
     })
 }
 
+/// A size unit written with a small b, i.e. bits: "b", "kb", "Mb", "kib".
+fn is_bit_unit(u: &str) -> bool {
+    u.strip_suffix('b').map(|p| p.strip_suffix('i').unwrap_or(p)).and_then(decimal_prefix).is_some()
+}
+
 /// Highest bandwidth accepted: 1 Pb/s.
 pub const MAX_BPS: f64 = 1e15;
 
@@ -97,9 +102,7 @@ pub fn size(s: &str) -> Result<u64, String> {
         u if u.ends_with("iB") && u[..u.len() - 2].eq_ignore_ascii_case("m") => 1024.0 * 1024.0,
         u => match u.strip_suffix('B').and_then(decimal_prefix) {
             Some(m) => m,
-            None if u.ends_with('b') && u.trim_end_matches("ib").trim_end_matches('b').len() <= 1 => {
-                return Err("bytes, such as \"1500B\" or \"1.5KB\" (a small b is bits)".to_string())
-            }
+            None if is_bit_unit(u) => return Err("bytes, such as \"1500B\" or \"1.5KB\" (a small b is bits)".to_string()),
             None => return Err(EXPECT.to_string()),
         },
     };
@@ -203,6 +206,7 @@ mod tests {
         assert!(buffer("64kb").unwrap_err().contains("a small b is bits"));
         assert_eq!(size("1500 Bytes"), Ok(1500));
         assert_eq!(buffer("64 BYTES"), Ok(BufferLimit::Bytes(64)));
+        assert_eq!(size("5xb"), Err("a positive size such as \"1000B\", \"1.5KB\" or \"64KiB\"".to_string()));
         for bits in ["64kib", "64Kib"] {
             assert!(size(bits).unwrap_err().contains("a small b is bits"), "{bits}");
         }
