@@ -20,8 +20,8 @@ def path(params=None, duration="30s", max_window=40, buffer="40pkt"):
 
 
 @pytest.mark.parametrize("params, path_, words", [
-    ({"n_b": -1}, "flows[0].params.n_b", ["non-negative integer"]),
-    ({"n_b": 2.5}, "flows[0].params.n_b", ["non-negative integer"]),
+    ({"n_b": -1}, "flows[0].params.n_b", ["[0, 1000000]"]),
+    ({"n_b": 2.5}, "flows[0].params.n_b", ["[0, 1000000]"]),
     ({"n_b_fraction": -0.5}, "flows[0].params.n_b_fraction", ["[0, 100]"]),
     ({"carry": "none"}, "flows[0].params.carry", ["burst, all"]),
     ({"r_estimate": "min"}, "flows[0].params.r_estimate", ["pair, first"]),

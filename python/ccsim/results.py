@@ -89,12 +89,15 @@ class Results:
     duration, events, wall time, Jain index, conservation).
 
     ``cwnd`` has one row per traced flow and trace period: ``cwnd``, ``ssthresh``,
-    ``outstanding``, ``srtt_s`` (the sender's smoothed RTT), and the packet-pair estimator's
-    state held at that instant: ``probe_gap_s`` (the last probe's inter-ACK gap),
+    ``outstanding``, ``srtt_s`` (the sender's smoothed RTT), and the columns the traced
+    flows' algorithms declare of their own (``ccsim.algorithms()`` lists them): packet-pair's
+    estimator state held at that instant, ``probe_gap_s`` (the last probe's inter-ACK gap),
     ``rate_est_pps`` (the predicted bottleneck rate), ``send_rate_pps`` (the sending rate)
-    and ``alpha`` (the fuzzy predictor's averaging constant); NaN for window algorithms and
-    before a value is first measured. ``probes`` has one row per probe as it happened
-    (``probe`` numbers them; the log keeps at most 64 per trace period, the latest).
+    and ``alpha`` (the fuzzy predictor's averaging constant); NaN for flows of other
+    algorithms and before a value is first measured. ``events`` holds the algorithms' event
+    logs, one DataFrame per table: ``probes`` (also an attribute of its own) has one row per
+    probe as it happened (``probe`` numbers them; the log keeps at most 64 per trace period,
+    the latest).
 
     ``drops`` has one row per packet dropped at a port ``[measure] trace_drops`` selects
     (none by default): ``time_s``, ``port``/``port_name``, ``flow``/``flow_name``, ``seq``
@@ -134,7 +137,12 @@ class Results:
 
         self.intervals = named(pd.DataFrame(raw["intervals"]), "flow", "flow_name", names)
         self.cwnd = named(pd.DataFrame(raw["cwnd_trace"]), "flow", "flow_name", names)
-        self.probes = named(pd.DataFrame(raw.get("probe_trace") or PROBE_COLUMNS_EMPTY), "flow", "flow_name", names)
+        # The algorithms' event logs, one table each; packet-pair's is ``probes``.
+        self.events = {name: named(pd.DataFrame(t), "flow", "flow_name", names)
+                       for name, t in (raw.get("event_traces") or {}).items()}
+        self.probes = self.events.get("probes")
+        if self.probes is None:
+            self.probes = named(pd.DataFrame(PROBE_COLUMNS_EMPTY), "flow", "flow_name", names)
         qt = named(pd.DataFrame(raw["queue_trace"]), "port", "port_name", pnames)
         self.queues = qt
         self.drops = _drops_frame(raw.get("drop_trace"), names, list(self.ports["name"]))

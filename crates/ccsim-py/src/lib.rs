@@ -255,22 +255,24 @@ fn results_to_py<'py>(py: Python<'py>, r: &Results, wall: f64) -> PyResult<Bound
     set_column(&np, &cw, "ssthresh", &c.ssthresh)?;
     set_column(&np, &cw, "outstanding", &c.outstanding)?;
     set_column(&np, &cw, "srtt_s", &c.srtt_s)?;
-    set_column(&np, &cw, "probe_gap_s", &c.probe_gap_s)?;
-    set_column(&np, &cw, "rate_est_pps", &c.rate_est_pps)?;
-    set_column(&np, &cw, "send_rate_pps", &c.send_rate_pps)?;
-    set_column(&np, &cw, "alpha", &c.alpha)?;
+    for (name, values) in &c.extra {
+        set_column(&np, &cw, name, values)?;
+    }
     out.set_item("cwnd_trace", cw)?;
 
-    let p = &r.probe_trace;
-    let pt = PyDict::new(py);
-    set_column(&np, &pt, "flow", &p.flow)?;
-    set_column(&np, &pt, "time_s", &p.time_s)?;
-    set_column(&np, &pt, "probe", &p.probe)?;
-    set_column(&np, &pt, "probe_gap_s", &p.probe_gap_s)?;
-    set_column(&np, &pt, "rate_est_pps", &p.rate_est_pps)?;
-    set_column(&np, &pt, "send_rate_pps", &p.send_rate_pps)?;
-    set_column(&np, &pt, "alpha", &p.alpha)?;
-    out.set_item("probe_trace", pt)?;
+    // The algorithms' event logs, one table each (packet-pair's "probes").
+    let events = PyDict::new(py);
+    for e in &r.event_traces {
+        let t = PyDict::new(py);
+        set_column(&np, &t, "flow", &e.flow)?;
+        set_column(&np, &t, "time_s", &e.time_s)?;
+        set_column(&np, &t, e.index_name, &e.index)?;
+        for (name, values) in e.columns.iter().zip(&e.values) {
+            set_column(&np, &t, name, values)?;
+        }
+        events.set_item(e.table, t)?;
+    }
+    out.set_item("event_traces", events)?;
 
     let q = &r.queue_trace;
     let qt = PyDict::new(py);

@@ -2,7 +2,7 @@
 //! interval table, traces, fairness and a conservation check.
 
 use crate::measure::stats::{batch_means, jain_index};
-use crate::measure::{CwndTrace, DropTrace, FlowCounters, IntervalTable, ProbeTrace, QueueTrace};
+use crate::measure::{CwndTrace, DropTrace, EventTrace, FlowCounters, IntervalTable, QueueTrace};
 use crate::scenario::Scenario;
 use crate::sim::time::to_secs;
 use crate::world::World;
@@ -64,8 +64,9 @@ pub struct Results {
     pub ports: Vec<PortSummary>,
     pub intervals: IntervalTable,
     pub cwnd_trace: CwndTrace,
-    /// Every probe of the traced packet-pair flows.
-    pub probe_trace: ProbeTrace,
+    /// The event logs of the traced flows' algorithms, one table each (packet-pair's
+    /// `probes`: every probe).
+    pub event_traces: Vec<EventTrace>,
     pub queue_trace: QueueTrace,
     /// Every drop at the ports `[measure] trace_drops` selects.
     pub drop_trace: DropTrace,
@@ -90,7 +91,7 @@ fn rows_by_flow(table: &IntervalTable, flows: usize) -> Vec<Vec<usize>> {
 struct RunTables {
     intervals: IntervalTable,
     cwnd_trace: CwndTrace,
-    probe_trace: ProbeTrace,
+    event_traces: Vec<EventTrace>,
     queue_trace: QueueTrace,
     drop_trace: DropTrace,
 }
@@ -101,7 +102,7 @@ impl Results {
         let tables = RunTables {
             intervals: w.intervals.clone(),
             cwnd_trace: w.cwnd_trace.clone(),
-            probe_trace: w.probe_trace.clone(),
+            event_traces: w.event_traces.clone(),
             queue_trace: w.queue_trace.clone(),
             drop_trace: w.drop_trace.clone(),
         };
@@ -114,11 +115,16 @@ impl Results {
         let tables = RunTables {
             intervals: std::mem::take(&mut w.intervals),
             cwnd_trace: std::mem::take(&mut w.cwnd_trace),
-            probe_trace: std::mem::take(&mut w.probe_trace),
+            event_traces: std::mem::take(&mut w.event_traces),
             queue_trace: std::mem::take(&mut w.queue_trace),
             drop_trace: std::mem::take(&mut w.drop_trace),
         };
         Self::assemble(sc, w, tables)
+    }
+
+    /// The event log table called `name` (e.g. "probes"), if any traced flow keeps one.
+    pub fn event_trace(&self, name: &str) -> Option<&EventTrace> {
+        self.event_traces.iter().find(|t| t.table == name)
     }
 
     fn assemble(sc: &Scenario, w: &World, tables: RunTables) -> Results {
@@ -189,7 +195,7 @@ impl Results {
             ports,
             intervals: tables.intervals,
             cwnd_trace: tables.cwnd_trace,
-            probe_trace: tables.probe_trace,
+            event_traces: tables.event_traces,
             queue_trace: tables.queue_trace,
             drop_trace: tables.drop_trace,
             jain_goodput: jain_index(&goodputs),

@@ -4,12 +4,12 @@
 //! of the data packet it answers), events are plain values in a binary heap, counters are
 //! fields. Dispatch is a `match` on the event kind.
 
-use crate::measure::{CwndTrace, DropTrace, FlowCounters, IntervalTable, ProbeTrace, QueueTrace};
+use crate::measure::{CwndTrace, DropTrace, EventTrace, FlowCounters, IntervalTable, QueueTrace};
 use crate::net::packet::flags;
 use crate::net::{Packet, PacketArena, PacketId, PacketKind, Port};
 use crate::sim::{time::to_secs, Event, EventKind, EventQueue, SimTime};
 use crate::traffic::App;
-use crate::transport::cc::{CongestionControl, ProbeState};
+use crate::transport::cc::CongestionControl;
 use crate::transport::sender::NEVER;
 use crate::transport::{Sender, Sink};
 
@@ -36,6 +36,24 @@ pub struct Flow {
     pub total: FlowCounters,
 }
 
+/// A flow whose window is traced, and where its algorithm's own trace columns and event log go.
+pub struct TracedFlow {
+    pub flow: u32,
+    /// For each of the trace's extra columns (`CwndTrace::extra`), the position of that
+    /// column among the algorithm's own (`Algorithm::TRACE_COLUMNS`), or `NO_COLUMN`.
+    pub columns: Vec<u8>,
+    /// How many columns of its own the algorithm has.
+    pub own_columns: u8,
+    /// The index of its event log's table in `World::event_traces`, if it keeps one.
+    pub events: Option<u32>,
+}
+
+/// See [`TracedFlow::columns`].
+pub const NO_COLUMN: u8 = u8::MAX;
+
+/// Most trace columns of its own an algorithm may declare.
+pub const MAX_OWN_COLUMNS: usize = 16;
+
 /// Most packets a run may hold at once (queued, in transmission, in pipes): about 2 GB of
 /// packets. A source that offers more than its path carries into an unlimited queue (a
 /// host's own queue is unlimited by default) gets there, or a path of vast bandwidth-delay
@@ -54,11 +72,12 @@ pub struct World {
     pub interval: SimTime,
     pub intervals: IntervalTable,
     pub trace_period: SimTime,
-    pub traced_flows: Vec<u32>,
+    pub traced_flows: Vec<TracedFlow>,
     pub traced_ports: Vec<u32>,
     pub cwnd_trace: CwndTrace,
-    /// Every probe of the traced packet-pair flows (their probe logs, drained at each sample).
-    pub probe_trace: ProbeTrace,
+    /// The event logs of the traced flows' algorithms (drained at each sample), one table per
+    /// log name.
+    pub event_traces: Vec<EventTrace>,
     pub queue_trace: QueueTrace,
     /// Per port: record its drops in `drop_trace`. Empty when no port is traced.
     pub drop_traced: Vec<bool>,
@@ -84,7 +103,7 @@ impl World {
             self.handle(ev);
         }
         self.now = self.end;
-        self.drain_probe_logs();
+        self.drain_event_logs();
         self.peak_live_packets = self.peak_live_packets.max(self.packets.capacity_used());
         for f in &mut self.flows {
             let cur = std::mem::take(&mut f.cur);
@@ -429,7 +448,8 @@ impl World {
 
     fn sample_traces(&mut self) {
         let t = to_secs(self.now);
-        for &f in &self.traced_flows {
+        for tf in &self.traced_flows {
+            let f = tf.flow;
             if let Some(s) = self.flows[f as usize].sender.as_mut() {
                 let c = &mut self.cwnd_trace;
                 c.flow.push(f);
@@ -438,13 +458,17 @@ impl World {
                 c.ssthresh.push(s.cc.ssthresh());
                 c.outstanding.push(s.outstanding());
                 c.srtt_s.push(s.rtt.srtt().map_or(f64::NAN, to_secs));
-                let p = s.cc.probe_state().unwrap_or(ProbeState::UNKNOWN);
-                c.probe_gap_s.push(p.probe_gap_s);
-                c.rate_est_pps.push(p.rate_est_pps);
-                c.send_rate_pps.push(p.send_rate_pps);
-                c.alpha.push(p.alpha);
-                let pt = &mut self.probe_trace;
-                s.cc.drain_probe_log(&mut |r| pt.push(f, r));
+                if !c.extra.is_empty() {
+                    let mut own = [f64::NAN; MAX_OWN_COLUMNS];
+                    s.cc.trace_values(&mut own[..tf.own_columns as usize]);
+                    for ((_, col), &k) in c.extra.iter_mut().zip(&tf.columns) {
+                        col.push(if k == NO_COLUMN { f64::NAN } else { own[k as usize] });
+                    }
+                }
+                if let Some(e) = tf.events {
+                    let et = &mut self.event_traces[e as usize];
+                    s.cc.drain_event_log(&mut |time, index, values| et.push(f, time, index, values));
+                }
             }
         }
         for &p in &self.traced_ports {
@@ -460,13 +484,12 @@ impl World {
         }
     }
 
-    /// Move the probes logged since the last sample into the probe trace (traced flows only:
-    /// the others keep no log).
-    fn drain_probe_logs(&mut self) {
-        for &f in &self.traced_flows {
-            if let Some(s) = self.flows[f as usize].sender.as_mut() {
-                let pt = &mut self.probe_trace;
-                s.cc.drain_probe_log(&mut |r| pt.push(f, r));
+    /// Move what the traced flows' event logs hold since the last sample into their tables.
+    fn drain_event_logs(&mut self) {
+        for tf in &self.traced_flows {
+            if let (Some(e), Some(s)) = (tf.events, self.flows[tf.flow as usize].sender.as_mut()) {
+                let et = &mut self.event_traces[e as usize];
+                s.cc.drain_event_log(&mut |time, index, values| et.push(tf.flow, time, index, values));
             }
         }
     }
@@ -488,8 +511,8 @@ impl World {
         let state = flows + ports + self.routes.capacity() * 4 + self.packets.memory_bytes() + self.events.memory_bytes();
         let it = &self.intervals;
         let output = it.len() * (size_of::<u32>() * 2 + size_of::<f64>() * 9 + size_of::<u64>() * 5)
-            + self.cwnd_trace.flow.capacity() * CwndTrace::ROW_BYTES
-            + self.probe_trace.flow.capacity() * ProbeTrace::ROW_BYTES
+            + self.cwnd_trace.flow.capacity() * self.cwnd_trace.row_bytes()
+            + self.event_traces.iter().map(|e| e.flow.capacity() * e.row_bytes()).sum::<usize>()
             + self.queue_trace.port.capacity() * 24
             + self.drop_trace.time_s.capacity() * DropTrace::ROW_BYTES;
         (state, output)

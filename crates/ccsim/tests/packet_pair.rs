@@ -10,7 +10,7 @@ use ccsim::scenario::build::build_world;
 use ccsim::sim::time::{to_secs, tx_time};
 use ccsim::sim::PS_PER_SEC;
 use ccsim::transport::cc::pp::{Estimator, Horizon, PacketPair, PpConfig};
-use ccsim::transport::cc::Cc;
+use ccsim::transport::cc::{Algorithm, Cc};
 use ccsim::transport::Sender;
 use ccsim::world::World;
 use ccsim::{Results, Scenario};
@@ -74,9 +74,9 @@ fn multi_hop(duration: &str) -> String {
 fn pp_world(text: &str, max_window: u32, cfg: PpConfig) -> (Scenario, World) {
     let sc = Scenario::from_toml_str(text).unwrap_or_else(|e| panic!("scenario rejected: {e}"));
     let mut w = build_world(&sc).unwrap_or_else(|e| panic!("build failed: {e}"));
-    let d = PacketPair::defaults();
+    let d = PacketPair::sender_defaults();
     for f in &mut w.flows {
-        f.sender = Some(Sender::new(Cc::packet_pair(max_window, cfg), max_window, d.rto, d.timers));
+        f.sender = Some(Sender::new(Cc::from(PacketPair::build(&cfg, max_window)), max_window, d.rto, d.timers));
     }
     (sc, w)
 }

@@ -44,66 +44,71 @@ fn pp_trace_has_the_estimator_state_and_jk_has_nan() {
     let r = common::run(&two_paths("10s", "50ms"));
     let c = &r.cwnd_trace;
     let n = c.flow.len();
-    for col in [&c.srtt_s, &c.probe_gap_s, &c.rate_est_pps, &c.send_rate_pps, &c.alpha] {
-        assert_eq!(col.len(), n);
+    let col = |name: &str| c.column(name).unwrap_or_else(|| panic!("no trace column {name}"));
+    let (gap, rate_est, send_rate, alpha) = (col("probe_gap_s"), col("rate_est_pps"), col("send_rate_pps"), col("alpha"));
+    for column in [&c.srtt_s[..], gap, rate_est, send_rate, alpha] {
+        assert_eq!(column.len(), n);
     }
     let mu = 125.0;
     // Packet-pair: after start-up every column is finite; the probe is the bottleneck's
     // service time, the estimate its rate, alpha a weight, and the sending rate near mu.
     let pp = rows(&r, 0);
     assert!(pp.len() >= 190, "{} samples", pp.len());
-    assert!(c.rate_est_pps[pp[0]].is_nan() && c.probe_gap_s[pp[0]].is_nan() && c.send_rate_pps[pp[0]].is_nan() && c.alpha[pp[0]].is_nan());
+    assert!(rate_est[pp[0]].is_nan() && gap[pp[0]].is_nan() && send_rate[pp[0]].is_nan() && alpha[pp[0]].is_nan());
     let late: Vec<usize> = pp.iter().copied().filter(|&i| c.time_s[i] >= 2.0).collect();
     assert!(late.len() > 100);
     for &i in &late {
         let t = c.time_s[i];
-        assert!((c.rate_est_pps[i] - mu).abs() < 0.02 * mu, "t {t}: rate_est {}", c.rate_est_pps[i]);
-        assert!((c.probe_gap_s[i] - 1.0 / mu).abs() < 1e-3, "t {t}: probe gap {}", c.probe_gap_s[i]);
-        assert!(c.send_rate_pps[i].is_finite() && (c.send_rate_pps[i] - mu).abs() < 0.25 * mu, "t {t}: send rate {}", c.send_rate_pps[i]);
-        assert!((0.0..=1.0).contains(&c.alpha[i]), "t {t}: alpha {}", c.alpha[i]);
+        assert!((rate_est[i] - mu).abs() < 0.02 * mu, "t {t}: rate_est {}", rate_est[i]);
+        assert!((gap[i] - 1.0 / mu).abs() < 1e-3, "t {t}: probe gap {}", gap[i]);
+        assert!(send_rate[i].is_finite() && (send_rate[i] - mu).abs() < 0.25 * mu, "t {t}: send rate {}", send_rate[i]);
+        assert!((0.0..=1.0).contains(&alpha[i]), "t {t}: alpha {}", alpha[i]);
         assert!(c.srtt_s[i] > 0.04 && c.srtt_s[i] < 0.2, "t {t}: srtt {}", c.srtt_s[i]);
     }
     // JK: no probes, so NaN; the RTT is still measured.
     let jk = rows(&r, 1);
     assert_eq!(jk.len(), pp.len());
     for &i in &jk {
-        assert!(c.probe_gap_s[i].is_nan() && c.rate_est_pps[i].is_nan() && c.send_rate_pps[i].is_nan() && c.alpha[i].is_nan());
+        assert!(gap[i].is_nan() && rate_est[i].is_nan() && send_rate[i].is_nan() && alpha[i].is_nan());
     }
     assert!(jk.iter().filter(|&&i| c.time_s[i] >= 1.0).all(|&i| c.srtt_s[i].is_finite()));
 
     // Every probe, in order, from the JK flow none.
-    let p = &r.probe_trace;
+    let p = r.event_trace("probes").expect("the probes table");
+    let (p_rate, p_send, p_alpha) = (p.column("rate_est_pps").unwrap(), p.column("send_rate_pps").unwrap(), p.column("alpha").unwrap());
     assert!(p.flow.iter().all(|&f| f == 0));
     assert!(p.len() > 500, "{} probes", p.len());
-    assert_eq!(p.probe, (1..=p.len() as u64).collect::<Vec<_>>(), "probes left out or out of order");
+    assert_eq!(p.index, (1..=p.len() as u64).collect::<Vec<_>>(), "probes left out or out of order");
     assert!(p.time_s.windows(2).all(|w| w[0] <= w[1]));
     let tail: Vec<usize> = (0..p.len()).filter(|&i| p.time_s[i] >= 2.0).collect();
     for &i in &tail {
-        assert!((p.rate_est_pps[i] - mu).abs() < 0.02 * mu && p.send_rate_pps[i].is_finite() && p.alpha[i].is_finite());
+        assert!((p_rate[i] - mu).abs() < 0.02 * mu && p_send[i].is_finite() && p_alpha[i].is_finite());
     }
     // The periodic sample holds the state of the last probe before it.
     let k = *late.last().unwrap();
     let last = (0..p.len()).rev().find(|&i| p.time_s[i] <= c.time_s[k]).unwrap();
-    assert_eq!(c.rate_est_pps[k].to_bits(), p.rate_est_pps[last].to_bits());
-    assert_eq!(c.send_rate_pps[k].to_bits(), p.send_rate_pps[last].to_bits());
+    assert_eq!(rate_est[k].to_bits(), p_rate[last].to_bits());
+    assert_eq!(send_rate[k].to_bits(), p_send[last].to_bits());
 }
 
 #[test]
 fn probe_log_keeps_the_latest_probes_of_a_long_trace_period() {
     // One sample per 5 s: about 300 probes between samples, more than the log holds.
     let r = common::run(&two_paths("10s", "5s"));
-    let p = &r.probe_trace;
-    let cap = ccsim::measure::PROBE_LOG_CAPACITY;
+    let p = r.event_trace("probes").expect("the probes table");
+    let cap = ccsim::measure::EVENT_LOG_CAPACITY;
     assert!(p.len() <= 3 * cap, "{} probes", p.len());
     assert!(p.len() >= 2 * cap);
     // The kept ones are consecutive runs ending at the probe just before each drain.
-    assert!(p.probe.windows(2).all(|w| w[0] < w[1]));
-    let gaps = p.probe.windows(2).filter(|w| w[1] != w[0] + 1).count();
+    assert!(p.index.windows(2).all(|w| w[0] < w[1]));
+    let gaps = p.index.windows(2).filter(|w| w[1] != w[0] + 1).count();
     assert!((1..=2).contains(&gaps), "{gaps} gaps");
-    // Nothing is recorded for untraced flows.
+    // Nothing is recorded for untraced flows, and a trace of window flows only has no
+    // packet-pair columns.
     let mut text = two_paths("10s", "50ms");
     text = text.replace("trace_cwnd = true", "trace_cwnd = [\"jk\"]");
     let r = common::run(&text);
-    assert!(r.probe_trace.is_empty());
+    assert!(r.event_trace("probes").is_none());
     assert!(r.cwnd_trace.flow.iter().all(|&f| f == 1));
+    assert!(r.cwnd_trace.extra.is_empty());
 }

@@ -134,13 +134,11 @@ impl IntervalTable {
 /// Decimated time series, stored by column: periodic samples of congestion windows and
 /// queue lengths (one sample per entity per trace period, so a long run stays small).
 ///
-/// Besides the window, each flow sample holds the sender's smoothed RTT and, for a probing
-/// algorithm (packet-pair), its estimator state at the sampling instant
-/// (`CongestionControl::probe_state`): the last probe's inter-ACK gap, the predicted
-/// bottleneck rate μ̂, the sending rate λ and the fuzzy α. These are NaN for window
-/// algorithms and before they are first measured. A sample shows the values held at that
-/// instant, so it misses probes that came and went between two samples: [`ProbeTrace`]
-/// has every probe.
+/// Besides the window, each flow sample holds the sender's smoothed RTT and the trace columns
+/// its algorithm declares of its own (`Algorithm::TRACE_COLUMNS`: packet-pair's estimator
+/// state, for instance), one column per name across the run's algorithms, NaN for flows whose
+/// algorithm has no such column. A sample shows the values held at that instant; what came and
+/// went between two samples is in the algorithms' event logs ([`EventTrace`]).
 #[derive(Clone, Debug, Default)]
 pub struct CwndTrace {
     pub flow: Vec<u32>,
@@ -150,47 +148,71 @@ pub struct CwndTrace {
     pub outstanding: Vec<u64>,
     /// The sender's smoothed RTT, seconds (NaN before the first sample).
     pub srtt_s: Vec<f64>,
-    pub probe_gap_s: Vec<f64>,
-    pub rate_est_pps: Vec<f64>,
-    pub send_rate_pps: Vec<f64>,
-    pub alpha: Vec<f64>,
+    /// The algorithms' own columns: (name, values).
+    pub extra: Vec<(&'static str, Vec<f64>)>,
 }
 
 impl CwndTrace {
     /// Bytes one row takes.
-    pub const ROW_BYTES: usize = 4 + 8 * 10;
+    pub fn row_bytes(&self) -> usize {
+        4 + 8 * (5 + self.extra.len())
+    }
+
+    /// The column called `name` (generic or an algorithm's own).
+    pub fn column(&self, name: &str) -> Option<&[f64]> {
+        match name {
+            "time_s" => Some(&self.time_s),
+            "cwnd" => Some(&self.cwnd),
+            "ssthresh" => Some(&self.ssthresh),
+            "srtt_s" => Some(&self.srtt_s),
+            _ => self.extra.iter().find(|(n, _)| *n == name).map(|(_, v)| v.as_slice()),
+        }
+    }
 }
 
-/// The probes of traced packet-pair flows, one row per probe as it happened (the state right
-/// after it), stored by column. Each flow keeps at most `PROBE_LOG_CAPACITY` probes per trace
-/// period, the latest; `probe` numbers them from 1, so a gap in the numbers shows probes left
-/// out.
-#[derive(Clone, Debug, Default)]
-pub struct ProbeTrace {
+/// An algorithm's event log over the run (`Algorithm::EVENT_LOG`; packet-pair's `probes`),
+/// one row per record as it happened, stored by column. A traced flow keeps at most
+/// [`EVENT_LOG_CAPACITY`] records per trace period, the latest; `index` numbers them from 1
+/// per flow, so a gap in the numbers shows records left out.
+#[derive(Clone, Debug)]
+pub struct EventTrace {
+    pub table: &'static str,
+    /// The name of the `index` column.
+    pub index_name: &'static str,
+    pub columns: &'static [&'static str],
     pub flow: Vec<u32>,
     pub time_s: Vec<f64>,
-    pub probe: Vec<u64>,
-    pub probe_gap_s: Vec<f64>,
-    pub rate_est_pps: Vec<f64>,
-    pub send_rate_pps: Vec<f64>,
-    pub alpha: Vec<f64>,
+    pub index: Vec<u64>,
+    /// One vector per column, in `columns` order.
+    pub values: Vec<Vec<f64>>,
 }
 
-/// Probes a traced flow's log keeps between two trace samples.
-pub const PROBE_LOG_CAPACITY: usize = 64;
+/// Records a traced flow's event log keeps between two trace samples.
+pub const EVENT_LOG_CAPACITY: usize = 64;
 
-impl ProbeTrace {
+impl EventTrace {
+    pub fn new(log: crate::transport::cc::EventLog) -> Self {
+        let (table, index_name, columns) = (log.table, log.index, log.columns);
+        EventTrace { table, index_name, columns, flow: vec![], time_s: vec![], index: vec![], values: vec![Vec::new(); columns.len()] }
+    }
+
     /// Bytes one row takes.
-    pub const ROW_BYTES: usize = 4 + 8 * 6;
+    pub fn row_bytes(&self) -> usize {
+        4 + 8 * (2 + self.columns.len())
+    }
 
-    pub fn push(&mut self, flow: u32, r: &crate::transport::cc::ProbeRecord) {
+    pub fn push(&mut self, flow: u32, time: crate::sim::SimTime, index: u64, values: &[f64]) {
         self.flow.push(flow);
-        self.time_s.push(crate::sim::time::to_secs(r.time));
-        self.probe.push(r.index);
-        self.probe_gap_s.push(r.state.probe_gap_s);
-        self.rate_est_pps.push(r.state.rate_est_pps);
-        self.send_rate_pps.push(r.state.send_rate_pps);
-        self.alpha.push(r.state.alpha);
+        self.time_s.push(crate::sim::time::to_secs(time));
+        self.index.push(index);
+        for (col, &v) in self.values.iter_mut().zip(values) {
+            col.push(v);
+        }
+    }
+
+    /// The column called `name`.
+    pub fn column(&self, name: &str) -> Option<&[f64]> {
+        self.columns.iter().position(|c| *c == name).map(|k| self.values[k].as_slice())
     }
 
     pub fn len(&self) -> usize {

@@ -72,7 +72,10 @@
 //! stream), grown on demand; counters roll over lazily by epoch, so nothing is allocated or
 //! hashed per packet in steady state.
 
-use super::{BufferLimit, DropTail, InService, QueueDiscipline, Verdict};
+use super::{BufferLimit, Discipline, DropTail, InService, PortSetup, QueueDiscipline, Verdict};
+use crate::scenario::decode::Result;
+use crate::scenario::params::{text, Params};
+use crate::scenario::units;
 use crate::net::packet::flags;
 use crate::net::{PacketArena, PacketId, PacketKind};
 use crate::sim::{time::tx_time, SimTime, PS_PER_SEC};
@@ -129,6 +132,56 @@ impl Default for DecBitConfig {
             mark_all_when_underloaded: false,
             share_refresh: 0,
         }
+    }
+}
+
+impl Discipline for DecBit {
+    const NAME: &'static str = "decbit";
+    const SUMMARY: &'static str = "the selective DECbit gateway (Keshav 1991 §6.5; Ramakrishnan and Jain 1990): FCFS plus congestion bits";
+    type Config = DecBitConfig;
+
+    fn decode(p: &mut Params) -> Result<DecBitConfig> {
+        let d = DecBitConfig::default();
+        let threshold = p.number("threshold", d.threshold, 0.0, 1e6, "average queue (packets, in service included) above which the gateway marks")?;
+        let selective = p.flag("selective", d.selective, "mark only conversations over their fair share (false: every data packet)")?;
+        let capacity_factor = p.number("capacity_factor", d.capacity_factor, 0.01, 10.0, "fraction of the line rate shared out as fair shares")?;
+        let panic_enabled = p.flag("panic", d.panic_enabled, "allow panic mode (every data packet marked)")?;
+        let panic_threshold = p.number("panic_threshold", d.panic_threshold, 0.0, 1e6, "average queue above which the gateway panics")?;
+        let inclusive = p.flag("inclusive", d.inclusive, "compare the averages with >= instead of >")?;
+        const WINDOW: &str = "\"cycle\" or a positive duration";
+        let window = p.custom("fair_share_window", d.window, "\"cycle\"", WINDOW, "over which interval demands are measured", |v| {
+            match text(v) {
+                Some("cycle") => Ok(FairShareWindow::Cycle),
+                Some(s) => match units::duration(s) {
+                    Ok(t) if t > 0 => Ok(FairShareWindow::Fixed(t)),
+                    _ => Err(WINDOW.to_string()),
+                },
+                None => Err(WINDOW.to_string()),
+            }
+        })?;
+        let demand_counts_drops = p.flag("demand_counts_drops", d.demand_counts_drops, "count packets the buffer drops as demand")?;
+        let mark_all_when_underloaded = p.flag(
+            "mark_all_when_underloaded",
+            d.mark_all_when_underloaded,
+            "when congested but nobody is over its share, mark everyone instead of no one",
+        )?;
+        let share_refresh = p.duration("share_refresh", d.share_refresh, "reuse a computed fair share for this long (0: recompute every time)")?;
+        Ok(DecBitConfig {
+            threshold,
+            selective,
+            capacity_factor,
+            panic_enabled,
+            panic_threshold,
+            inclusive,
+            window,
+            demand_counts_drops,
+            mark_all_when_underloaded,
+            share_refresh,
+        })
+    }
+
+    fn build(cfg: &DecBitConfig, port: &PortSetup) -> Self {
+        DecBit::new(port.buffer, port.count_in_service, port.bandwidth_bps, *cfg)
     }
 }
 
@@ -410,6 +463,9 @@ fn max_min_share(demands: &mut [u64], capacity: f64) -> f64 {
 }
 
 impl QueueDiscipline for DecBit {
+    fn marks(&self) -> u64 {
+        self.stats.marked
+    }
     #[inline]
     fn enqueue(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict {
         self.advance(now);

@@ -9,8 +9,10 @@
 //! - `count_in_service`: whether the packet being transmitted occupies a buffer slot
 //!   (gap G7; default true, the spec's recommendation).
 
-use super::{BufferLimit, InService, QueueDiscipline, Verdict};
+use super::{BufferLimit, Discipline, InService, PortSetup, QueueDiscipline, Verdict};
 use crate::net::{IdRing, PacketArena, PacketId};
+use crate::scenario::decode::Result;
+use crate::scenario::params::Params;
 use crate::sim::SimTime;
 
 pub struct DropTail {
@@ -31,6 +33,20 @@ impl DropTail {
             BufferLimit::Unlimited => (u32::MAX, u64::MAX),
         };
         DropTail { queue: IdRing::new(), bytes: 0, max_bytes, max_packets, count_in_service }
+    }
+}
+
+impl Discipline for DropTail {
+    const NAME: &'static str = "droptail";
+    const SUMMARY: &'static str = "FCFS with drop-tail (Keshav 1991 ch. 6's FCFS)";
+    type Config = ();
+
+    fn decode(_p: &mut Params) -> Result<()> {
+        Ok(())
+    }
+
+    fn build(_cfg: &(), port: &PortSetup) -> Self {
+        DropTail::new(port.buffer, port.count_in_service)
     }
 }
 

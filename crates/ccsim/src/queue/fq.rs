@@ -97,8 +97,11 @@
 //! backlogged conversations (smallest head bid to send; largest victim key to drop), O(log N)
 //! per operation; the chapter 3 structure comparison lives elsewhere.
 
-use super::{BufferLimit, InService, QueueDiscipline, Verdict};
+use super::{BufferLimit, Discipline, InService, PortSetup, QueueDiscipline, Verdict};
 use crate::net::{PacketArena, PacketId, PacketKind};
+use crate::scenario::decode::Result;
+use crate::scenario::params::{text, Params};
+use crate::scenario::units;
 use crate::sim::SimTime;
 use std::cmp::Reverse;
 use std::collections::VecDeque;
@@ -436,6 +439,72 @@ pub struct FairQueue {
     last_remaining: u32,
 }
 
+impl FqConfig {
+    /// The parameters FQ and FQbit share (`queue_params`; the buffer comes from the port).
+    pub fn decode(p: &mut Params) -> Result<FqConfig> {
+        let d = FqConfig::default();
+        const DELTA: &str = "bits (\"8kb\", a size such as \"1000B\", a non-negative integer) or \"infinite\"";
+        let delta_bits = p.custom("delta", d.delta_bits, "0", DELTA, "the promptness parameter δ of the bids, in bits", |v| match v {
+            toml::Value::Integer(i) if *i >= 0 => Ok(*i as u64),
+            toml::Value::String(s) if s == "infinite" => Ok(u64::MAX),
+            toml::Value::String(s) => units::bits(s).map_err(|e| format!("{e}, an integer number of bits or \"infinite\"")),
+            _ => Err(DELTA.to_string()),
+        })?;
+        const CHARGE: &str = "true, false or \"pushed_out\"";
+        let charge_drops = p.custom(
+            "charge_drops",
+            d.charge_drops,
+            "false",
+            CHARGE,
+            "whether a dropped packet's finish number stays charged to its conversation (gap G8)",
+            |v| match v {
+                toml::Value::Boolean(b) => Ok((*b).into()),
+                v if text(v) == Some("pushed_out") => Ok(ChargeDrops::PushedOut),
+                _ => Err(CHARGE.to_string()),
+            },
+        )?;
+        let tie_smallest_bid = p.choice(
+            "tie_break",
+            d.tie_smallest_bid,
+            &[("largest_bid", false), ("smallest_bid", true)],
+            "among conversations tied for the longest queue, drop from the one whose tail bid is largest or smallest",
+        )?;
+        let drop_policy = p.choice(
+            "drop_policy",
+            d.drop_policy,
+            &[("longest", DropPolicy::LongestQueueTail), ("largest_bid", DropPolicy::MaxBid)],
+            "which packet a full buffer drops: the longest conversation's tail (ch. 2) or the largest bid (ch. 3)",
+        )?;
+        let preemptive = p.flag("preemptive", d.preemptive, "preemptive (resumptive) service")?;
+        let round = p.choice(
+            "round",
+            d.round,
+            &[("exact", RoundNumber::Exact), ("self_clocked", RoundNumber::SelfClocked)],
+            "the round number: exact bit-by-bit emulation (Fig 3.1) or self-clocked",
+        )?;
+        Ok(FqConfig { charge_drops, delta_bits, drop_policy, preemptive, tie_smallest_bid, round, ..d })
+    }
+
+    /// This config on a port (its buffer settings).
+    pub fn on_port(&self, port: &PortSetup) -> FqConfig {
+        FqConfig { limit: port.buffer, count_in_service: port.count_in_service, ..self.clone() }
+    }
+}
+
+impl Discipline for FairQueue {
+    const NAME: &'static str = "fq";
+    const SUMMARY: &'static str = "Fair Queueing (Keshav 1991 ch. 2-3): bids from the exact round number, drop from the longest queue";
+    type Config = FqConfig;
+
+    fn decode(p: &mut Params) -> Result<FqConfig> {
+        FqConfig::decode(p)
+    }
+
+    fn build(cfg: &FqConfig, port: &PortSetup) -> Self {
+        FairQueue::new(cfg.on_port(port), port.bandwidth_bps)
+    }
+}
+
 impl FairQueue {
     /// A Fair Queueing discipline feeding a line of `bandwidth_bps` bits per second.
     pub fn new(cfg: FqConfig, bandwidth_bps: u64) -> Self {
@@ -697,6 +766,18 @@ impl FairQueue {
 }
 
 impl QueueDiscipline for FairQueue {
+    fn is_preemptive(&self) -> bool {
+        FairQueue::is_preemptive(self)
+    }
+    fn wants_preemption(&self) -> bool {
+        FairQueue::wants_preemption(self)
+    }
+    fn preempt(&mut self, remaining_bytes: u32) {
+        FairQueue::preempt(self, remaining_bytes)
+    }
+    fn set_weight(&mut self, conv: u32, weight: u32) {
+        FairQueue::set_weight(self, conv, weight)
+    }
     fn enqueue(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict {
         let p = arena.get(pkt);
         let (id, size) = (Self::conversation_id(p.flow, p.kind), p.size);
@@ -829,10 +910,6 @@ pub(crate) mod testkit {
     use std::collections::BinaryHeap;
 
     pub trait TestQ: QueueDiscipline {
-        fn wants_preemption(&self) -> bool {
-            false
-        }
-        fn preempt(&mut self, _remaining: u32) {}
         fn remaining(&self) -> Option<u32> {
             None
         }
@@ -842,12 +919,6 @@ pub(crate) mod testkit {
     }
 
     impl TestQ for FairQueue {
-        fn wants_preemption(&self) -> bool {
-            FairQueue::wants_preemption(self)
-        }
-        fn preempt(&mut self, remaining: u32) {
-            FairQueue::preempt(self, remaining)
-        }
         fn remaining(&self) -> Option<u32> {
             Some(self.last_dequeued_remaining())
         }

@@ -25,9 +25,11 @@
 //!   the echoed bit, so a CE on an ACK is inert).
 
 use super::fq::{FairQueue, FqConfig};
-use super::{BufferLimit, InService, QueueDiscipline, Verdict};
+use super::{BufferLimit, Discipline, InService, PortSetup, QueueDiscipline, Verdict};
 use crate::net::packet::flags;
 use crate::net::{PacketArena, PacketId};
+use crate::scenario::decode::Result;
+use crate::scenario::params::Params;
 use crate::sim::SimTime;
 
 /// The thesis's threshold: a third of the fair share of buffer space.
@@ -38,12 +40,35 @@ pub struct FqBit {
     fraction: f64,
 }
 
-impl FqBit {
-    /// Weight of conversation `conv` (weighted FQ underneath).
-    pub fn set_weight(&mut self, conv: u32, weight: u32) {
-        self.fq.set_weight(conv, weight);
+/// FQbit's parameters: FQ's, and the marking threshold.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FqBitConfig {
+    pub fq: FqConfig,
+    /// Mark a conversation whose queue exceeds this fraction of its fair buffer share (1/3).
+    pub mark_fraction: f64,
+}
+
+impl Discipline for FqBit {
+    const NAME: &'static str = "fqbit";
+    const SUMMARY: &'static str = "FQ with congestion bits set above a third of the fair buffer share (Keshav 1991 §6.5)";
+    type Config = FqBitConfig;
+
+    fn decode(p: &mut Params) -> Result<FqBitConfig> {
+        let fq = FqConfig::decode(p)?;
+        if fq.preemptive {
+            return Err(p.error("preemptive", "preemption is available for fq only, not fqbit"));
+        }
+        let mark_fraction =
+            p.number("mark_fraction", FQBIT_FRACTION, 0.0, 1.0, "the fraction of the fair buffer share above which a conversation is marked")?;
+        Ok(FqBitConfig { fq, mark_fraction })
     }
 
+    fn build(cfg: &FqBitConfig, port: &PortSetup) -> Self {
+        FqBit::new(cfg.fq.on_port(port), port.bandwidth_bps, cfg.mark_fraction)
+    }
+}
+
+impl FqBit {
     /// FQ on a line of `bandwidth_bps`, marking conversations whose queue exceeds `fraction`
     /// (thesis: 1/3, [`FQBIT_FRACTION`]) of their fair share of the buffer.
     pub fn new(cfg: FqConfig, bandwidth_bps: u64, fraction: f64) -> Self {
@@ -66,6 +91,9 @@ impl FqBit {
 }
 
 impl QueueDiscipline for FqBit {
+    fn set_weight(&mut self, conv: u32, weight: u32) {
+        self.fq.set_weight(conv, weight);
+    }
     fn enqueue(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict {
         let v = self.fq.enqueue(pkt, arena, now, tx);
         if v == Verdict::Dropped(pkt) {

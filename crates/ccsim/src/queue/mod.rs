@@ -1,22 +1,25 @@
-//! Queue disciplines: one file per discipline, all behind [`QueueDiscipline`].
+//! Queue disciplines: one file per discipline, each registered by one line in
+//! [`disciplines!`] below.
 //!
-//! The trait is shaped like Linux's `Qdisc_ops`: `enqueue` either accepts the arriving packet
-//! or names the packet it dropped (the arriving one, or another already queued, as Fair
-//! Queueing's drop-from-the-longest-queue needs), and `dequeue` hands the next packet to the
-//! transmitter. Marking (DECbit, ECN, ...) happens inside the discipline.
+//! [`QueueDiscipline`] is shaped like Linux's `Qdisc_ops`: `enqueue` either accepts the
+//! arriving packet or names the packet it dropped (the arriving one, or another already
+//! queued, as Fair Queueing's drop-from-the-longest-queue needs), and `dequeue` hands the next
+//! packet to the transmitter. Marking (DECbit, ECN, ...) happens inside the discipline.
+//! [`Discipline`] is what a discipline says about itself once: its scenario name, its
+//! parameters (read with defaults, ranges and meaning through [`Params`], which also makes the
+//! listing users see) and how it is built for a port ([`PortSetup`]).
 //!
-//! The port holds a [`Qdisc`], an enum over the disciplines, so the per-packet path is a
-//! `match`, not a virtual call. Adding a discipline: one file implementing the trait, one enum
-//! variant, one arm in each `match` below, and its name in `scenario`.
-
-pub mod decbit;
-pub mod droptail;
-pub mod fq;
-pub mod fq_buffers;
-pub mod fqbit;
+//! The registration line makes it a variant of [`Qdisc`], the enum a port holds (the
+//! per-packet path is a `match`, not a virtual call), and an entry of [`DISCIPLINES`], from
+//! which the scenario schema, error messages, `--param` targets, Python's listing and the
+//! docs' tables are derived. Disciplines with large state are registered `boxed`, so a port
+//! (and every drop-tail port of a big topology) stays small; drop-tail, the default, is
+//! inlined into the port.
 
 use crate::net::{PacketArena, PacketId};
-use crate::sim::SimTime;
+use crate::scenario::decode::Result;
+use crate::scenario::params::{ParamDoc, Params};
+use crate::sim::{Rng, SimTime};
 pub use droptail::DropTail;
 
 /// How much a buffer holds.
@@ -53,56 +56,165 @@ pub trait QueueDiscipline {
     fn for_each(&self, f: &mut dyn FnMut(PacketId));
     /// Heap bytes held (for the benchmark's memory accounting; not hot).
     fn memory_bytes(&self) -> usize;
+    /// The discipline may preempt the packet on the line (the port then offers it every
+    /// arrival's chance to do so).
+    fn is_preemptive(&self) -> bool {
+        false
+    }
+    /// Preemptive disciplines: a queued packet should take the line now.
+    fn wants_preemption(&self) -> bool {
+        false
+    }
+    /// Preemptive disciplines: the packet on the line stopped with `remaining_bytes` to send.
+    fn preempt(&mut self, _remaining_bytes: u32) {}
+    /// Give conversation `conv` weight `weight` (weighted disciplines; others ignore it).
+    fn set_weight(&mut self, _conv: u32, _weight: u32) {}
+    /// Packets marked since the start (congestion bits set), for port statistics.
+    fn marks(&self) -> u64 {
+        0
+    }
 }
 
-/// Large disciplines are boxed so that a port (and every drop-tail port of a big topology)
-/// stays small: the enum is as large as its largest variant.
-pub enum Qdisc {
-    DropTail(DropTail),
-    DecBit(Box<decbit::DecBit>),
-    Fq(Box<fq::FairQueue>),
-    FqBit(Box<fqbit::FqBit>),
+/// The port a discipline is built for.
+#[derive(Clone, Copy, Debug)]
+pub struct PortSetup<'a> {
+    pub buffer: BufferLimit,
+    /// The packet being transmitted occupies a buffer slot.
+    pub count_in_service: bool,
+    /// The line rate the queue feeds.
+    pub bandwidth_bps: u64,
+    /// The scenario's seed and the port's name ("a->b"), for random streams of its own.
+    pub seed: u64,
+    pub port_name: &'a str,
 }
 
-macro_rules! dispatch {
-    ($self:ident, $q:ident => $e:expr) => {
-        match $self {
-            Qdisc::DropTail($q) => $e,
-            Qdisc::DecBit($q) => $e,
-            Qdisc::Fq($q) => $e,
-            Qdisc::FqBit($q) => $e,
+impl PortSetup<'_> {
+    /// A random stream of this port's own, derived from the seed and the port's name (so
+    /// adding a port or a flow changes no other stream).
+    pub fn rng(&self, purpose: &str) -> Rng {
+        Rng::stream(self.seed, &format!("port/{}/{purpose}", self.port_name))
+    }
+}
+
+/// What a discipline says about itself, once; see the module header.
+pub trait Discipline: QueueDiscipline + Sized {
+    /// The name scenarios use (`queue = "..."`).
+    const NAME: &'static str;
+    /// One line for listings: what it is and where it comes from.
+    const SUMMARY: &'static str;
+    /// Its parameters (`queue_params`), decoded.
+    type Config: Clone + std::fmt::Debug + PartialEq;
+    /// Read its parameters. Ask for every parameter whatever the values: the same function
+    /// makes the listing.
+    fn decode(p: &mut Params) -> Result<Self::Config>;
+    /// The discipline for a port.
+    fn build(cfg: &Self::Config, port: &PortSetup) -> Self;
+}
+
+/// A registered discipline as the rest of the program sees it.
+pub struct DisciplineInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub decode: fn(&mut Params) -> Result<QdiscConfig>,
+}
+
+impl DisciplineInfo {
+    pub fn params(&self) -> Vec<ParamDoc> {
+        Params::describe(self.decode)
+    }
+}
+
+/// The registered discipline called `name`.
+pub fn discipline(name: &str) -> Option<&'static DisciplineInfo> {
+    DISCIPLINES.iter().find(|d| d.name == name)
+}
+
+/// Generates, from one line per discipline (`Variant: module::Type`, `boxed` for large
+/// state): the module declaration, the [`Qdisc`] enum and its dispatch, the [`QdiscConfig`]
+/// enum of decoded parameters and the [`DISCIPLINES`] table.
+macro_rules! disciplines {
+    ($($variant:ident : $module:ident :: $ty:ident $($boxed:ident)?),* $(,)?) => {
+        $(pub mod $module;)*
+
+        pub enum Qdisc {
+            $($variant(disciplines!(@store $module::$ty $(, $boxed)?)),)*
+        }
+
+        /// A discipline's decoded parameters (what a port spec holds).
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum QdiscConfig {
+            $($variant(<$module::$ty as Discipline>::Config),)*
+        }
+
+        macro_rules! dispatch {
+            ($self:ident, $q:ident => $e:expr) => {
+                match $self {
+                    $(Qdisc::$variant($q) => $e,)*
+                }
+            };
+        }
+
+        /// Every registered discipline, in registration order.
+        pub static DISCIPLINES: &[DisciplineInfo] = &[
+            $(DisciplineInfo {
+                name: <$module::$ty as Discipline>::NAME,
+                summary: <$module::$ty as Discipline>::SUMMARY,
+                decode: |p| <$module::$ty as Discipline>::decode(p).map(QdiscConfig::$variant),
+            },)*
+        ];
+
+        $(impl From<$module::$ty> for Qdisc {
+            fn from(q: $module::$ty) -> Qdisc {
+                Qdisc::$variant(disciplines!(@wrap q $(, $boxed)?))
+            }
+        })*
+
+        impl QdiscConfig {
+            pub fn build(&self, port: &PortSetup) -> Qdisc {
+                match self {
+                    $(QdiscConfig::$variant(c) => Qdisc::from(<$module::$ty as Discipline>::build(c, port)),)*
+                }
+            }
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(QdiscConfig::$variant(_) => <$module::$ty as Discipline>::NAME,)*
+                }
+            }
+        }
+
+        impl Qdisc {
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(Qdisc::$variant(_) => <$module::$ty as Discipline>::NAME,)*
+                }
+            }
         }
     };
+    (@store $t:ty) => { $t };
+    (@store $t:ty, boxed) => { Box<$t> };
+    (@wrap $e:expr) => { $e };
+    (@wrap $e:expr, boxed) => { Box::new($e) };
+}
+
+// The registry: one line per discipline.
+disciplines! {
+    DropTail: droptail::DropTail,
+    Fq: fq::FairQueue boxed,
+    FqBit: fqbit::FqBit boxed,
+    DecBit: decbit::DecBit boxed,
+}
+
+// Not a port discipline: chapter 3's buffering structures for FQ and their evaluation.
+pub mod fq_buffers;
+
+impl Default for QdiscConfig {
+    /// FCFS drop-tail.
+    fn default() -> Self {
+        QdiscConfig::DropTail(())
+    }
 }
 
 impl Qdisc {
-    /// True for a preemptive FQ (the port must then offer it the packet on the line).
-    pub fn is_preemptive(&self) -> bool {
-        matches!(self, Qdisc::Fq(q) if q.is_preemptive())
-    }
-
-    /// Preemptive FQ: a queued packet outbids the one on the line.
-    #[inline(never)]
-    pub fn wants_preemption(&self) -> bool {
-        matches!(self, Qdisc::Fq(q) if q.wants_preemption())
-    }
-
-    /// Preemptive FQ: the packet on the line stopped with `remaining_bytes` to send; it goes
-    /// back to the head of its conversation.
-    pub fn preempt(&mut self, remaining_bytes: u32) {
-        if let Qdisc::Fq(q) = self {
-            q.preempt(remaining_bytes);
-        }
-    }
-
-    /// Give conversation `conv` weight `weight` (FQ and FQbit; other disciplines ignore it).
-    pub fn set_fq_weight(&mut self, conv: u32, weight: u32) {
-        match self {
-            Qdisc::Fq(q) => q.set_weight(conv, weight),
-            Qdisc::FqBit(q) => q.set_weight(conv, weight),
-            Qdisc::DropTail(_) | Qdisc::DecBit(_) => {}
-        }
-    }
     // The boxed disciplines, out of line: drop-tail (the common case) inlines into the port,
     // the others cost one call, which their own work dwarfs.
     #[inline(never)]
@@ -157,5 +269,21 @@ impl QueueDiscipline for Qdisc {
     }
     fn memory_bytes(&self) -> usize {
         dispatch!(self, q => q.memory_bytes())
+    }
+    fn is_preemptive(&self) -> bool {
+        dispatch!(self, q => q.is_preemptive())
+    }
+    #[inline(never)]
+    fn wants_preemption(&self) -> bool {
+        dispatch!(self, q => q.wants_preemption())
+    }
+    fn preempt(&mut self, remaining_bytes: u32) {
+        dispatch!(self, q => q.preempt(remaining_bytes))
+    }
+    fn set_weight(&mut self, conv: u32, weight: u32) {
+        dispatch!(self, q => q.set_weight(conv, weight))
+    }
+    fn marks(&self) -> u64 {
+        dispatch!(self, q => q.marks())
     }
 }

@@ -1,31 +1,20 @@
 //! Scenario -> World.
 
 use super::decode::{Result, ScenarioError};
-use super::schema::{CcKind, NodeKind, QueueKind, QueueSpec, Scenario, Selection};
-use crate::measure::{CwndTrace, DropTrace, IntervalTable, ProbeTrace, QueueTrace, PROBE_LOG_CAPACITY};
-use crate::net::routing::{explicit_path, shortest_path, Adjacency};
+use super::schema::{NodeKind, QueueSpec, Scenario, Selection};
+use crate::measure::{CwndTrace, DropTrace, EventTrace, IntervalTable, QueueTrace, EVENT_LOG_CAPACITY};
+use crate::net::routing::{explicit_path, Adjacency, Router};
 use crate::net::{PacketArena, Port};
-use crate::queue::fq::{FairQueue, FqConfig};
-use crate::queue::fqbit::FqBit;
-use crate::queue::{decbit::DecBit, DropTail, Qdisc};
+use crate::queue::{PortSetup, Qdisc, QueueDiscipline};
 use crate::sim::{events::MAX_TARGET, EventKind, EventQueue, Rng};
 use crate::traffic::App;
-use crate::transport::cc::{dec::Dec, generic::Generic, jk::Jk, newreno::NewReno, reno::Reno, Cc, CongestionControl};
+use crate::transport::cc::CongestionControl;
+use crate::transport::cc::{AlgorithmInfo, ALGORITHMS};
 use crate::transport::{Sender, Sink};
-use crate::world::{Flow, World};
+use crate::world::{Flow, TracedFlow, World, MAX_OWN_COLUMNS, NO_COLUMN};
 
-/// The FQ config with the port's buffer settings.
-fn fq_config(cfg: &FqConfig, q: &QueueSpec) -> FqConfig {
-    FqConfig { limit: q.buffer, count_in_service: q.count_in_service, ..cfg.clone() }
-}
-
-fn make_qdisc(q: &QueueSpec, bandwidth_bps: u64) -> Qdisc {
-    match q.kind {
-        QueueKind::DropTail => Qdisc::DropTail(DropTail::new(q.buffer, q.count_in_service)),
-        QueueKind::DecBit(cfg) => Qdisc::DecBit(Box::new(DecBit::new(q.buffer, q.count_in_service, bandwidth_bps, cfg))),
-        QueueKind::Fq(ref cfg) => Qdisc::Fq(Box::new(FairQueue::new(fq_config(cfg, q), bandwidth_bps))),
-        QueueKind::FqBit(ref cfg, fraction) => Qdisc::FqBit(Box::new(FqBit::new(fq_config(cfg, q), bandwidth_bps, fraction))),
-    }
+fn make_qdisc(q: &QueueSpec, bandwidth_bps: u64, seed: u64, port_name: &str) -> Qdisc {
+    q.kind.build(&PortSetup { buffer: q.buffer, count_in_service: q.count_in_service, bandwidth_bps, seed, port_name })
 }
 
 /// Most rows the periodic traces (cwnd and queue samples) may reach: about 2-4 GB of
@@ -51,6 +40,45 @@ fn check_event_targets(sc: &Scenario) -> Result<()> {
     check("measure.interval", sc.duration / sc.measure.interval, "measurement intervals in the run (choose a longer interval)")
 }
 
+/// The traced flows, the window trace with a column for each trace column of their
+/// algorithms (in registry order), and a table for each event log they keep; their logs are
+/// turned on here.
+fn trace_layout(sc: &Scenario, traced: &[u32], flows: &mut [Flow]) -> (Vec<TracedFlow>, CwndTrace, Vec<EventTrace>) {
+    let algorithms: Vec<&'static AlgorithmInfo> =
+        traced.iter().filter_map(|&f| sc.flows[f as usize].transport.cc.as_ref()).map(|c| c.info()).collect();
+    let mut trace = CwndTrace::default();
+    let mut event_traces: Vec<EventTrace> = Vec::new();
+    for a in ALGORITHMS.iter().filter(|a| algorithms.iter().any(|b| std::ptr::eq(*b, *a))) {
+        for &c in a.trace_columns {
+            if !trace.extra.iter().any(|(n, _)| *n == c) {
+                trace.extra.push((c, Vec::new()));
+            }
+        }
+        if let Some(log) = a.event_log {
+            if !event_traces.iter().any(|e| e.table == log.table) {
+                event_traces.push(EventTrace::new(log));
+            }
+        }
+    }
+    let layout = traced
+        .iter()
+        .map(|&f| {
+            let info = sc.flows[f as usize].transport.cc.as_ref().map(|c| c.info());
+            let own: &[&str] = info.map_or(&[], |a| a.trace_columns);
+            assert!(own.len() <= MAX_OWN_COLUMNS, "an algorithm declares at most {MAX_OWN_COLUMNS} trace columns");
+            let columns = trace.extra.iter().map(|(n, _)| own.iter().position(|c| c == n).map_or(NO_COLUMN, |k| k as u8)).collect();
+            let events = info.and_then(|a| a.event_log).map(|log| event_traces.iter().position(|e| e.table == log.table).unwrap() as u32);
+            if events.is_some() {
+                if let Some(s) = flows[f as usize].sender.as_mut() {
+                    s.cc.enable_event_log(EVENT_LOG_CAPACITY);
+                }
+            }
+            TracedFlow { flow: f, columns, own_columns: own.len() as u8, events }
+        })
+        .collect();
+    (layout, trace, event_traces)
+}
+
 pub fn build_world(sc: &Scenario) -> Result<World> {
     check_event_targets(sc)?;
     let n = sc.nodes.len();
@@ -59,8 +87,9 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
     let port_names = sc.port_names();
     for l in &sc.links {
         let fwd = ports.len() as u32;
-        ports.push(Port::new(l.a as u32, l.b as u32, l.bandwidth_bps, l.delay, make_qdisc(&l.forward, l.bandwidth_bps)));
-        ports.push(Port::new(l.b as u32, l.a as u32, l.bandwidth_bps, l.delay, make_qdisc(&l.reverse, l.bandwidth_bps)));
+        let (name_f, name_r) = (&port_names[fwd as usize], &port_names[fwd as usize + 1]);
+        ports.push(Port::new(l.a as u32, l.b as u32, l.bandwidth_bps, l.delay, make_qdisc(&l.forward, l.bandwidth_bps, sc.seed, name_f)));
+        ports.push(Port::new(l.b as u32, l.a as u32, l.bandwidth_bps, l.delay, make_qdisc(&l.reverse, l.bandwidth_bps, sc.seed, name_r)));
         for (k, q) in [(fwd as usize, &l.forward), (fwd as usize + 1, &l.reverse)] {
             let on = ports[k].qdisc.is_preemptive();
             ports[k].set_preemptive(on);
@@ -79,10 +108,11 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         if fs.fq_weight != 1 {
             let conv = crate::queue::fq::FairQueue::conversation_id(i as u32, crate::net::packet::PacketKind::Data);
             for port in ports.iter_mut() {
-                port.qdisc.set_fq_weight(conv, fs.fq_weight);
+                port.qdisc.set_weight(conv, fs.fq_weight);
             }
         }
     }
+    let mut router = Router::new(&adj, sc.nodes.iter().map(|n| n.kind == NodeKind::Switch).collect());
     let mut flows = Vec::with_capacity(sc.flows.len());
     let mut events = EventQueue::new();
     let mut link_changes = Vec::new();
@@ -97,7 +127,7 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
     for (i, fs) in sc.flows.iter().enumerate() {
         let path = format!("flows[{i}]");
         let name_of = |x: usize| sc.nodes[x].name.as_str();
-        let resolve = |explicit: &Option<Vec<usize>>, from: usize, to: usize, key: &str| -> Result<Vec<u32>> {
+        let mut resolve = |explicit: &Option<Vec<usize>>, from: usize, to: usize, key: &str| -> Result<Vec<u32>> {
             match explicit {
                 Some(nodes) => {
                     let ids: Vec<u32> = nodes.iter().map(|&x| x as u32).collect();
@@ -108,7 +138,7 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
                         )
                     })
                 }
-                None => shortest_path(&adj, from as u32, to as u32).ok_or_else(|| {
+                None => router.shortest_path(from as u32, to as u32).ok_or_else(|| {
                     ScenarioError::new(format!("{path}.dst"), format!("no route from {:?} to {:?}", name_of(from), name_of(to)))
                 }),
             }
@@ -126,23 +156,9 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
 
         let t = &fs.transport;
         let w = fs.max_window;
-        let cc = match t.cc {
-            CcKind::None => None,
-            CcKind::Generic => Some(Cc::Generic(Generic::new(w))),
-            CcKind::Jk => {
-                let mut jk = Jk::new(w, t.initial_cwnd, t.dupack_threshold);
-                jk.ssthresh_from_flight = t.ssthresh_from_flight;
-                Some(Cc::Jk(jk))
-            }
-            CcKind::Reno => Some(Cc::Reno(Reno::new(w, t.initial_cwnd, t.dupack_threshold))),
-            CcKind::NewReno => Some(Cc::NewReno(NewReno::new(w, t.initial_cwnd, t.dupack_threshold))),
-            CcKind::Dec => Some(Cc::Dec(Box::new(Dec::new(w, t.dec)))),
-            CcKind::Pp => Some(Cc::packet_pair(w, t.pp)),
-            CcKind::Pp2 => Some(Cc::packet_pair_2p(w, t.pp2)),
-        };
-        let sender = cc.map(|cc| {
-            let mut s = Sender::new(cc, w, t.rto, t.timers);
-            s.own_ack_stops_timer = t.own_ack_stops_timer;
+        let sender = t.cc.as_ref().map(|cc| {
+            let mut s = Sender::new(cc.build(w), w, t.sender.rto, t.sender.timers);
+            s.own_ack_stops_timer = t.sender.own_ack_stops_timer;
             s
         });
         let rng = Rng::stream(sc.seed, &format!("flow/{}", fs.name));
@@ -174,11 +190,12 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
     for k in 1..=n_intervals {
         events.schedule(k * m.interval, EventKind::IntervalEnd, (k - 1) as u32);
     }
-    let traced_flows: Vec<u32> = match &m.trace_cwnd {
+    let traced: Vec<u32> = match &m.trace_cwnd {
         Selection::None => vec![],
         Selection::All | Selection::Switches => (0..sc.flows.len() as u32).collect(),
         Selection::Indices(ix) => ix.iter().map(|&x| x as u32).collect(),
     };
+    let (traced_flows, cwnd_trace, event_traces) = trace_layout(sc, &traced, &mut flows);
     let select_ports = |sel: &Selection| -> Vec<u32> {
         match sel {
             Selection::None => vec![],
@@ -200,12 +217,6 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         }
     };
     let drop_census = if drop_traced.is_empty() { vec![] } else { vec![0; 2 * flows.len()] };
-    // Traced probing flows log each probe; the sampler drains the logs.
-    for &f in &traced_flows {
-        if let Some(s) = flows[f as usize].sender.as_mut() {
-            s.cc.enable_probe_log(PROBE_LOG_CAPACITY);
-        }
-    }
     if !traced_flows.is_empty() || !traced_ports.is_empty() {
         // The trace tables grow by one row per traced flow and port per sample: bound them
         // before the run, so a typo in trace_period is an error and not memory exhaustion.
@@ -239,8 +250,8 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         trace_period: m.trace_period,
         traced_flows,
         traced_ports,
-        cwnd_trace: CwndTrace::default(),
-        probe_trace: ProbeTrace::default(),
+        cwnd_trace,
+        event_traces,
         queue_trace: QueueTrace::default(),
         drop_traced,
         drop_trace: DropTrace::default(),

@@ -69,6 +69,12 @@ impl<'a> Obj<'a> {
         }
     }
 
+    /// A table with nothing in it (a parameter table the scenario left out).
+    pub fn empty(path: impl Into<String>) -> Obj<'static> {
+        static EMPTY: std::sync::OnceLock<toml::Table> = std::sync::OnceLock::new();
+        Obj { path: path.into(), table: EMPTY.get_or_init(toml::Table::new), asked: Vec::new() }
+    }
+
     pub fn at(&self, key: &str) -> String {
         join_path(&self.path, key)
     }

@@ -2,8 +2,11 @@
 //! that turns a validated scenario into a [`crate::world::World`].
 pub mod build;
 pub mod decode;
+pub mod flows;
+pub mod measure;
 pub mod params;
 pub mod schema;
+pub mod topology;
 pub mod units;
 
 pub use decode::ScenarioError;

@@ -1,223 +1,231 @@
-//! Parameters of queue disciplines and congestion-control algorithms, as scenario files
-//! write them (`queue_params = {...}` on a link, `params = {...}` on a flow).
+//! Mechanism parameters: the tables a scenario writes as `params = {...}` on a flow and
+//! `queue_params = {...}` on a link, read by each mechanism's own `decode` through [`Params`].
 //!
-//! Each mechanism's defaults live in its own file (its `Config`/`Params` `Default`); this
-//! module only reads the overrides, checks their ranges and names the field on error.
+//! A decoder asks for every parameter it knows with its default, its range and one line of
+//! meaning, and gets the value the scenario wrote or the default:
+//!
+//! ```ignore
+//! c.alpha = p.number("alpha", c.alpha, 0.0, 1e6, "packets queued below which cwnd grows")?;
+//! ```
+//!
+//! The same decoder, run by [`Params::describe`] over an empty table, records each call
+//! instead: that is the parameter listing the Python package, `ccsim validate`'s messages and
+//! the docs' tables are made from, so a parameter is declared once, where it is read.
+//! Errors name the field path and what was expected; unknown keys are errors
+//! ([`Params::finish`]).
 
-use super::decode::{Obj, Result, ScenarioError};
+use super::decode::{describe, Obj, Result, ScenarioError};
 use super::units;
-use crate::queue::decbit::{DecBitConfig, FairShareWindow};
-use crate::queue::fq::{ChargeDrops, DropPolicy, FqConfig, RoundNumber};
-use crate::transport::cc::dec::{DecParams, WindowRounding};
-use crate::transport::cc::kalman::KalmanConfig;
-use crate::transport::cc::pp::{Estimator, Horizon, PpConfig, REstimate, Smoothing};
-use crate::transport::cc::pp2::{Carry, Pp2Config, RUpdate};
+use crate::sim::{time::to_secs, SimTime};
+use toml::Value;
 
-pub fn decbit(p: &mut Obj) -> Result<DecBitConfig> {
-    let mut c = DecBitConfig::default();
-    if let Some(x) = p.number_in("threshold", 0.0, 1e6)? {
-        c.threshold = x;
-    }
-    if let Some(x) = p.boolean("selective")? {
-        c.selective = x;
-    }
-    if let Some(x) = p.number_in("capacity_factor", 0.01, 10.0)? {
-        c.capacity_factor = x;
-    }
-    if let Some(x) = p.boolean("panic")? {
-        c.panic_enabled = x;
-    }
-    if let Some(x) = p.number_in("panic_threshold", 0.0, 1e6)? {
-        c.panic_threshold = x;
-    }
-    if let Some(x) = p.boolean("inclusive")? {
-        c.inclusive = x;
-    }
-    let path = p.at("fair_share_window");
-    match p.get("fair_share_window") {
-        None => {}
-        Some(toml::Value::String(s)) if s == "cycle" => c.window = FairShareWindow::Cycle,
-        Some(toml::Value::String(s)) => match units::duration(s) {
-            Ok(t) if t > 0 => c.window = FairShareWindow::Fixed(t),
-            _ => return Err(ScenarioError::new(path, format!("expected \"cycle\" or a positive duration, got {s:?}"))),
-        },
-        Some(v) => return Err(ScenarioError::new(path, format!("expected \"cycle\" or a duration, got {}", super::decode::describe(v)))),
-    }
-    if let Some(x) = p.boolean("demand_counts_drops")? {
-        c.demand_counts_drops = x;
-    }
-    if let Some(x) = p.boolean("mark_all_when_underloaded")? {
-        c.mark_all_when_underloaded = x;
-    }
-    if let Some(x) = p.quantity("share_refresh", units::duration)? {
-        c.share_refresh = x;
-    }
-    Ok(c)
+/// One parameter as a listing shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamDoc {
+    pub name: &'static str,
+    /// What values it takes ("a number in [0, 1]", "one of: a, b").
+    pub expects: String,
+    /// The default, as a scenario file would write it.
+    pub default: String,
+    /// One line of meaning.
+    pub doc: &'static str,
 }
 
-/// Fair Queueing (Keshav 1991 ch. 2-3; defaults in queue/fq.rs). `delta` is the promptness
-/// parameter in bits ("8kb"; a size in bytes such as "1000B" is converted to bits).
-pub fn fq(p: &mut Obj) -> Result<FqConfig> {
-    let mut c = FqConfig::default();
-    let path = p.at("delta");
-    match p.get("delta") {
-        None => {}
-        Some(toml::Value::Integer(i)) if *i >= 0 => c.delta_bits = *i as u64,
-        Some(toml::Value::String(s)) if s == "infinite" => c.delta_bits = u64::MAX,
-        Some(toml::Value::String(s)) => match units::bits(s) {
-            Ok(b) => c.delta_bits = b,
-            Err(e) => return Err(ScenarioError::new(path, format!("expected {e}, an integer number of bits or \"infinite\", got {s:?}"))),
-        },
-        Some(v) => {
-            return Err(ScenarioError::new(
-                path,
-                format!("expected bits (a non-negative integer) or a size, got {}", super::decode::describe(v)),
-            ))
+/// A parameter table being decoded (or, from [`Params::describe`], listed).
+pub struct Params<'a> {
+    obj: Obj<'a>,
+    listing: Option<Vec<ParamDoc>>,
+}
+
+/// A duration as a scenario file writes it ("2s", "200ms", "0s").
+pub fn duration_text(t: SimTime) -> String {
+    if t >= u64::MAX / 8 {
+        return "unlimited".into();
+    }
+    let s = to_secs(t);
+    if s != 0.0 && s < 1.0 {
+        format!("{}ms", s * 1e3)
+    } else {
+        format!("{s}s")
+    }
+}
+
+impl<'a> Params<'a> {
+    pub fn new(obj: Obj<'a>) -> Self {
+        Params { obj, listing: None }
+    }
+
+    /// Run `decode` over an empty table and return what it asked for, with the defaults it
+    /// gave. Decoders must ask for every parameter they know whatever the values (read with a
+    /// default, then act), so the listing is complete.
+    pub fn describe<T>(decode: impl FnOnce(&mut Params) -> Result<T>) -> Vec<ParamDoc> {
+        let mut p = Params { obj: Obj::empty(""), listing: Some(Vec::new()) };
+        decode(&mut p).expect("defaults decode");
+        p.listing.take().unwrap_or_default()
+    }
+
+    fn note(&mut self, name: &'static str, expects: String, default: String, doc: &'static str) {
+        if let Some(l) = self.listing.as_mut() {
+            if !l.iter().any(|d| d.name == name) {
+                l.push(ParamDoc { name, expects, default, doc });
+            }
         }
     }
-    let path = p.at("charge_drops");
-    match p.get("charge_drops") {
-        None => {}
-        Some(toml::Value::Boolean(x)) => c.charge_drops = (*x).into(),
-        Some(toml::Value::String(s)) if s == "pushed_out" => c.charge_drops = ChargeDrops::PushedOut,
-        Some(v) => {
-            return Err(ScenarioError::new(path, format!("expected true, false or \"pushed_out\", got {}", super::decode::describe(v))))
+
+    /// The field path of `key` (for errors).
+    pub fn at(&self, key: &str) -> String {
+        self.obj.at(key)
+    }
+
+    /// The scenario wrote `key`.
+    pub fn given(&self, key: &str) -> bool {
+        self.obj.has(key)
+    }
+
+    pub fn error(&self, key: &str, message: impl Into<String>) -> ScenarioError {
+        ScenarioError::new(self.at(key), message)
+    }
+
+    /// A number in [lo, hi].
+    pub fn number(&mut self, key: &'static str, default: f64, lo: f64, hi: f64, doc: &'static str) -> Result<f64> {
+        self.note(key, format!("a number in [{lo}, {hi}]"), format!("{default}"), doc);
+        Ok(self.obj.number_in(key, lo, hi)?.unwrap_or(default))
+    }
+
+    /// A number in (lo, hi]: above `lo`, which it may not equal.
+    pub fn number_above(&mut self, key: &'static str, default: f64, lo: f64, hi: f64, doc: &'static str) -> Result<f64> {
+        self.note(key, format!("a number in ({lo}, {hi}]"), format!("{default}"), doc);
+        match self.obj.float(key)? {
+            None => Ok(default),
+            Some(x) if x > lo && x <= hi => Ok(x),
+            Some(x) => Err(self.error(key, format!("expected a number in ({lo}, {hi}], got {x}"))),
         }
     }
-    match p.choice("tie_break", "FQ drop tie-break", &["largest_bid", "smallest_bid"])? {
-        Some("smallest_bid") => c.tie_smallest_bid = true,
-        Some(_) => c.tie_smallest_bid = false,
-        None => {}
-    }
-    match p.choice("drop_policy", "FQ drop policy", &["longest", "largest_bid"])? {
-        Some("largest_bid") => c.drop_policy = DropPolicy::MaxBid,
-        Some(_) => c.drop_policy = DropPolicy::LongestQueueTail,
-        None => {}
-    }
-    if let Some(x) = p.boolean("preemptive")? {
-        c.preemptive = x;
-    }
-    match p.choice("round", "FQ round number", &["exact", "self_clocked"])? {
-        Some("self_clocked") => c.round = RoundNumber::SelfClocked,
-        Some(_) => c.round = RoundNumber::Exact,
-        None => {}
-    }
-    Ok(c)
-}
 
-pub fn dec(p: &mut Obj) -> Result<DecParams> {
-    let mut d = DecParams::default();
-    if let Some(x) = p.number_in("initial_window", 1.0, 1e8)? {
-        d.initial_window = x;
+    /// A number in [lo, hi] that is unset by default (`unset` says what that means).
+    pub fn optional_number(&mut self, key: &'static str, lo: f64, hi: f64, unset: &str, doc: &'static str) -> Result<Option<f64>> {
+        self.note(key, format!("a number in [{lo}, {hi}]"), unset.to_string(), doc);
+        self.obj.number_in(key, lo, hi)
     }
-    if let Some(x) = p.number_in("increase", 0.0, 1e6)? {
-        d.increase = x;
-    }
-    if let Some(x) = p.number_in("decrease_factor", 0.01, 1.0)? {
-        d.decrease_factor = x;
-    }
-    if let Some(x) = p.number_in("mark_fraction", 0.0, 1.0)? {
-        d.mark_fraction = x;
-    }
-    match p.choice("window_rounding", "window rounding", &["floor", "round"])? {
-        Some("round") => d.rounding = WindowRounding::Round,
-        Some(_) => d.rounding = WindowRounding::Floor,
-        None => {}
-    }
-    if let Some(x) = p.number_in("timeout_window", 1.0, 1e8)? {
-        d.timeout_window = x;
-    }
-    match p.choice("count_acks", "ACKs observed", &["all", "new"])? {
-        Some("new") => d.count_duplicates = false,
-        Some(_) => d.count_duplicates = true,
-        None => {}
-    }
-    Ok(d)
-}
 
-/// PP_CTH (Keshav 1991 ch. 4-5, §6.5; defaults in transport/cc/pp.rs).
-pub fn pp(p: &mut Obj) -> Result<PpConfig> {
-    let mut c = PpConfig::default();
-    if let Some(x) = p.number_in("setpoint", 0.0, 1e6)? {
-        c.setpoint = x;
+    /// An integer in [lo, hi].
+    pub fn integer(&mut self, key: &'static str, default: u64, lo: u64, hi: u64, doc: &'static str) -> Result<u64> {
+        self.note(key, format!("an integer in [{lo}, {hi}]"), format!("{default}"), doc);
+        Ok(self.obj.uint_in(key, lo, hi)?.unwrap_or(default))
     }
-    if let Some(s) = p.choice("estimator", "rate estimator", &Estimator::NAMES)? {
-        c.estimator = Estimator::from_name(s).expect("listed name");
+
+    pub fn flag(&mut self, key: &'static str, default: bool, doc: &'static str) -> Result<bool> {
+        self.note(key, "true or false".into(), format!("{default}"), doc);
+        Ok(self.obj.boolean(key)?.unwrap_or(default))
     }
-    if let Some(s) = p.choice("smooth", "smoothing target", &Smoothing::NAMES)? {
-        c.smooth = Smoothing::from_name(s).expect("listed name");
+
+    /// A duration ("2s", "200ms"; a bare number is seconds).
+    pub fn duration(&mut self, key: &'static str, default: SimTime, doc: &'static str) -> Result<SimTime> {
+        self.note(key, "a duration".into(), duration_text(default), doc);
+        Ok(self.obj.quantity(key, units::duration)?.unwrap_or(default))
     }
-    let path = p.at("horizon");
-    match p.get("horizon") {
-        None => {}
-        Some(toml::Value::String(s)) => match Horizon::from_name(s) {
-            Some(h) => c.horizon = h,
-            None => match units::duration(s) {
-                Ok(t) if t > 0 => c.horizon = Horizon::Fixed(crate::sim::time::to_secs(t)),
-                _ => {
-                    return Err(ScenarioError::new(
-                        path,
-                        format!("expected one of: {}, or a positive duration, got {s:?}", Horizon::NAMES.join(", ")),
-                    ))
-                }
+
+    /// One of the named `options`.
+    pub fn choice<T: Copy + PartialEq>(
+        &mut self,
+        key: &'static str,
+        default: T,
+        options: &[(&'static str, T)],
+        doc: &'static str,
+    ) -> Result<T> {
+        let names: Vec<&'static str> = options.iter().map(|o| o.0).collect();
+        let default_name = options.iter().find(|o| o.1 == default).map_or("", |o| o.0);
+        self.note(key, format!("one of: {}", names.join(", ")), format!("{default_name:?}"), doc);
+        match self.obj.str(key)? {
+            None => Ok(default),
+            Some(s) => match options.iter().find(|o| o.0 == s) {
+                Some(o) => Ok(o.1),
+                None => Err(self.error(key, format!("unknown value {s:?}; expected one of: {}", names.join(", ")))),
             },
-        },
-        Some(v) => {
-            return Err(ScenarioError::new(path, format!("expected a horizon name or a duration, got {}", super::decode::describe(v))))
         }
     }
-    if let Some(s) = p.choice("r_estimate", "propagation-delay estimate", &REstimate::NAMES)? {
-        c.r_estimate = REstimate::from_name(s).expect("listed name");
-    }
-    if let Some(x) = p.number_in("rate_floor", 1e-6, 1e9)? {
-        c.rate_floor = x;
-    }
-    if let Some(x) = p.boolean("fill_window")? {
-        c.fill_window = x;
-    }
-    kalman(p, &mut c.kalman)?;
-    Ok(c)
-}
 
-/// The optional Kalman estimator's noise variances, shared by PP_CTH and 2P (unset: the
-/// estimator's own defaults, transport/cc/kalman.rs).
-fn kalman(p: &mut Obj, k: &mut KalmanConfig) -> Result<()> {
-    if let Some(x) = p.number_in("kalman_system_var", 0.0, 1e18)? {
-        k.system_var = Some(x);
-    }
-    if let Some(x) = p.number_in("kalman_obs_var", 0.0, 1e18)? {
-        k.obs_var = Some(x);
-    }
-    Ok(())
-}
-
-/// Chapter 4's 2P (Keshav 1991 §4.4; defaults in transport/cc/pp2.rs).
-pub fn pp2(p: &mut Obj) -> Result<Pp2Config> {
-    let mut c = Pp2Config::default();
-    if let Some(n) = p.uint("n_b")? {
-        if n > 1_000_000 {
-            return Err(ScenarioError::new(p.at("n_b"), format!("expected an integer in [0, 1000000], got {n}")));
+    /// A value of a form of its own (a size or "infinite", a name or a duration...):
+    /// `parse` turns what was written into the value, or says what it expected.
+    pub fn custom<T>(
+        &mut self,
+        key: &'static str,
+        default: T,
+        default_text: &str,
+        expects: &str,
+        doc: &'static str,
+        parse: impl FnOnce(&Value) -> std::result::Result<T, String>,
+    ) -> Result<T> {
+        self.note(key, expects.to_string(), default_text.to_string(), doc);
+        let path = self.at(key);
+        match self.obj.get(key) {
+            None => Ok(default),
+            Some(v) => parse(v).map_err(|e| ScenarioError::new(path, format!("expected {e}, got {}", describe(v)))),
         }
-        c.n_b = n as u32;
     }
-    if let Some(x) = p.number_in("n_b_fraction", 0.0, 100.0)? {
-        c.n_b_fraction = Some(x);
+
+    /// Fail on any key no decoder asked for.
+    pub fn finish(self) -> Result<()> {
+        self.obj.finish()
     }
-    if let Some(s) = p.choice("estimator", "rate estimator", &Estimator::NAMES)? {
-        c.estimator = Estimator::from_name(s).expect("listed name");
+}
+
+/// A string value, for [`Params::custom`] parsers.
+pub fn text(v: &Value) -> Option<&str> {
+    match v {
+        Value::String(s) => Some(s),
+        _ => None,
     }
-    if let Some(s) = p.choice("smooth", "smoothing target", &Smoothing::NAMES)? {
-        c.smooth = Smoothing::from_name(s).expect("listed name");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Shape {
+        Round,
+        Square,
     }
-    if let Some(s) = p.choice("r_estimate", "propagation-delay estimate", &RUpdate::NAMES)? {
-        c.r_estimate = RUpdate::from_name(s).expect("listed name");
+
+    fn decode(p: &mut Params) -> Result<(f64, Shape, bool)> {
+        let x = p.number("x", 1.5, 0.0, 10.0, "a number")?;
+        let s = p.choice("shape", Shape::Square, &[("round", Shape::Round), ("square", Shape::Square)], "a shape")?;
+        let f = p.flag("f", false, "a flag")?;
+        Ok((x, s, f))
     }
-    if let Some(s) = p.choice("carry", "what is carried between changes of V", &Carry::NAMES)? {
-        c.carry = Carry::from_name(s).expect("listed name");
+
+    #[test]
+    fn describe_lists_every_parameter_with_its_default() {
+        let docs = Params::describe(decode);
+        let names: Vec<_> = docs.iter().map(|d| (d.name, d.default.as_str())).collect();
+        assert_eq!(names, [("x", "1.5"), ("shape", "\"square\""), ("f", "false")]);
+        assert_eq!(docs[1].expects, "one of: round, square");
     }
-    if let Some(x) = p.boolean("fill_window")? {
-        c.fill_window = x;
+
+    #[test]
+    fn values_defaults_and_errors() {
+        let v: Value = toml::from_str::<toml::Table>("x = 3\nshape = \"round\"").map(Value::Table).unwrap();
+        let mut p = Params::new(Obj::new(&v, "params").unwrap());
+        assert_eq!(decode(&mut p).unwrap(), (3.0, Shape::Round, false));
+        p.finish().unwrap();
+        let v: Value = toml::from_str::<toml::Table>("shape = \"oval\"").map(Value::Table).unwrap();
+        let e = decode(&mut Params::new(Obj::new(&v, "params").unwrap())).unwrap_err();
+        assert_eq!(e.path, "params.shape");
+        assert!(e.message.contains("expected one of: round, square"), "{}", e.message);
+        let v: Value = toml::from_str::<toml::Table>("x = 11\n").map(Value::Table).unwrap();
+        let e = decode(&mut Params::new(Obj::new(&v, "params").unwrap())).unwrap_err();
+        assert!(e.message.contains("[0, 10]"), "{}", e.message);
+        let v: Value = toml::from_str::<toml::Table>("y = 1\n").map(Value::Table).unwrap();
+        let mut p = Params::new(Obj::new(&v, "params").unwrap());
+        decode(&mut p).unwrap();
+        assert_eq!(p.finish().unwrap_err().path, "params.y");
     }
-    kalman(p, &mut c.kalman)?;
-    Ok(c)
+
+    #[test]
+    fn durations_read_and_list_in_scenario_units() {
+        assert_eq!(duration_text(crate::sim::PS_PER_SEC / 5), "200ms");
+        assert_eq!(duration_text(2 * crate::sim::PS_PER_SEC), "2s");
+        assert_eq!(duration_text(0), "0s");
+    }
 }

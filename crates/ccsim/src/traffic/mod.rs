@@ -14,6 +14,9 @@
 
 use crate::sim::{Rng, SimTime};
 
+/// The application names scenarios use (`app = "..."`).
+pub const APP_NAMES: &[&str] = &["ftp", "telnet", "poisson", "cbr", "onoff"];
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum AppKind {
     /// Always has data; `packets` = Some(n) makes it a finite transfer of n packets.

@@ -26,7 +26,8 @@
 //! early re-arms, and when a higher rate moves the release earlier an earlier event is added
 //! and the later one fires as a no-op.
 
-use super::cc::{AckInfo, AckResponse, Cc, CongestionControl, PaceAdjust, Pacing};
+use super::cc::{AckInfo, AckResponse, Cc, CongestionControl, Feedback, PaceAdjust, Pacing, TimeoutInfo};
+use super::config::TimerMode;
 use super::rtt::{RtoConfig, RttEstimator, RttSamples, SampleFrom, SamplePacket};
 use super::seqspace::SlotRing;
 use crate::net::packet::pair_code;
@@ -34,26 +35,6 @@ use crate::sim::SimTime;
 use std::collections::VecDeque;
 
 pub const NEVER: SimTime = SimTime::MAX;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TimerMode {
-    /// One retransmission timer per connection, for the oldest unacknowledged packet:
-    /// started when a packet is sent and none is running, restarted by every ACK of new data
-    /// (RFC 6298 §5); a fast retransmission leaves it running.
-    Single,
-    /// As `Single`, and a fast retransmission restarts the timer, so the retransmitted packet
-    /// gets a full timeout: 4.3BSD-Tahoe's `tcp_input` clears TCPT_REXMT on the third
-    /// duplicate ACK and `tcp_output` re-arms it for the retransmission. Under `Single` the
-    /// timer keeps the deadline of the last new ACK, and a retransmission that waits behind a
-    /// long queue (its own FQ queue, a full FCFS buffer) is timed out and resent again.
-    SingleBsd,
-    /// Every outstanding packet has its own timer; exactly the expired packets are resent.
-    PerPacket,
-    /// As `PerPacket`, and each packet's timeout doubles every time that packet expires
-    /// (Keshav 1991 §4.4: "the new timeout value for the packet is twice the old value"); a
-    /// new packet starts from the current RTO. Costs one byte per window slot.
-    PerPacketDoubling,
-}
 
 /// Most doublings a per-packet timeout accumulates (2^16 x the RTO, within max_rto).
 const MAX_PACKET_BACKOFF: u8 = 16;
@@ -122,6 +103,11 @@ pub struct Sender {
     pub own_ack_stops_timer: bool,
     /// Count of timeouts (expiry events that caused retransmissions).
     pub timeouts: u64,
+    /// The window used when the algorithm's cwnd is below 1: 1, or 0 for algorithms that
+    /// may hold their window shut (`Algorithm::MAY_HOLD`).
+    min_window: u8,
+    /// The algorithm sets the code of the packets it sends (`Algorithm::MARKS_PACKETS`).
+    marks_packets: bool,
     /// First and latest send times of packet snd_una - 1, the last one acknowledged in order
     /// (`SamplePacket::Cumulative` times duplicate ACKs from it); NEVER before the first.
     /// (Sentinels rather than `Option`s here and in `timed` keep the sender 16 bytes
@@ -142,7 +128,10 @@ impl Sender {
             slots.enable_sampled();
         }
         let pacer = cc.uses_pacing().then(|| Box::new(Pacer { last_start: None, len: 0, sent: 0, skip: 0, extra: 0, armed_at: NEVER }));
+        let (min_window, marks_packets) = (u8::from(!cc.may_hold()), cc.marks_packets());
         Sender {
+            min_window,
+            marks_packets,
             cc,
             max_window,
             snd_una: 0,
@@ -167,7 +156,8 @@ impl Sender {
     /// The window the sender may have outstanding now, in packets.
     #[inline]
     pub fn usable_window(&self) -> u64 {
-        let w = self.cc.cwnd().floor().max(1.0) as u64;
+        let c = self.cc.cwnd();
+        let w = if c >= 1.0 { c as u64 } else { self.min_window as u64 };
         w.min(self.max_window as u64)
     }
 
@@ -315,6 +305,7 @@ impl Sender {
                 self.timed = (seq, now);
             }
         }
+        let code = if self.marks_packets { self.cc.code_for(seq, retransmission, code) } else { code };
         let slot = self.slots.get_mut(seq);
         slot.last_tx = now;
         Transmission { seq, first_tx: slot.first_tx, retransmission, code }
@@ -384,6 +375,8 @@ impl Sender {
             flight_before: self.snd_nxt.max(self.snd_una) - self.snd_una,
             high_sent: self.high_sent,
             echo_tx,
+            echo_seq,
+            echo_retx,
             ce,
             code,
         };
@@ -436,6 +429,11 @@ impl Sender {
         AckOutcome { rtt_sample }
     }
 
+    /// Explicit feedback from a router reached the source.
+    pub fn on_feedback(&mut self, fb: &Feedback) {
+        self.cc.on_feedback(fb);
+    }
+
     /// The earliest time at which a timer must fire (NEVER if no timer is running).
     #[inline]
     pub fn next_deadline(&self) -> SimTime {
@@ -455,7 +453,7 @@ impl Sender {
                     return false;
                 }
                 let flight = self.snd_nxt.max(self.snd_una) - self.snd_una;
-                self.cc.on_timeout(flight, self.high_sent);
+                self.cc.on_timeout(&TimeoutInfo { now, flight, high_sent: self.high_sent, seq: self.snd_una });
                 self.rtt.on_expiry();
                 self.snd_nxt = self.snd_una; // go back to the oldest unacknowledged packet
                 self.retransmit.clear();
@@ -466,14 +464,14 @@ impl Sender {
             }
             TimerMode::PerPacket | TimerMode::PerPacketDoubling => {
                 let doubling = self.timer_mode == TimerMode::PerPacketDoubling;
-                let mut expired = false;
+                let mut expired = None;
                 let mut earliest = NEVER;
                 for s in self.snd_una..self.high_sent {
                     let slot = self.slots.get_mut(s);
                     if slot.deadline <= now {
                         slot.deadline = NEVER; // set again when it is resent
                         self.retransmit.push_back(s);
-                        expired = true;
+                        expired = expired.or(Some(s));
                         if doubling {
                             let b = self.slots.backoff(s);
                             self.slots.set_backoff(s, (b + 1).min(MAX_PACKET_BACKOFF));
@@ -483,13 +481,13 @@ impl Sender {
                     }
                 }
                 self.deadline = earliest;
-                if expired {
+                if let Some(seq) = expired {
                     let flight = self.snd_nxt.max(self.snd_una) - self.snd_una;
-                    self.cc.on_timeout(flight, self.high_sent);
+                    self.cc.on_timeout(&TimeoutInfo { now, flight, high_sent: self.high_sent, seq });
                     self.rtt.on_expiry();
                     self.timeouts += 1;
                 }
-                expired
+                expired.is_some()
             }
         }
     }
@@ -517,13 +515,14 @@ mod tests {
     use crate::sim::time::from_secs;
     use crate::transport::cc::generic::Generic;
     use crate::transport::cc::pp::{Estimator, PacketPair, PpConfig};
+    use crate::transport::cc::Algorithm;
 
     const SEC: SimTime = crate::sim::PS_PER_SEC;
 
     #[test]
     fn per_packet_timeouts_double_on_each_expiry() {
-        let rto = PacketPair::defaults().rto; // 3 x srtt, 2 s before the first sample
-        let mut s = Sender::new(Cc::Generic(Generic::new(1)), 1, rto, TimerMode::PerPacketDoubling);
+        let rto = PacketPair::sender_defaults().rto; // 3 x srtt, 2 s before the first sample
+        let mut s = Sender::new(Cc::from(Generic::new(1)), 1, rto, TimerMode::PerPacketDoubling);
         s.app_limit = 100;
         let tx = s.next_transmission(0).unwrap();
         assert_eq!((tx.seq, tx.retransmission), (0, false));
@@ -554,8 +553,8 @@ mod tests {
 
     #[test]
     fn plain_per_packet_timers_do_not_double() {
-        let rto = PacketPair::defaults().rto;
-        let mut s = Sender::new(Cc::Generic(Generic::new(1)), 1, rto, TimerMode::PerPacket);
+        let rto = PacketPair::sender_defaults().rto;
+        let mut s = Sender::new(Cc::from(Generic::new(1)), 1, rto, TimerMode::PerPacket);
         s.app_limit = 100;
         s.next_transmission(0);
         s.on_ack(1, 0, 0, 0, false, false, 0, SEC);
@@ -568,8 +567,8 @@ mod tests {
     #[test]
     fn pacing_sends_marked_pairs_at_the_rate() {
         let cfg = PpConfig { estimator: Estimator::Raw, ..PpConfig::default() };
-        let d = PacketPair::defaults();
-        let mut s = Sender::new(Cc::packet_pair(10, cfg), 10, d.rto, d.timers);
+        let d = PacketPair::sender_defaults();
+        let mut s = Sender::new(Cc::from(PacketPair::build(&cfg, 10)), 10, d.rto, d.timers);
         assert!(s.is_paced());
         s.app_limit = 1000;
         // Start-up: one pair, back to back, then the window (2) holds everything.
@@ -613,8 +612,8 @@ mod tests {
 
     #[test]
     fn paced_burst_takes_what_the_application_has() {
-        let d = PacketPair::defaults();
-        let mut s = Sender::new(Cc::packet_pair(10, PpConfig::default()), 10, d.rto, d.timers);
+        let d = PacketPair::sender_defaults();
+        let mut s = Sender::new(Cc::from(PacketPair::build(&PpConfig::default(), 10)), 10, d.rto, d.timers);
         s.app_limit = 1;
         let a = s.next_transmission(0).unwrap();
         assert_eq!(a.code, pair_code::UNPAIRED, "a lone packet is no pair");
@@ -625,8 +624,8 @@ mod tests {
     fn pace_adjust_skips_slots_and_sends_unpaired_bursts_ahead_of_them() {
         use crate::transport::cc::pp2::{Pp2, Pp2Config, RUpdate};
         let cfg = Pp2Config { n_b: 3, r_estimate: RUpdate::First, ..Pp2Config::default() };
-        let d = Pp2::defaults();
-        let mut s = Sender::new(Cc::packet_pair_2p(20, cfg), 20, d.rto, d.timers);
+        let d = Pp2::sender_defaults();
+        let mut s = Sender::new(Cc::from(Pp2::build(&cfg, 20)), 20, d.rto, d.timers);
         s.app_limit = 1000;
         let codes = |s: &mut Sender, now: SimTime| {
             let mut v = vec![];
@@ -668,9 +667,9 @@ mod tests {
     #[test]
     fn unpaired_burst_waits_for_the_window() {
         use crate::transport::cc::pp2::{Pp2, Pp2Config};
-        let d = Pp2::defaults();
+        let d = Pp2::sender_defaults();
         let cfg = Pp2Config { n_b: 3, ..Pp2Config::default() };
-        let mut s = Sender::new(Cc::packet_pair_2p(4, cfg), 4, d.rto, d.timers);
+        let mut s = Sender::new(Cc::from(Pp2::build(&cfg, 4)), 4, d.rto, d.timers);
         s.app_limit = 1000;
         s.next_transmission(0);
         s.next_transmission(0);
@@ -689,7 +688,7 @@ mod tests {
 
     #[test]
     fn window_flows_have_no_pacing_state() {
-        let s = Sender::new(Cc::Generic(Generic::new(4)), 4, Generic::defaults().rto, TimerMode::PerPacket);
+        let s = Sender::new(Cc::from(Generic::new(4)), 4, Generic::sender_defaults().rto, TimerMode::PerPacket);
         assert!(!s.is_paced());
         assert_eq!(s.pace_release(), NEVER);
     }
@@ -698,7 +697,18 @@ mod tests {
     /// acknowledged at 1 s (srtt 1 s, mdev 0.5 s: RTO 2 s), then three duplicate ACKs.
     fn fast_retransmit_at(mode: TimerMode, dup_times: [SimTime; 3]) -> Sender {
         use crate::transport::cc::jk::Jk;
-        let mut s = Sender::new(Cc::Jk(Jk::new(5, 5.0, 3)), 5, Jk::defaults().rto, mode);
+        let mut s = Sender::new(
+            Cc::from(Jk::build(
+                &crate::transport::cc::jk::JkConfig {
+                    loss: crate::transport::cc::loss::LossConfig { initial_cwnd: 5.0, dupack_threshold: 3 },
+                    ..Default::default()
+                },
+                5,
+            )),
+            5,
+            Jk::sender_defaults().rto,
+            mode,
+        );
         s.app_limit = 5;
         for seq in 0..5 {
             assert_eq!(s.next_transmission(0).unwrap().seq, seq);
@@ -735,8 +745,8 @@ mod tests {
 
     #[test]
     fn own_ack_stops_only_that_packets_timer() {
-        let d = Generic::defaults();
-        let mut s = Sender::new(Cc::Generic(Generic::new(4)), 4, d.rto, TimerMode::PerPacket);
+        let d = Generic::sender_defaults();
+        let mut s = Sender::new(Cc::from(Generic::new(4)), 4, d.rto, TimerMode::PerPacket);
         s.own_ack_stops_timer = true;
         s.app_limit = 4;
         for _ in 0..3 {
@@ -750,7 +760,7 @@ mod tests {
         let resent: Vec<u64> = std::iter::from_fn(|| s.next_transmission(10 * SEC)).map(|t| t.seq).collect();
         assert!(resent.contains(&0) && resent.contains(&1) && !resent.contains(&2), "{resent:?}");
         // Without the flag, packet 2 is resent too.
-        let mut e = Sender::new(Cc::Generic(Generic::new(4)), 4, d.rto, TimerMode::PerPacket);
+        let mut e = Sender::new(Cc::from(Generic::new(4)), 4, d.rto, TimerMode::PerPacket);
         e.app_limit = 4;
         for _ in 0..3 {
             e.next_transmission(0);
@@ -767,9 +777,9 @@ mod tests {
         // (echoing the 0 s copy) arrives at 24 s. "last" (the echoed copy) samples 24 s,
         // "latest" (the sender's record) 12 s, "first" 24 s.
         let sample = |from: SampleFrom| {
-            let mut rto = crate::transport::cc::dec::Dec::defaults().rto;
+            let mut rto = crate::transport::cc::dec::Dec::sender_defaults().rto;
             rto.sample_from = from;
-            let mut s = Sender::new(Cc::Generic(Generic::new(1)), 1, rto, TimerMode::Single);
+            let mut s = Sender::new(Cc::from(Generic::new(1)), 1, rto, TimerMode::Single);
             s.app_limit = 1;
             s.next_transmission(0);
             assert!(s.on_timer(2 * SEC));
@@ -786,9 +796,9 @@ mod tests {
         // Window 4: packets 0..3 sent at 0 s; only packet 0 is timed. ACKs at 2, 3, 4, 5 s:
         // the first gives a 2 s sample and packet 4 (sent then) is timed next; its ACK at 6 s
         // gives 4 s. One sample per ACK would have averaged 2, 3, 4, 5, 4, ...
-        let mut rto = crate::transport::cc::jk::Jk::defaults().rto;
+        let mut rto = crate::transport::cc::jk::Jk::sender_defaults().rto;
         rto.samples = RttSamples::OnePerRtt;
-        let mut s = Sender::new(Cc::Generic(Generic::new(4)), 4, rto, TimerMode::SingleBsd);
+        let mut s = Sender::new(Cc::from(Generic::new(4)), 4, rto, TimerMode::SingleBsd);
         s.app_limit = 100;
         while s.next_transmission(0).is_some() {}
         s.on_ack(1, 0, 0, 0, false, false, 0, 2 * SEC);
@@ -817,9 +827,9 @@ mod tests {
         // so the ACKs of 2 and 3 (at 6 and 7 s) are duplicates naming packet 0; the repair
         // of 1 is acknowledged cumulatively (through 3) at 10 s.
         let samples = |which: SamplePacket| {
-            let mut rto = Generic::defaults().rto;
+            let mut rto = Generic::sender_defaults().rto;
             rto.sample_packet = which;
-            let mut s = Sender::new(Cc::Generic(Generic::new(4)), 4, rto, TimerMode::PerPacket);
+            let mut s = Sender::new(Cc::from(Generic::new(4)), 4, rto, TimerMode::PerPacket);
             s.app_limit = 4;
             for t in 0..4 {
                 s.next_transmission(t * SEC);
@@ -843,11 +853,11 @@ mod tests {
         // original), but the sender cannot tell which copy the ACK number answers, so Karn's
         // rule must skip it. Without Karn's rule the sample is 6 s (from the first send).
         let run = |karn: bool| {
-            let mut rto = Generic::defaults().rto;
+            let mut rto = Generic::sender_defaults().rto;
             rto.sample_packet = SamplePacket::Cumulative;
             rto.samples = RttSamples::OnePerAck;
             rto.karn = karn;
-            let mut s = Sender::new(Cc::Generic(Generic::new(2)), 2, rto, TimerMode::Single);
+            let mut s = Sender::new(Cc::from(Generic::new(2)), 2, rto, TimerMode::Single);
             s.app_limit = 2;
             s.next_transmission(0);
             s.next_transmission(0);
@@ -866,10 +876,10 @@ mod tests {
         // repaired hole is acknowledged cumulatively at 10 s. Generic samples all four
         // (10, 9, 8, 7 s); one sample per ACK takes only the echoed packet's 10 s.
         let run = |every: bool| {
-            let mut rto = Generic::defaults().rto;
+            let mut rto = Generic::sender_defaults().rto;
             rto.samples = if every { RttSamples::EveryAcked } else { RttSamples::OnePerAck };
             rto.sample_packet = SamplePacket::Echoed;
-            let mut s = Sender::new(Cc::Generic(Generic::new(4)), 4, rto, TimerMode::PerPacket);
+            let mut s = Sender::new(Cc::from(Generic::new(4)), 4, rto, TimerMode::PerPacket);
             s.app_limit = 4;
             for t in 0..4 {
                 s.next_transmission(t * SEC);
@@ -885,7 +895,7 @@ mod tests {
         }
         let got = run(true) as f64 / SEC as f64;
         assert!((got - e).abs() < 1e-9, "{got} vs {e}");
-        assert_eq!(Generic::defaults().rto.samples, RttSamples::EveryAcked, "Generic's default");
+        assert_eq!(Generic::sender_defaults().rto.samples, RttSamples::EveryAcked, "Generic's default");
     }
 
     #[test]
@@ -893,9 +903,9 @@ mod tests {
         // Window 2 in an 8-slot ring: 40 packets reuse every slot five times. Packets 0..19
         // take 1 s, 20..39 take 3 s; a stale "sampled" mark would hide the later samples and
         // leave srtt at 1 s.
-        let mut rto = Generic::defaults().rto;
+        let mut rto = Generic::sender_defaults().rto;
         rto.samples = RttSamples::EachPacket;
-        let mut s = Sender::new(Cc::Generic(Generic::new(2)), 2, rto, TimerMode::PerPacket);
+        let mut s = Sender::new(Cc::from(Generic::new(2)), 2, rto, TimerMode::PerPacket);
         s.app_limit = 40;
         let mut t = 0;
         for seq in 0..40u64 {
@@ -918,9 +928,9 @@ mod tests {
         // cumulative ACKs naming them) arrive at 5, 6, 7 s: samples 4, 4, 4 s. The repair of 0
         // is acknowledged cumulatively at 10 s: one more sample, 10 s from its first send; 1..3
         // are not sampled again. EveryAcked would count 1..3 at 9, 8, 7 s.
-        let mut rto = Generic::defaults().rto;
+        let mut rto = Generic::sender_defaults().rto;
         rto.samples = RttSamples::EachPacket;
-        let mut s = Sender::new(Cc::Generic(Generic::new(4)), 4, rto, TimerMode::PerPacket);
+        let mut s = Sender::new(Cc::from(Generic::new(4)), 4, rto, TimerMode::PerPacket);
         s.own_ack_stops_timer = true;
         s.app_limit = 4;
         for t in 0..4 {

@@ -46,10 +46,12 @@
 //! - Which ACKs a decision counts (`count_acks`): "all" (default; new and duplicate, one per
 //!   data packet at the sink) or "new" (ACKs of new data only).
 
-use super::{AckInfo, AckResponse, CongestionControl, TransportDefaults};
+use super::{AckInfo, AckResponse, Algorithm, CongestionControl, TimeoutInfo};
+use crate::scenario::decode::Result;
+use crate::scenario::params::Params;
 use crate::sim::PS_PER_SEC;
+use crate::transport::config::{SenderConfig, TimerMode};
 use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
-use crate::transport::sender::TimerMode;
 
 /// How the real-valued window W becomes the integer window the source uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,17 +107,13 @@ pub struct Dec {
     marked: u32,
 }
 
-impl Dec {
-    pub fn new(max_window: u32, params: DecParams) -> Self {
-        let max_window = (max_window.max(1)) as f64;
-        let mut d = Dec { w: 1.0, max_window, p: params, ignore_left: 0, observe: 1, observed: 0, marked: 0 };
-        d.w = d.clamp(params.initial_window);
-        d.observe = d.window();
-        d
-    }
+impl Algorithm for Dec {
+    const NAME: &'static str = "dec";
+    const SUMMARY: &'static str = "the DECbit source window rule (Keshav 1991 §6.5; Ramakrishnan and Jain 1990)";
+    type Config = DecParams;
 
-    pub fn defaults() -> TransportDefaults {
-        TransportDefaults {
+    fn sender_defaults() -> SenderConfig {
+        SenderConfig {
             rto: RtoConfig {
                 formula: RtoFormula::Beta(2.0),
                 sample_from: SampleFrom::Last,
@@ -129,9 +127,49 @@ impl Dec {
                 granularity: 0,
             },
             timers: TimerMode::Single,
+            own_ack_stops_timer: false,
         }
     }
 
+    fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<DecParams> {
+        // Either timer formula: beta x srtt (the default) or srtt + k x deviation.
+        sender.decode_rto_k(p)?;
+        if p.given("rto_k") && p.given("beta") {
+            return Err(p.error("beta", "expected rto_k or beta, not both: each sets the timeout formula"));
+        }
+        sender.decode_beta(p, "beta", 0.0, "beta of timeout = beta x srtt")?;
+        let d = DecParams::default();
+        Ok(DecParams {
+            initial_window: p.number("initial_window", d.initial_window, 1.0, 1e8, "window at start, packets")?,
+            increase: p.number("increase", d.increase, 0.0, 1e6, "additive increase per clean observation cycle, packets")?,
+            decrease_factor: p.number("decrease_factor", d.decrease_factor, 0.01, 1.0, "multiplicative decrease factor")?,
+            mark_fraction: p.number("mark_fraction", d.mark_fraction, 0.0, 1.0, "fraction of marked ACKs at or above which the window decreases")?,
+            rounding: p.choice(
+                "window_rounding",
+                d.rounding,
+                &[("floor", WindowRounding::Floor), ("round", WindowRounding::Round)],
+                "how the real-valued window becomes the integer window used",
+            )?,
+            timeout_window: p.number("timeout_window", d.timeout_window, 1.0, 1e8, "window after a retransmission timeout, packets")?,
+            count_duplicates: p.choice(
+                "count_acks",
+                d.count_duplicates,
+                &[("all", true), ("new", false)],
+                "which ACKs a decision observes: all, or ACKs of new data only",
+            )?,
+        })
+    }
+
+    fn build(params: &DecParams, max_window: u32) -> Self {
+        let max_window = (max_window.max(1)) as f64;
+        let mut d = Dec { w: 1.0, max_window, p: *params, ignore_left: 0, observe: 1, observed: 0, marked: 0 };
+        d.w = d.clamp(params.initial_window);
+        d.observe = d.window();
+        d
+    }
+}
+
+impl Dec {
     #[inline]
     fn clamp(&self, w: f64) -> f64 {
         w.max(1.0).min(self.max_window)
@@ -193,7 +231,7 @@ impl CongestionControl for Dec {
     fn on_dup_ack(&mut self, _count: u32, _ack: &AckInfo) -> bool {
         false
     }
-    fn on_timeout(&mut self, _flight: u64, _high_sent: u64) {
+    fn on_timeout(&mut self, _t: &TimeoutInfo) {
         let old = self.window();
         self.w = self.clamp(self.p.timeout_window);
         self.start_cycle(old);
@@ -216,8 +254,8 @@ mod tests {
         // duplicates count, and leaves it at 1 when only new ACKs do.
         let all = DecParams::default();
         let new_only = DecParams { count_duplicates: false, ..DecParams::default() };
-        let mut a = Dec::new(10, all);
-        let mut n = Dec::new(10, new_only);
+        let mut a = Dec::build(&all, 10);
+        let mut n = Dec::build(&new_only, 10);
         a.on_ack_info(&info(false, 0));
         n.on_ack_info(&info(false, 0));
         assert_eq!((a.window(), n.window()), (2, 1));
@@ -227,7 +265,7 @@ mod tests {
 
     /// A synthetic ACK (`newly_acked` 0: a duplicate).
     fn info(ce: bool, newly_acked: u64) -> AckInfo {
-        AckInfo { now: 0, newly_acked, ack: 1, flight_before: 1, high_sent: 1, echo_tx: 0, ce, code: 0 }
+        AckInfo { newly_acked, ack: 1, flight_before: 1, high_sent: 1, ce, ..AckInfo::default() }
     }
 
     /// One new ACK as the sender reports it: the ACK's fields first, then the new-ACK callback.
@@ -244,7 +282,7 @@ mod tests {
 
     /// A source driven from 1 up to integer window `w` by clean cycles.
     fn at_window(max: u32, w: u32) -> Dec {
-        let mut d = Dec::new(max, DecParams::default());
+        let mut d = Dec::build(&DecParams::default(), max);
         while d.window() < w {
             let (ignore, observe) = (d.ignore_left, d.observe);
             acks(&mut d, &vec![false; (ignore + observe) as usize]);
@@ -255,7 +293,7 @@ mod tests {
 
     #[test]
     fn starts_at_one_and_opens_by_one_after_w_clean_acks() {
-        let mut d = Dec::new(10, DecParams::default());
+        let mut d = Dec::build(&DecParams::default(), 10);
         assert_eq!(d.cwnd(), 1.0);
         ack(&mut d, false); // nothing to ignore at start; one clean ACK of a window of 1
         assert_eq!(d.cwnd(), 2.0);
@@ -299,7 +337,7 @@ mod tests {
     #[test]
     fn rounding_can_be_chosen() {
         let p = DecParams { rounding: WindowRounding::Round, ..DecParams::default() };
-        let mut d = Dec::new(10, p);
+        let mut d = Dec::build(&p, 10);
         acks(&mut d, &[false]); // 2
         acks(&mut d, &[false; 3]); // 3
         acks(&mut d, &[false; 5]); // 4
@@ -312,7 +350,7 @@ mod tests {
 
     #[test]
     fn window_is_clamped_to_one_and_the_maximum() {
-        let mut d = Dec::new(3, DecParams::default());
+        let mut d = Dec::build(&DecParams::default(), 3);
         for _ in 0..20 {
             ack(&mut d, true);
             assert!(d.real_window() >= 1.0 && d.cwnd() == 1.0);
@@ -323,18 +361,18 @@ mod tests {
         }
         assert_eq!(d.cwnd(), 3.0);
         // pinned at 1, a source still decides once per cycle: ignore 1, observe 1
-        let mut d = Dec::new(3, DecParams::default());
+        let mut d = Dec::build(&DecParams::default(), 3);
         ack(&mut d, true);
         assert_eq!((d.cwnd(), d.ignore_left, d.observe), (1.0, 1, 1));
         // an initial window out of range is clamped too
-        let d = Dec::new(4, DecParams { initial_window: 9.0, ..DecParams::default() });
+        let d = Dec::build(&DecParams { initial_window: 9.0, ..DecParams::default() }, 4);
         assert_eq!(d.cwnd(), 4.0);
     }
 
     #[test]
     fn timeout_sets_the_window_to_one_and_restarts_the_cycle() {
         let mut d = at_window(10, 5);
-        d.on_timeout(5, 100);
+        d.on_timeout(&TimeoutInfo { flight: 5, high_sent: 100, ..TimeoutInfo::default() });
         assert_eq!(d.cwnd(), 1.0);
         acks(&mut d, &[false; 5]); // ACKs of the 5 packets sent before the timeout: ignored
         assert_eq!(d.cwnd(), 1.0);
@@ -344,7 +382,7 @@ mod tests {
 
     #[test]
     fn duplicate_acks_never_ask_for_a_retransmission_but_their_bits_count() {
-        let mut d = Dec::new(10, DecParams::default());
+        let mut d = Dec::build(&DecParams::default(), 10);
         let info = info(true, 0);
         for count in 1..10 {
             assert!(!d.on_dup_ack(count, &info));
@@ -359,7 +397,7 @@ mod tests {
 
     #[test]
     fn defaults_are_the_chosen_timer() {
-        let t = Dec::defaults();
+        let t = Dec::sender_defaults();
         assert_eq!(t.rto.formula, RtoFormula::Beta(2.0));
         assert_eq!(t.rto.sample_from, SampleFrom::Last);
         assert!(!t.rto.karn, "G10: no Karn's rule");

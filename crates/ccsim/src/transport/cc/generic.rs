@@ -38,10 +38,12 @@
 //!   keshav91`); "echoed", the packet that caused the ACK, gives 2.45-2.47 and misses two
 //!   of them (keshav91 finding S2-generic-rtt-samples).
 
-use super::{AckInfo, AckResponse, CongestionControl, TransportDefaults};
+use super::{AckInfo, AckResponse, Algorithm, CongestionControl, TimeoutInfo};
+use crate::scenario::decode::Result;
+use crate::scenario::params::Params;
 use crate::sim::PS_PER_SEC;
+use crate::transport::config::{Retransmit, SenderConfig, TimerMode};
 use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
-use crate::transport::sender::TimerMode;
 
 #[derive(Clone, Debug)]
 pub struct Generic {
@@ -52,9 +54,15 @@ impl Generic {
     pub fn new(max_window: u32) -> Self {
         Generic { window: max_window as f64 }
     }
+}
 
-    pub fn defaults() -> TransportDefaults {
-        TransportDefaults {
+impl Algorithm for Generic {
+    const NAME: &'static str = "generic";
+    const SUMMARY: &'static str = "Keshav 1991 §6.5: a fixed window, recovery by timeout only";
+    type Config = ();
+
+    fn sender_defaults() -> SenderConfig {
+        SenderConfig {
             rto: RtoConfig {
                 formula: RtoFormula::Beta(2.0),
                 sample_from: SampleFrom::First,
@@ -68,7 +76,26 @@ impl Generic {
                 granularity: 0,
             },
             timers: TimerMode::PerPacket,
+            own_ack_stops_timer: true,
         }
+    }
+
+    fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<()> {
+        sender.decode_beta(p, "beta", 0.0, "beta of timeout = beta x srtt")?;
+        let r = p.choice(
+            "retransmit",
+            Retransmit::OwnAck,
+            &[("expired", Retransmit::Expired), ("own_ack", Retransmit::OwnAck), ("go_back_n", Retransmit::GoBackN)],
+            "which packets a timeout resends",
+        )?;
+        if p.given("retransmit") {
+            r.apply(sender, TimerMode::PerPacket);
+        }
+        Ok(())
+    }
+
+    fn build(_cfg: &(), max_window: u32) -> Self {
+        Generic::new(max_window)
     }
 }
 
@@ -82,5 +109,5 @@ impl CongestionControl for Generic {
     fn on_dup_ack(&mut self, _count: u32, _ack: &AckInfo) -> bool {
         false
     }
-    fn on_timeout(&mut self, _flight: u64, _high_sent: u64) {}
+    fn on_timeout(&mut self, _t: &TimeoutInfo) {}
 }

@@ -25,10 +25,21 @@
 //!
 //! cwnd never grows past the maximum window (growth there could not be used).
 
-use super::{aimd_increase, AckInfo, AckResponse, CongestionControl, TransportDefaults};
+use super::loss::{aimd_increase, LossConfig};
+use super::{AckInfo, AckResponse, Algorithm, CongestionControl, TimeoutInfo};
+use crate::scenario::decode::Result;
+use crate::scenario::params::Params;
 use crate::sim::PS_PER_SEC;
+use crate::transport::config::{SenderConfig, TimerMode};
 use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
-use crate::transport::sender::TimerMode;
+
+/// JK's parameters.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct JkConfig {
+    pub loss: LossConfig,
+    /// Halve the packets outstanding (true) rather than cwnd (false, 4.3BSD) on a loss.
+    pub ssthresh_from_flight: bool,
+}
 
 #[derive(Clone, Debug)]
 pub struct Jk {
@@ -36,17 +47,16 @@ pub struct Jk {
     ssthresh: f64,
     max_window: f64,
     dupack_threshold: u32,
-    /// Halve the packets outstanding (true) rather than cwnd (false, 4.3BSD) on a loss.
-    pub ssthresh_from_flight: bool,
+    ssthresh_from_flight: bool,
 }
 
-impl Jk {
-    pub fn new(max_window: u32, initial_cwnd: f64, dupack_threshold: u32) -> Self {
-        Jk { cwnd: initial_cwnd, ssthresh: max_window as f64, max_window: max_window as f64, dupack_threshold, ssthresh_from_flight: false }
-    }
+impl Algorithm for Jk {
+    const NAME: &'static str = "jk";
+    const SUMMARY: &'static str = "Jacobson-Karels as in 4.3BSD-Tahoe (Keshav 1991 §6.5): slow start, congestion avoidance, fast retransmit";
+    type Config = JkConfig;
 
-    pub fn defaults() -> TransportDefaults {
-        TransportDefaults {
+    fn sender_defaults() -> SenderConfig {
+        SenderConfig {
             rto: RtoConfig {
                 formula: RtoFormula::MeanDev(2.0),
                 sample_from: SampleFrom::Last,
@@ -60,9 +70,33 @@ impl Jk {
                 granularity: 0,
             },
             timers: TimerMode::SingleBsd,
+            own_ack_stops_timer: false,
         }
     }
 
+    fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<JkConfig> {
+        let loss = LossConfig::decode(p, sender)?;
+        let ssthresh_from_flight = p.choice(
+            "ssthresh_from",
+            false,
+            &[("cwnd", false), ("flight", true)],
+            "what a loss halves into ssthresh: cwnd (4.3BSD) or the packets outstanding (RFC 2581)",
+        )?;
+        Ok(JkConfig { loss, ssthresh_from_flight })
+    }
+
+    fn build(cfg: &JkConfig, max_window: u32) -> Self {
+        Jk {
+            cwnd: cfg.loss.initial_cwnd,
+            ssthresh: max_window as f64,
+            max_window: max_window as f64,
+            dupack_threshold: cfg.loss.dupack_threshold,
+            ssthresh_from_flight: cfg.ssthresh_from_flight,
+        }
+    }
+}
+
+impl Jk {
     fn collapse(&mut self, flight: u64) {
         let w = if self.ssthresh_from_flight { flight as f64 } else { self.cwnd };
         self.ssthresh = (w.min(self.max_window) / 2.0).floor().max(2.0);
@@ -89,8 +123,8 @@ impl CongestionControl for Jk {
             false
         }
     }
-    fn on_timeout(&mut self, flight: u64, _high_sent: u64) {
-        self.collapse(flight);
+    fn on_timeout(&mut self, t: &TimeoutInfo) {
+        self.collapse(t.flight);
     }
 }
 
@@ -99,7 +133,7 @@ mod tests {
     use super::*;
 
     fn dup(flight: u64) -> AckInfo {
-        AckInfo { now: 0, newly_acked: 0, ack: 0, flight_before: flight, high_sent: flight, echo_tx: 0, ce: false, code: 0 }
+        AckInfo { flight_before: flight, high_sent: flight, ..AckInfo::default() }
     }
 
     #[test]
@@ -108,13 +142,13 @@ mod tests {
         // follows (cwnd back near 1, 37 packets still outstanding) takes ssthresh to 2 under
         // 4.3BSD's rule and to 18 under the flight-size rule.
         for (flight_rule, want) in [(false, 2.0), (true, 18.0)] {
-            let mut jk = Jk::new(40, 40.0, 3);
-            jk.ssthresh_from_flight = flight_rule;
+            let loss = LossConfig { initial_cwnd: 40.0, dupack_threshold: 3 };
+            let mut jk = Jk::build(&JkConfig { loss, ssthresh_from_flight: flight_rule }, 40);
             for n in 1..=3 {
                 jk.on_dup_ack(n, &dup(40));
             }
             assert_eq!((jk.cwnd(), jk.ssthresh()), (1.0, 20.0));
-            jk.on_timeout(37, 40);
+            jk.on_timeout(&TimeoutInfo { flight: 37, high_sent: 40, ..TimeoutInfo::default() });
             assert_eq!((jk.cwnd(), jk.ssthresh()), (1.0, want), "flight rule {flight_rule}");
         }
     }

@@ -1,47 +1,39 @@
-//! Congestion control: one file per algorithm, all behind [`CongestionControl`].
+//! Congestion control: one file per algorithm, each registered by one line in
+//! [`algorithms!`] below.
 //!
-//! The callback set follows Linux's `tcp_congestion_ops` and quinn-proto's `Controller`:
-//! the sender reports new ACKs, duplicate ACKs, timeouts and explicit congestion signals;
-//! the algorithm changes its window and may ask for a retransmission. Sequence space,
-//! retransmission, RTT estimation and timers belong to the sender, not to the algorithm.
+//! Two traits. [`CongestionControl`] is the per-packet behaviour, shaped like Linux's
+//! `tcp_congestion_ops` and quinn-proto's `Controller`: the sender reports new ACKs, duplicate
+//! ACKs, timeouts and explicit feedback; the algorithm changes its window (or pacing rate) and
+//! may ask for a retransmission. Sequence space, retransmission, RTT estimation and timers
+//! belong to the sender, not to the algorithm. [`Algorithm`] is what the algorithm says about
+//! itself once: its scenario name, its parameters (read with their defaults, ranges and
+//! meaning through [`Params`], which also makes the listing users see), the sender settings it
+//! comes with, and any trace columns of its own.
 //!
-//! Adding an algorithm: one file implementing the trait, one variant in [`Cc`] and one line in
-//! `dispatch!`, and its name in `scenario::schema`.
+//! The registration line makes it a variant of [`Cc`], the enum the sender holds (the
+//! per-ACK path is a `match`, not a virtual call), and an entry of [`ALGORITHMS`], from which
+//! the scenario schema, error messages, `--param` targets, Python's listing and the docs'
+//! tables are derived. An algorithm whose state is large is registered `boxed`, so window
+//! flows stay small.
 //!
 //! Rate-based algorithms pace beside the window: [`CongestionControl::pacing`] returns a burst
 //! size and an interval between burst starts, and the sender releases new data only in such
 //! bursts (the first two packets of a burst are marked as a probe pair, see
-//! `net::packet::pair_code`). Window algorithms return `None` and are not affected.
-//! One-off changes to the burst schedule (chapter 4's 2P: leave slots empty, send an unpaired
-//! burst at once) are handed to the sender once each through
-//! [`CongestionControl::take_pace_adjust`], which the sender calls after every ACK of a paced
-//! flow only.
-//! An algorithm whose state is large goes into the enum boxed, so window flows stay small.
+//! `net::packet::pair_code`). One-off changes to the burst schedule are handed over through
+//! [`CongestionControl::take_pace_adjust`], called after every ACK of a paced flow only.
 //!
-//! Introspection for traces: [`CongestionControl::probe_state`] returns a rate-based
-//! algorithm's estimator state (last probe, predicted rate, sending rate, fuzzy gain); window
-//! algorithms return `None`. It is read only by the periodic trace sampler, never on the
-//! per-packet path. An algorithm may also keep a small log of its probes as they happen
-//! ([`CongestionControl::enable_probe_log`], [`CongestionControl::drain_probe_log`]); the world
-//! turns it on for traced flows only and drains it at every trace sample.
+//! Traces: an algorithm may declare columns of its own ([`Algorithm::TRACE_COLUMNS`], filled
+//! by [`CongestionControl::trace_values`] at every periodic sample of a traced flow) and an
+//! event log ([`Algorithm::EVENT_LOG`]: records kept as they happen, for traced flows only,
+//! drained at every sample). Packet-pair's probes use both. Neither is on the per-packet path.
 
-pub mod dec;
-pub mod fuzzy;
-pub mod generic;
-pub mod jk;
-pub mod kalman;
-pub mod newreno;
-pub mod pp;
-pub mod pp2;
-pub mod probe;
-pub mod reno;
-
-use super::rtt::RtoConfig;
-use super::sender::TimerMode;
+use super::config::SenderConfig;
+use crate::scenario::decode::Result;
+use crate::scenario::params::{ParamDoc, Params};
 use crate::sim::SimTime;
 
 /// What the sender knows when an ACK arrives, passed to the algorithm.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct AckInfo {
     pub now: SimTime,
     /// Packets newly acknowledged by this ACK (0 for a duplicate).
@@ -54,9 +46,37 @@ pub struct AckInfo {
     pub high_sent: u64,
     /// Transmission time of the data packet that caused this ACK (its echo).
     pub echo_tx: SimTime,
+    /// Sequence number of the data packet that caused this ACK.
+    pub echo_seq: u64,
+    /// That data packet was a retransmission.
+    pub echo_retx: bool,
     /// The ACK echoes a congestion bit.
     pub ce: bool,
-    /// The code field echoed from the data packet (`net::packet::pair_code` for paced flows).
+    /// The code field echoed from the data packet (`net::packet::pair_code` for paced flows,
+    /// a path maximum for algorithms that collect one).
+    pub code: u8,
+}
+
+/// A retransmission timer expired.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TimeoutInfo {
+    pub now: SimTime,
+    /// Packets outstanding when it expired.
+    pub flight: u64,
+    /// One past the highest sequence number ever sent.
+    pub high_sent: u64,
+    /// The sequence number that timed out (the oldest one, when several did).
+    pub seq: u64,
+}
+
+/// Explicit feedback from a router (a control packet that reached the source).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Feedback {
+    pub now: SimTime,
+    /// The sequence number the router named (the packet it dropped), or None for feedback
+    /// about congestion in general.
+    pub seq: Option<u64>,
+    /// A small code the router set (the discipline's own meaning).
     pub code: u8,
 }
 
@@ -93,43 +113,9 @@ pub enum AckResponse {
     RetransmitFirstUnacked,
 }
 
-/// A rate-based algorithm's estimator state at one instant, for traces. NaN where unknown
-/// (before the first probe; `alpha` when the estimator is not the fuzzy predictor).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ProbeState {
-    /// The last probe: the gap between the two ACKs of the last pair, seconds.
-    pub probe_gap_s: f64,
-    /// The predicted bottleneck rate μ̂ after the last probe, packets/s.
-    pub rate_est_pps: f64,
-    /// The sending rate λ, packets/s (NaN until the control law runs).
-    pub send_rate_pps: f64,
-    /// The fuzzy predictor's averaging constant α (the weight of the history), in [0, 1].
-    pub alpha: f64,
-}
-
-impl ProbeState {
-    pub const UNKNOWN: ProbeState = ProbeState { probe_gap_s: f64::NAN, rate_est_pps: f64::NAN, send_rate_pps: f64::NAN, alpha: f64::NAN };
-}
-
-/// One probe as it happened: its time, its ordinal number (1 for the first probe of the flow;
-/// a gap in the numbers of a drained log shows probes the log had no room for) and the state
-/// right after it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ProbeRecord {
-    pub time: SimTime,
-    pub index: u64,
-    pub state: ProbeState,
-}
-
-/// Timer and estimator defaults that come with an algorithm (each overridable by parameters).
-#[derive(Clone, Copy, Debug)]
-pub struct TransportDefaults {
-    pub rto: RtoConfig,
-    pub timers: TimerMode,
-}
-
 pub trait CongestionControl {
-    /// Congestion window in packets (the sender uses min(floor(cwnd), max_window), at least 1).
+    /// Congestion window in packets. The sender uses min(floor(cwnd), max_window), at least 1
+    /// unless the algorithm may hold its window at zero ([`Algorithm::MAY_HOLD`]).
     fn cwnd(&self) -> f64;
     /// Slow-start threshold in packets (infinite where the algorithm has none).
     fn ssthresh(&self) -> f64 {
@@ -139,8 +125,8 @@ pub trait CongestionControl {
     fn on_new_ack(&mut self, ack: &AckInfo) -> AckResponse;
     /// The `count`-th consecutive duplicate ACK; true asks for a fast retransmission.
     fn on_dup_ack(&mut self, count: u32, ack: &AckInfo) -> bool;
-    /// The retransmission timer expired with `flight` packets outstanding.
-    fn on_timeout(&mut self, flight: u64, high_sent: u64);
+    /// A retransmission timer expired.
+    fn on_timeout(&mut self, t: &TimeoutInfo);
     /// Every ACK, new or duplicate, with its echoed congestion bit (explicit-feedback schemes).
     fn on_ack_signal(&mut self, _ce: bool) {}
     /// Every ACK, new or duplicate, before `on_new_ack` / `on_dup_ack`, with all the sender
@@ -149,6 +135,15 @@ pub trait CongestionControl {
     #[inline]
     fn on_ack_info(&mut self, ack: &AckInfo) {
         self.on_ack_signal(ack.ce)
+    }
+    /// Explicit feedback from a router reached the source.
+    fn on_feedback(&mut self, _fb: &Feedback) {}
+    /// The code to put on the data packet `seq` about to be sent (called only for algorithms
+    /// with [`Algorithm::MARKS_PACKETS`]); `code` is what the sender would put there (a pair
+    /// mark of a paced flow, else 0).
+    #[inline]
+    fn code_for(&mut self, _seq: u64, _retransmission: bool, code: u8) -> u8 {
+        code
     }
     /// True if this algorithm ever paces: the sender then keeps pacing state for the flow.
     fn uses_pacing(&self) -> bool {
@@ -164,47 +159,196 @@ pub trait CongestionControl {
     fn take_pace_adjust(&mut self) -> PaceAdjust {
         PaceAdjust::default()
     }
-    /// The estimator state of a probing algorithm, for traces; None for window algorithms.
-    /// Read by the trace sampler only: it must be cheap and must not change the state.
-    fn probe_state(&self) -> Option<ProbeState> {
-        None
+    /// The values of [`Algorithm::TRACE_COLUMNS`], in that order (NaN where unknown). Read by
+    /// the trace sampler only: cheap, and it must not change the state.
+    fn trace_values(&self, _out: &mut [f64]) {}
+    /// Keep the last `capacity` records of [`Algorithm::EVENT_LOG`] taken since the log was
+    /// last drained (0 turns the log off). Algorithms without a log ignore it.
+    fn enable_event_log(&mut self, _capacity: usize) {}
+    /// Hand every logged record to `out` (its time, its ordinal number counted from 1 over the
+    /// flow's life, and its values in [`EventLog::columns`] order), oldest first, and empty
+    /// the log.
+    fn drain_event_log(&mut self, _out: &mut dyn FnMut(SimTime, u64, &[f64])) {}
+}
+
+/// An algorithm's log of events kept as they happen (packet-pair: its probes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventLog {
+    /// Name of the results table the records go to (the same for algorithms that share it).
+    pub table: &'static str,
+    /// Name of the column that numbers the records.
+    pub index: &'static str,
+    pub columns: &'static [&'static str],
+}
+
+/// What an algorithm says about itself, once; see the module header.
+pub trait Algorithm: CongestionControl + Sized {
+    /// The name scenarios use (`cc = "..."`).
+    const NAME: &'static str;
+    /// One line for listings: what it is and where it comes from.
+    const SUMMARY: &'static str;
+    /// Its parameters, decoded (defaults where a scenario is silent).
+    type Config: Clone + std::fmt::Debug + PartialEq;
+    /// Trace columns of its own (see [`CongestionControl::trace_values`]).
+    const TRACE_COLUMNS: &'static [&'static str] = &[];
+    /// An event log of its own, if any (see [`CongestionControl::drain_event_log`]).
+    const EVENT_LOG: Option<EventLog> = None;
+    /// The sender asks [`CongestionControl::code_for`] for every data packet.
+    const MARKS_PACKETS: bool = false;
+    /// `cwnd()` below 1 holds the window at zero (no new data) instead of counting as 1.
+    const MAY_HOLD: bool = false;
+    /// The sender settings it comes with.
+    fn sender_defaults() -> SenderConfig;
+    /// Read its parameters from a flow's `params`, after the sender's common ones (already in
+    /// `sender`); its own timer parameters (`beta`, `rto_k`...) adjust `sender`. Ask for every
+    /// parameter whatever the values: the same function makes the listing.
+    fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<Self::Config>;
+    /// The algorithm for a flow with this maximum window.
+    fn build(cfg: &Self::Config, max_window: u32) -> Self;
+}
+
+/// A registered algorithm as the rest of the program sees it.
+pub struct AlgorithmInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub trace_columns: &'static [&'static str],
+    pub event_log: Option<EventLog>,
+    pub sender_defaults: fn() -> SenderConfig,
+    /// Decode a flow's `params` into this algorithm's config and its sender settings.
+    pub decode: fn(&mut Params) -> Result<(CcConfig, SenderConfig)>,
+}
+
+impl AlgorithmInfo {
+    /// Its parameters (the sender's common ones first, with this algorithm's defaults).
+    pub fn params(&self) -> Vec<ParamDoc> {
+        Params::describe(self.decode)
     }
-    /// Keep the last `capacity` probes taken since the log was last drained (0 turns the log
-    /// off). Algorithms without probes ignore it.
-    fn enable_probe_log(&mut self, _capacity: usize) {}
-    /// Hand every logged probe to `out`, oldest first, and empty the log.
-    fn drain_probe_log(&mut self, _out: &mut dyn FnMut(&ProbeRecord)) {}
 }
 
-/// The algorithms, as an enum so the per-ACK path is a `match`, not a virtual call.
-#[derive(Clone, Debug)]
-pub enum Cc {
-    Generic(generic::Generic),
-    Jk(jk::Jk),
-    Reno(reno::Reno),
-    NewReno(newreno::NewReno),
-    /// Boxed: DECbit's window state (80 bytes) would otherwise set the size of every flow's
-    /// controller, and DEC sources are rare outside Keshav's scenarios.
-    Dec(Box<dec::Dec>),
-    /// Boxed: its estimator state is large, and most flows are window flows.
-    PacketPair(Box<pp::PacketPair>),
-    /// Chapter 4's packet-pair 2P, boxed for the same reason.
-    PacketPair2(Box<pp2::Pp2>),
+/// The registered algorithm called `name`.
+pub fn algorithm(name: &str) -> Option<&'static AlgorithmInfo> {
+    ALGORITHMS.iter().find(|a| a.name == name)
 }
 
-macro_rules! dispatch {
-    ($self:ident, $c:ident => $e:expr) => {
-        match $self {
-            Cc::Generic($c) => $e,
-            Cc::Jk($c) => $e,
-            Cc::Reno($c) => $e,
-            Cc::NewReno($c) => $e,
-            Cc::Dec($c) => $e,
-            Cc::PacketPair($c) => $e,
-            Cc::PacketPair2($c) => $e,
+fn decode_with<A: Algorithm>(p: &mut Params) -> Result<(A::Config, SenderConfig)> {
+    let mut sender = A::sender_defaults();
+    sender.decode_common(p)?;
+    let cfg = A::decode(p, &mut sender)?;
+    Ok((cfg, sender))
+}
+
+/// Generates, from one line per algorithm (`Variant: module::Type`, `boxed` for large state):
+/// the module declaration, the [`Cc`] enum and its dispatch, the [`CcConfig`] enum of decoded
+/// parameters, and the [`ALGORITHMS`] table.
+macro_rules! algorithms {
+    ($($variant:ident : $module:ident :: $ty:ident $($boxed:ident)?),* $(,)?) => {
+        $(pub mod $module;)*
+
+        /// The algorithms, as an enum so the per-ACK path is a `match`, not a virtual call.
+        #[derive(Clone, Debug)]
+        pub enum Cc {
+            $($variant(algorithms!(@store $module::$ty $(, $boxed)?)),)*
+        }
+
+        /// An algorithm's decoded parameters (what a flow spec holds).
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum CcConfig {
+            $($variant(<$module::$ty as Algorithm>::Config),)*
+        }
+
+        macro_rules! dispatch {
+            ($self:ident, $c:ident => $e:expr) => {
+                match $self {
+                    $(Cc::$variant($c) => $e,)*
+                }
+            };
+        }
+
+        /// Every registered algorithm, in registration order.
+        pub static ALGORITHMS: &[AlgorithmInfo] = &[
+            $(AlgorithmInfo {
+                name: <$module::$ty as Algorithm>::NAME,
+                summary: <$module::$ty as Algorithm>::SUMMARY,
+                trace_columns: <$module::$ty as Algorithm>::TRACE_COLUMNS,
+                event_log: <$module::$ty as Algorithm>::EVENT_LOG,
+                sender_defaults: <$module::$ty as Algorithm>::sender_defaults,
+                decode: |p| decode_with::<$module::$ty>(p).map(|(c, s)| (CcConfig::$variant(c), s)),
+            },)*
+        ];
+
+        $(impl From<$module::$ty> for Cc {
+            fn from(a: $module::$ty) -> Cc {
+                Cc::$variant(algorithms!(@wrap a $(, $boxed)?))
+            }
+        })*
+
+        impl CcConfig {
+            /// The algorithm, built for a flow with this maximum window.
+            pub fn build(&self, max_window: u32) -> Cc {
+                match self {
+                    $(CcConfig::$variant(c) => Cc::from(<$module::$ty as Algorithm>::build(c, max_window)),)*
+                }
+            }
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(CcConfig::$variant(_) => <$module::$ty as Algorithm>::NAME,)*
+                }
+            }
+            pub fn info(&self) -> &'static AlgorithmInfo {
+                algorithm(self.name()).expect("registered")
+            }
+        }
+
+        impl Cc {
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(Cc::$variant(_) => <$module::$ty as Algorithm>::NAME,)*
+                }
+            }
+            /// Heap held by the boxed variants (their state; not their logs).
+            pub fn memory_bytes(&self) -> usize {
+                match self {
+                    $(Cc::$variant(_) => algorithms!(@heap $module::$ty $(, $boxed)?),)*
+                }
+            }
+            /// The algorithm asks for [`CongestionControl::code_for`] on every data packet.
+            pub fn marks_packets(&self) -> bool {
+                match self {
+                    $(Cc::$variant(_) => <$module::$ty as Algorithm>::MARKS_PACKETS,)*
+                }
+            }
+            /// The algorithm may hold its window at zero.
+            pub fn may_hold(&self) -> bool {
+                match self {
+                    $(Cc::$variant(_) => <$module::$ty as Algorithm>::MAY_HOLD,)*
+                }
+            }
         }
     };
+    (@store $t:ty) => { $t };
+    (@store $t:ty, boxed) => { Box<$t> };
+    (@wrap $e:expr) => { $e };
+    (@wrap $e:expr, boxed) => { Box::new($e) };
+    (@heap $t:ty) => { 0 };
+    (@heap $t:ty, boxed) => { std::mem::size_of::<$t>() };
 }
+
+// The registry: one line per algorithm.
+algorithms! {
+    Generic: generic::Generic,
+    Jk: jk::Jk,
+    Reno: reno::Reno,
+    NewReno: newreno::NewReno,
+    Dec: dec::Dec boxed,
+    PacketPair: pp::PacketPair boxed,
+    PacketPair2: pp2::Pp2 boxed,
+}
+
+// Parts shared by several algorithms.
+pub mod fuzzy;
+pub mod kalman;
+pub mod loss;
+pub mod probe;
 
 impl CongestionControl for Cc {
     #[inline]
@@ -224,8 +368,8 @@ impl CongestionControl for Cc {
         dispatch!(self, c => c.on_dup_ack(count, ack))
     }
     #[inline]
-    fn on_timeout(&mut self, flight: u64, high_sent: u64) {
-        dispatch!(self, c => c.on_timeout(flight, high_sent))
+    fn on_timeout(&mut self, t: &TimeoutInfo) {
+        dispatch!(self, c => c.on_timeout(t))
     }
     #[inline]
     fn on_ack_signal(&mut self, ce: bool) {
@@ -234,6 +378,13 @@ impl CongestionControl for Cc {
     #[inline]
     fn on_ack_info(&mut self, ack: &AckInfo) {
         dispatch!(self, c => c.on_ack_info(ack))
+    }
+    fn on_feedback(&mut self, fb: &Feedback) {
+        dispatch!(self, c => c.on_feedback(fb))
+    }
+    #[inline]
+    fn code_for(&mut self, seq: u64, retransmission: bool, code: u8) -> u8 {
+        dispatch!(self, c => c.code_for(seq, retransmission, code))
     }
     #[inline]
     fn uses_pacing(&self) -> bool {
@@ -247,62 +398,13 @@ impl CongestionControl for Cc {
     fn take_pace_adjust(&mut self) -> PaceAdjust {
         dispatch!(self, c => c.take_pace_adjust())
     }
-    fn probe_state(&self) -> Option<ProbeState> {
-        dispatch!(self, c => c.probe_state())
+    fn trace_values(&self, out: &mut [f64]) {
+        dispatch!(self, c => c.trace_values(out))
     }
-    fn enable_probe_log(&mut self, capacity: usize) {
-        dispatch!(self, c => c.enable_probe_log(capacity))
+    fn enable_event_log(&mut self, capacity: usize) {
+        dispatch!(self, c => c.enable_event_log(capacity))
     }
-    fn drain_probe_log(&mut self, out: &mut dyn FnMut(&ProbeRecord)) {
-        dispatch!(self, c => c.drain_probe_log(out))
+    fn drain_event_log(&mut self, out: &mut dyn FnMut(SimTime, u64, &[f64])) {
+        dispatch!(self, c => c.drain_event_log(out))
     }
-}
-
-impl Cc {
-    pub fn name(&self) -> &'static str {
-        match self {
-            Cc::Generic(_) => "generic",
-            Cc::Jk(_) => "jk",
-            Cc::Reno(_) => "reno",
-            Cc::NewReno(_) => "newreno",
-            Cc::Dec(_) => "dec",
-            Cc::PacketPair(_) => "pp",
-            Cc::PacketPair2(_) => "pp2",
-        }
-    }
-
-    /// Heap held by the boxed variants (their state; not the probe logs drained into traces).
-    pub fn memory_bytes(&self) -> usize {
-        use std::mem::size_of;
-        match self {
-            Cc::Dec(_) => size_of::<dec::Dec>(),
-            Cc::PacketPair(_) => size_of::<pp::PacketPair>(),
-            Cc::PacketPair2(_) => size_of::<pp2::Pp2>(),
-            _ => 0,
-        }
-    }
-
-    /// Packet-pair (PP_CTH) with its state boxed.
-    pub fn packet_pair(max_window: u32, cfg: pp::PpConfig) -> Cc {
-        Cc::PacketPair(Box::new(pp::PacketPair::new(max_window, cfg)))
-    }
-
-    /// Chapter 4's packet-pair 2P with its state boxed.
-    pub fn packet_pair_2p(max_window: u32, cfg: pp2::Pp2Config) -> Cc {
-        Cc::PacketPair2(Box::new(pp2::Pp2::new(max_window, cfg)))
-    }
-}
-
-/// RFC 5681 eq. (4), shared by Reno and NewReno: ssthresh = max(FlightSize / 2, 2) packets,
-/// FlightSize halved and rounded down to whole packets.
-pub fn half_flight(flight: u64) -> f64 {
-    (flight as f64 / 2.0).floor().max(2.0)
-}
-
-/// Shared slow-start / congestion-avoidance step: +1 per ACK below ssthresh, else +1/cwnd;
-/// never above `cap` (the maximum window: growth past it could not be used).
-#[inline]
-pub(crate) fn aimd_increase(cwnd: f64, ssthresh: f64, cap: f64) -> f64 {
-    let next = if cwnd < ssthresh { cwnd + 1.0 } else { cwnd + 1.0 / cwnd };
-    next.min(cap)
 }

@@ -15,7 +15,11 @@
 //! The sender restarts the retransmission timer on every new ACK, partial ones included
 //! (RFC 6582's "Slow-but-Steady" variant).
 
-use super::{aimd_increase, half_flight, AckInfo, AckResponse, CongestionControl, TransportDefaults};
+use super::loss::{aimd_increase, half_flight, LossConfig};
+use super::{AckInfo, AckResponse, Algorithm, CongestionControl, TimeoutInfo};
+use crate::scenario::decode::Result;
+use crate::scenario::params::Params;
+use crate::transport::config::SenderConfig;
 
 #[derive(Clone, Debug)]
 pub struct NewReno {
@@ -28,20 +32,28 @@ pub struct NewReno {
     recover: u64,
 }
 
-impl NewReno {
-    pub fn new(max_window: u32, initial_cwnd: f64, dupack_threshold: u32) -> Self {
+impl Algorithm for NewReno {
+    const NAME: &'static str = "newreno";
+    const SUMMARY: &'static str = "NewReno (RFC 6582, no SACK): Reno that repairs several losses per window in one recovery";
+    type Config = LossConfig;
+
+    fn sender_defaults() -> SenderConfig {
+        super::reno::rfc6298_defaults()
+    }
+
+    fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<LossConfig> {
+        LossConfig::decode(p, sender)
+    }
+
+    fn build(cfg: &LossConfig, max_window: u32) -> Self {
         NewReno {
-            cwnd: initial_cwnd,
+            cwnd: cfg.initial_cwnd,
             ssthresh: max_window as f64,
             max_window: max_window as f64,
-            dupack_threshold,
+            dupack_threshold: cfg.dupack_threshold,
             in_recovery: false,
             recover: 0,
         }
-    }
-
-    pub fn defaults() -> TransportDefaults {
-        super::reno::rfc6298_defaults()
     }
 }
 
@@ -83,9 +95,9 @@ impl CongestionControl for NewReno {
             false
         }
     }
-    fn on_timeout(&mut self, flight: u64, high_sent: u64) {
-        self.recover = high_sent;
-        self.ssthresh = half_flight(flight);
+    fn on_timeout(&mut self, t: &TimeoutInfo) {
+        self.recover = t.high_sent;
+        self.ssthresh = half_flight(t.flight);
         self.cwnd = 1.0;
         self.in_recovery = false;
     }

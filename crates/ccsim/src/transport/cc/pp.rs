@@ -68,11 +68,11 @@
 //! application-limited flow (Telnet) sends what it has: a lone packet goes unpaired and
 //! unpaced, so such a flow stays in start-up (window 2) until it happens to send a pair.
 //!
-//! Traces (`CongestionControl::probe_state`, read by the periodic sampler): the last probe's
-//! inter-ACK gap, μ̂, λ and the fuzzy α (the weight the next sample's history gets, with the
-//! default `alpha_timing` = next). For a traced flow the world also turns on a log of the
-//! probes as they happen (at most `enable_probe_log`'s capacity per trace period, the latest
-//! kept), which costs a few stores per probe and nothing when off.
+//! Traces (its trace columns, `probe::PROBE_COLUMNS`, read by the periodic sampler): the last
+//! probe's inter-ACK gap, μ̂, λ and the fuzzy α (the weight the next sample's history gets,
+//! with the default `alpha_timing` = next). For a traced flow the world also turns on its
+//! event log, the probes as they happen (`probes` table; at most the log's capacity per trace
+//! period, the latest kept), which costs a few stores per probe and nothing when off.
 //!
 //! Behaviour worth knowing (tests/packet_pair.rs):
 //! - start-up overshoots: the first probe finds S = 0, so λ = 2μ̂ + n*/R, held for one RTT
@@ -85,13 +85,16 @@
 use super::fuzzy::FuzzyConfig;
 use super::kalman::{Kalman, KalmanConfig};
 pub use super::probe::{Estimator, Smoothing};
-use super::probe::{PairMatcher, ProbeEstimator, ProbeLog};
-use super::{AckInfo, AckResponse, CongestionControl, Pacing, ProbeRecord, ProbeState, TransportDefaults};
+use super::probe::{decode_estimator, decode_timer, PairMatcher, ProbeEstimator, ProbeLog, ProbeRecord, ProbeState, PROBE_COLUMNS, PROBE_LOG};
+use super::{AckInfo, AckResponse, Algorithm, CongestionControl, EventLog, Pacing, TimeoutInfo};
 use crate::net::packet::pair_code;
+use crate::scenario::decode::Result;
+use crate::scenario::params::{text, Params};
+use crate::scenario::units;
 use crate::sim::time::{from_secs, to_secs};
 use crate::sim::{SimTime, PS_PER_SEC};
+use crate::transport::config::{SenderConfig, TimerMode};
 use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
-use crate::transport::sender::TimerMode;
 
 /// The pole-placement horizon J of law (5.14) (scenario names "r_plus_s_over_mu",
 /// "s_over_mu", "srtt", or a duration for `Fixed`).
@@ -151,30 +154,6 @@ impl Default for PpConfig {
     }
 }
 
-impl Horizon {
-    /// The named horizons (`Fixed` takes a duration instead).
-    pub const NAMES: [&'static str; 3] = ["r_plus_s_over_mu", "s_over_mu", "srtt"];
-    pub fn from_name(s: &str) -> Option<Self> {
-        match s {
-            "r_plus_s_over_mu" => Some(Horizon::RPlusSOverMu),
-            "s_over_mu" => Some(Horizon::SOverMu),
-            "srtt" => Some(Horizon::Srtt),
-            _ => None,
-        }
-    }
-}
-
-impl REstimate {
-    pub const NAMES: [&'static str; 2] = ["first", "min"];
-    pub fn from_name(s: &str) -> Option<Self> {
-        match s {
-            "first" => Some(REstimate::FirstPacket),
-            "min" => Some(REstimate::MinRtt),
-            _ => None,
-        }
-    }
-}
-
 /// Pair packets per pacing burst.
 const PAIR: u32 = 2;
 
@@ -205,8 +184,72 @@ pub struct PacketPair {
     log: ProbeLog,
 }
 
-impl PacketPair {
-    pub fn new(max_window: u32, cfg: PpConfig) -> Self {
+impl Algorithm for PacketPair {
+    const NAME: &'static str = "pp";
+    const SUMMARY: &'static str = "packet-pair PP_CTH (Keshav 1991 ch. 5, §6.5): pairs paced by the control law, the bottleneck rate from their ACK gaps";
+    type Config = PpConfig;
+    const TRACE_COLUMNS: &'static [&'static str] = PROBE_COLUMNS;
+    const EVENT_LOG: Option<EventLog> = Some(PROBE_LOG);
+
+    /// Per-packet timers of 3 x the smoothed RTT, doubling on each expiry of the packet
+    /// (Keshav 1991 §4.4, X = 3); samples from the last transmission, Karn's rule; no
+    /// connection-wide back-off, no clamps; 2 s before the first sample.
+    fn sender_defaults() -> SenderConfig {
+        SenderConfig {
+            rto: RtoConfig {
+                formula: RtoFormula::Beta(3.0),
+                sample_from: SampleFrom::Last,
+                sample_packet: SamplePacket::Echoed,
+                karn: true,
+                samples: RttSamples::OnePerAck,
+                backoff: false,
+                initial_rto: 2 * PS_PER_SEC,
+                min_rto: 0,
+                max_rto: u64::MAX / 4,
+                granularity: 0,
+            },
+            timers: TimerMode::PerPacketDoubling,
+            own_ack_stops_timer: true,
+        }
+    }
+
+    fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<PpConfig> {
+        decode_timer(p, sender)?;
+        let d = PpConfig::default();
+        let setpoint = p.number("setpoint", d.setpoint, 0.0, 1e6, "n*, the target number of the flow's packets queued at the bottleneck")?;
+        let (estimator, smooth, kalman) = decode_estimator(p, d.estimator)?;
+        let names = [("r_plus_s_over_mu", Horizon::RPlusSOverMu), ("s_over_mu", Horizon::SOverMu), ("srtt", Horizon::Srtt)];
+        let horizon = p.custom(
+            "horizon",
+            d.horizon,
+            "\"r_plus_s_over_mu\"",
+            "one of: r_plus_s_over_mu, s_over_mu, srtt, or a positive duration",
+            "the pole-placement horizon J of law (5.14)",
+            |v| {
+                let expected = "one of: r_plus_s_over_mu, s_over_mu, srtt, or a positive duration".to_string();
+                let s = text(v).ok_or_else(|| expected.clone())?;
+                if let Some(&(_, h)) = names.iter().find(|(n, _)| *n == s) {
+                    return Ok(h);
+                }
+                match units::duration(s) {
+                    Ok(t) if t > 0 => Ok(Horizon::Fixed(to_secs(t))),
+                    _ => Err(expected),
+                }
+            },
+        )?;
+        let r_estimate = p.choice(
+            "r_estimate",
+            d.r_estimate,
+            &[("first", REstimate::FirstPacket), ("min", REstimate::MinRtt)],
+            "how R is estimated: the first packet's RTT (§5.7) or the smallest RTT so far",
+        )?;
+        let rate_floor = p.number("rate_floor", d.rate_floor, 1e-6, 1e9, "lowest sending rate, packets/s")?;
+        let fill_window = p.flag("fill_window", d.fill_window, "send a lone packet when the window has room for one only")?;
+        Ok(PpConfig { setpoint, estimator, smooth, horizon, r_estimate, rate_floor, fill_window, fuzzy: d.fuzzy, kalman })
+    }
+
+    fn build(cfg: &PpConfig, max_window: u32) -> Self {
+        let cfg = *cfg;
         PacketPair {
             cfg,
             max_window: max_window as f64,
@@ -226,28 +269,9 @@ impl PacketPair {
             log: ProbeLog::default(),
         }
     }
+}
 
-    /// Sender defaults: per-packet timers of 3 x the smoothed RTT, doubling on each expiry of
-    /// the packet (Keshav 1991 §4.4, X = 3); samples from the last transmission, Karn's rule;
-    /// no connection-wide back-off, no clamps; 2 s before the first sample.
-    pub fn defaults() -> TransportDefaults {
-        TransportDefaults {
-            rto: RtoConfig {
-                formula: RtoFormula::Beta(3.0),
-                sample_from: SampleFrom::Last,
-                sample_packet: SamplePacket::Echoed,
-                karn: true,
-                samples: RttSamples::OnePerAck,
-                backoff: false,
-                initial_rto: 2 * PS_PER_SEC,
-                min_rto: 0,
-                max_rto: u64::MAX / 4,
-                granularity: 0,
-            },
-            timers: TimerMode::PerPacketDoubling,
-        }
-    }
-
+impl PacketPair {
     pub fn config(&self) -> &PpConfig {
         &self.cfg
     }
@@ -302,12 +326,12 @@ impl PacketPair {
             self.running = true;
         }
         if self.log.is_on() {
-            self.log.push(ProbeRecord { time: now, index: self.probes, state: self.state() });
+            self.log.push(ProbeRecord { time: now, index: self.probes, state: self.probe_state() });
         }
     }
 
     /// The estimator state now (NaN where not yet measured).
-    fn state(&self) -> ProbeState {
+    pub fn probe_state(&self) -> ProbeState {
         let probed = self.probes > 0;
         ProbeState {
             probe_gap_s: self.last_gap,
@@ -353,7 +377,7 @@ impl CongestionControl for PacketPair {
     fn on_dup_ack(&mut self, _count: u32, _ack: &AckInfo) -> bool {
         false
     }
-    fn on_timeout(&mut self, _flight: u64, _high_sent: u64) {}
+    fn on_timeout(&mut self, _t: &TimeoutInfo) {}
     fn on_ack_info(&mut self, a: &AckInfo) {
         let rtt = to_secs(a.now.saturating_sub(a.echo_tx));
         self.srtt = Some(match self.srtt {
@@ -382,13 +406,13 @@ impl CongestionControl for PacketPair {
             fill_window: self.cfg.fill_window && self.running,
         })
     }
-    fn probe_state(&self) -> Option<ProbeState> {
-        Some(self.state())
+    fn trace_values(&self, out: &mut [f64]) {
+        out.copy_from_slice(&self.probe_state().values());
     }
-    fn enable_probe_log(&mut self, capacity: usize) {
+    fn enable_event_log(&mut self, capacity: usize) {
         self.log.enable(capacity);
     }
-    fn drain_probe_log(&mut self, out: &mut dyn FnMut(&ProbeRecord)) {
+    fn drain_event_log(&mut self, out: &mut dyn FnMut(SimTime, u64, &[f64])) {
         self.log.drain(out);
     }
 }
@@ -399,13 +423,13 @@ mod tests {
     use crate::sim::time::from_secs;
 
     fn ack(now: f64, echo_tx: f64, code: u8, ack: u64, high_sent: u64) -> AckInfo {
-        AckInfo { now: from_secs(now), newly_acked: 1, ack, flight_before: 0, high_sent, echo_tx: from_secs(echo_tx), ce: false, code }
+        AckInfo { now: from_secs(now), newly_acked: 1, ack, high_sent, echo_tx: from_secs(echo_tx), code, ..AckInfo::default() }
     }
 
     #[test]
     fn start_up_pair_gives_r_mu_and_the_first_rate() {
         let cfg = PpConfig { estimator: Estimator::Raw, ..PpConfig::default() };
-        let mut pp = PacketPair::new(20, cfg);
+        let mut pp = PacketPair::build(&cfg, 20);
         assert_eq!(pp.cwnd(), 2.0);
         assert_eq!(pp.pacing(), Some(Pacing { interval: 0, burst: 2, fill_window: false }));
         // Pair sent at 0; ACKs at 0.5 s and 0.6 s: R = 0.5 s, mu = 10 pkt/s.
@@ -427,7 +451,7 @@ mod tests {
     #[test]
     fn law_5_14_holds_at_the_setpoint_and_corrects_around_it() {
         let cfg = PpConfig { estimator: Estimator::Raw, ..PpConfig::default() };
-        let mut pp = PacketPair::new(100, cfg);
+        let mut pp = PacketPair::build(&cfg, 100);
         pp.on_ack_info(&ack(0.5, 0.0, pair_code::FIRST, 1, 2));
         pp.on_ack_info(&ack(0.6, 0.0, pair_code::SECOND, 2, 2));
         // R = 0.5, mu = 10: at S = R mu + n* = 10, lambda = mu exactly.
@@ -449,7 +473,7 @@ mod tests {
     #[test]
     fn rate_floor() {
         let cfg = PpConfig { estimator: Estimator::Raw, horizon: Horizon::Fixed(1.0), ..PpConfig::default() };
-        let mut pp = PacketPair::new(100, cfg);
+        let mut pp = PacketPair::build(&cfg, 100);
         pp.on_ack_info(&ack(0.5, 0.0, pair_code::FIRST, 1, 2));
         pp.on_ack_info(&ack(0.6, 0.0, pair_code::SECOND, 2, 2));
         pp.on_ack_info(&ack(12.0, 11.0, pair_code::FIRST, 50, 500));
@@ -463,7 +487,7 @@ mod tests {
     fn horizon_alternatives() {
         for (h, j) in [(Horizon::SOverMu, 1.2), (Horizon::Fixed(4.0), 4.0), (Horizon::RPlusSOverMu, 1.7)] {
             let cfg = PpConfig { estimator: Estimator::Raw, horizon: h, ..PpConfig::default() };
-            let mut pp = PacketPair::new(100, cfg);
+            let mut pp = PacketPair::build(&cfg, 100);
             pp.on_ack_info(&ack(0.5, 0.0, pair_code::FIRST, 1, 2));
             pp.on_ack_info(&ack(0.6, 0.0, pair_code::SECOND, 2, 2));
             pp.on_ack_info(&ack(11.0, 10.0, pair_code::FIRST, 40, 53));
@@ -475,7 +499,7 @@ mod tests {
     #[test]
     fn only_matching_pairs_are_probes() {
         let cfg = PpConfig { estimator: Estimator::Raw, ..PpConfig::default() };
-        let mut pp = PacketPair::new(20, cfg);
+        let mut pp = PacketPair::build(&cfg, 20);
         // A SECOND whose FIRST was lost (different echo) is no probe, nor is a lone SECOND.
         pp.on_ack_info(&ack(0.5, 0.0, pair_code::FIRST, 1, 2));
         pp.on_ack_info(&ack(0.7, 0.1, pair_code::SECOND, 2, 4));
@@ -495,39 +519,21 @@ mod tests {
     #[test]
     fn min_rtt_estimate_follows_the_smallest_rtt() {
         let cfg = PpConfig { estimator: Estimator::Raw, r_estimate: REstimate::MinRtt, ..PpConfig::default() };
-        let mut pp = PacketPair::new(20, cfg);
+        let mut pp = PacketPair::build(&cfg, 20);
         pp.on_ack_info(&ack(0.5, 0.0, pair_code::FIRST, 1, 2));
         pp.on_ack_info(&ack(1.3, 1.0, pair_code::UNPAIRED, 1, 2));
         assert!((pp.r_estimate().unwrap() - 0.3).abs() < 1e-9);
     }
 
     #[test]
-    fn scenario_names_parse() {
-        for n in Estimator::NAMES {
-            assert!(Estimator::from_name(n).is_some(), "{n}");
-        }
-        for n in Smoothing::NAMES {
-            assert!(Smoothing::from_name(n).is_some(), "{n}");
-        }
-        for n in Horizon::NAMES {
-            assert!(Horizon::from_name(n).is_some(), "{n}");
-        }
-        for n in REstimate::NAMES {
-            assert!(REstimate::from_name(n).is_some(), "{n}");
-        }
-        assert_eq!(Estimator::from_name("Fuzzy"), None);
-        assert_eq!(Horizon::from_name("2s"), None);
-    }
-
-    #[test]
     fn probe_state_and_log() {
-        let mut pp = PacketPair::new(20, PpConfig::default());
-        let st = pp.probe_state().unwrap();
+        let mut pp = PacketPair::build(&PpConfig::default(), 20);
+        let st = pp.probe_state();
         assert!(st.probe_gap_s.is_nan() && st.rate_est_pps.is_nan() && st.send_rate_pps.is_nan() && st.alpha.is_nan());
-        pp.enable_probe_log(2);
+        pp.enable_event_log(2);
         pp.on_ack_info(&ack(0.5, 0.0, pair_code::FIRST, 1, 2));
         pp.on_ack_info(&ack(0.6, 0.0, pair_code::SECOND, 2, 2));
-        let st = pp.probe_state().unwrap();
+        let st = pp.probe_state();
         assert!((st.probe_gap_s - 0.1).abs() < 1e-12);
         assert!((st.rate_est_pps - 10.0).abs() < 1e-9);
         assert_eq!(st.send_rate_pps, pp.rate_pps());
@@ -539,28 +545,29 @@ mod tests {
             pp.on_ack_info(&ack(t + 0.125, t - 0.5, pair_code::SECOND, 11, 12));
         }
         let mut got = vec![];
-        pp.drain_probe_log(&mut |r| got.push(*r));
-        assert_eq!(got.iter().map(|r| r.index).collect::<Vec<_>>(), vec![3, 4]);
-        assert_eq!(got[1].state, pp.probe_state().unwrap());
-        assert!((got[1].state.probe_gap_s - 0.125).abs() < 1e-12);
-        assert!(got[1].state.alpha > 0.0 && got[1].state.alpha < 1.0);
+        pp.drain_event_log(&mut |_, i, v| got.push((i, v.to_vec())));
+        assert_eq!(got.iter().map(|r| r.0).collect::<Vec<_>>(), vec![3, 4]);
+        assert_eq!(got[1].1, pp.probe_state().values());
+        assert!((got[1].1[0] - 0.125).abs() < 1e-12);
+        assert!(got[1].1[3] > 0.0 && got[1].1[3] < 1.0);
+        let mut traced = [0.0; 4];
+        pp.trace_values(&mut traced);
+        assert_eq!(traced, pp.probe_state().values());
         let mut again = 0;
-        pp.drain_probe_log(&mut |_| again += 1);
+        pp.drain_event_log(&mut |_, _, _| again += 1);
         assert_eq!(again, 0);
         // Other estimators have no fuzzy alpha.
-        let mut raw = PacketPair::new(20, PpConfig { estimator: Estimator::Raw, ..PpConfig::default() });
+        let mut raw = PacketPair::build(&PpConfig { estimator: Estimator::Raw, ..PpConfig::default() }, 20);
         raw.on_ack_info(&ack(0.5, 0.0, pair_code::FIRST, 1, 2));
         raw.on_ack_info(&ack(0.6, 0.0, pair_code::SECOND, 2, 2));
-        assert!(raw.probe_state().unwrap().alpha.is_nan());
-        assert!(raw.probe_state().unwrap().rate_est_pps.is_finite());
-        // Window algorithms have no probe state.
-        assert_eq!(crate::transport::cc::jk::Jk::new(20, 1.0, 3).probe_state(), None);
+        assert!(raw.probe_state().alpha.is_nan());
+        assert!(raw.probe_state().rate_est_pps.is_finite());
     }
 
     #[test]
     fn gap_smoothing_inverts_the_averaged_gap() {
         let cfg = PpConfig { smooth: Smoothing::Gap, ..PpConfig::default() };
-        let mut pp = PacketPair::new(20, cfg);
+        let mut pp = PacketPair::build(&cfg, 20);
         pp.on_ack_info(&ack(0.5, 0.0, pair_code::FIRST, 1, 2));
         pp.on_ack_info(&ack(0.75, 0.0, pair_code::SECOND, 2, 2));
         assert!((pp.mu_hat() - 4.0).abs() < 1e-9);

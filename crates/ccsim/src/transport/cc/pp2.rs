@@ -88,9 +88,15 @@
 use super::fuzzy::FuzzyConfig;
 use super::kalman::KalmanConfig;
 use super::pp::PacketPair;
-use super::probe::{Estimator, PairMatcher, ProbeEstimator, ProbeLog, Smoothing};
-use super::{AckInfo, AckResponse, CongestionControl, PaceAdjust, Pacing, ProbeRecord, ProbeState, TransportDefaults};
+use super::probe::{
+    decode_estimator, decode_timer, Estimator, PairMatcher, ProbeEstimator, ProbeLog, ProbeRecord, ProbeState, Smoothing, PROBE_COLUMNS,
+    PROBE_LOG,
+};
+use super::{AckInfo, AckResponse, Algorithm, CongestionControl, EventLog, PaceAdjust, Pacing, TimeoutInfo};
 use crate::net::packet::pair_code;
+use crate::scenario::decode::Result;
+use crate::scenario::params::Params;
+use crate::transport::config::SenderConfig;
 use crate::sim::time::{from_secs, to_secs};
 use crate::sim::SimTime;
 
@@ -103,17 +109,6 @@ pub enum RUpdate {
     First,
 }
 
-impl RUpdate {
-    pub const NAMES: [&'static str; 2] = ["pair", "first"];
-    pub fn from_name(s: &str) -> Option<Self> {
-        match s {
-            "pair" => Some(RUpdate::Pair),
-            "first" => Some(RUpdate::First),
-            _ => None,
-        }
-    }
-}
-
 /// What is carried from one change of V to the next (scenario names "burst", "all").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Carry {
@@ -121,17 +116,6 @@ pub enum Carry {
     Burst,
     /// Also the packets a skip withholds beyond the decrease of V.
     All,
-}
-
-impl Carry {
-    pub const NAMES: [&'static str; 2] = ["burst", "all"];
-    pub fn from_name(s: &str) -> Option<Self> {
-        match s {
-            "burst" => Some(Carry::Burst),
-            "all" => Some(Carry::All),
-            _ => None,
-        }
-    }
 }
 
 /// Parameters of 2P; each field is a scenario parameter of the same name.
@@ -208,8 +192,44 @@ pub struct Pp2 {
     log: ProbeLog,
 }
 
-impl Pp2 {
-    pub fn new(max_window: u32, cfg: Pp2Config) -> Self {
+impl Algorithm for Pp2 {
+    const NAME: &'static str = "pp2";
+    const SUMMARY: &'static str = "packet-pair 2P (Keshav 1991 §4.4): pairs every 2 s_e, skips and bursts as the estimated pipe changes";
+    type Config = Pp2Config;
+    const TRACE_COLUMNS: &'static [&'static str] = PROBE_COLUMNS;
+    const EVENT_LOG: Option<EventLog> = Some(PROBE_LOG);
+
+    /// Those of PP_CTH (per-packet timers X·r_t with X = 3, doubling on each expiry of the
+    /// packet, §4.4; 2 s before the first RTT sample).
+    fn sender_defaults() -> SenderConfig {
+        PacketPair::sender_defaults()
+    }
+
+    fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<Pp2Config> {
+        decode_timer(p, sender)?;
+        let d = Pp2Config::default();
+        let n_b = p.integer("n_b", d.n_b as u64, 0, 1_000_000, "n_b, the target number of the flow's packets at the bottleneck (the priming burst)")? as u32;
+        let n_b_fraction =
+            p.optional_number("n_b_fraction", 0.0, 100.0, "unset (n_b as given)", "if set, n_b = round(fraction x V_e) at the end of the first RTT")?;
+        let (estimator, smooth, kalman) = decode_estimator(p, d.estimator)?;
+        let r_estimate = p.choice(
+            "r_estimate",
+            d.r_estimate,
+            &[("pair", RUpdate::Pair), ("first", RUpdate::First)],
+            "how R_e is kept: from the first ACK of every pair, or the first packet's RTT only",
+        )?;
+        let carry = p.choice(
+            "carry",
+            d.carry,
+            &[("burst", Carry::Burst), ("all", Carry::All)],
+            "what is carried between changes of V: burst rounding only, or also withheld packets",
+        )?;
+        let fill_window = p.flag("fill_window", d.fill_window, "send a lone packet in a slot when the window has room for one only")?;
+        Ok(Pp2Config { n_b, n_b_fraction, estimator, smooth, r_estimate, carry, fill_window, fuzzy: d.fuzzy, kalman })
+    }
+
+    fn build(cfg: &Pp2Config, max_window: u32) -> Self {
+        let cfg = *cfg;
         Pp2 {
             cfg,
             max_window: max_window as f64,
@@ -233,13 +253,9 @@ impl Pp2 {
             log: ProbeLog::default(),
         }
     }
+}
 
-    /// Sender defaults: those of PP_CTH (per-packet timers X·r_t with X = 3, doubling on
-    /// each expiry of the packet, §4.4; 2 s before the first RTT sample).
-    pub fn defaults() -> TransportDefaults {
-        PacketPair::defaults()
-    }
-
+impl Pp2 {
     pub fn config(&self) -> &Pp2Config {
         &self.cfg
     }
@@ -338,12 +354,12 @@ impl Pp2 {
         }
         self.v_e = v_new;
         if self.log.is_on() {
-            self.log.push(ProbeRecord { time: now, index: self.probes, state: self.state() });
+            self.log.push(ProbeRecord { time: now, index: self.probes, state: self.probe_state() });
         }
     }
 
     /// The estimator state now (NaN where not yet measured).
-    fn state(&self) -> ProbeState {
+    pub fn probe_state(&self) -> ProbeState {
         let probed = self.probes > 0 && self.mu_hat > 0.0;
         ProbeState {
             probe_gap_s: self.last_gap,
@@ -368,7 +384,7 @@ impl CongestionControl for Pp2 {
     fn on_dup_ack(&mut self, _count: u32, _ack: &AckInfo) -> bool {
         false
     }
-    fn on_timeout(&mut self, _flight: u64, _high_sent: u64) {}
+    fn on_timeout(&mut self, _t: &TimeoutInfo) {}
     fn on_ack_info(&mut self, a: &AckInfo) {
         if a.code == pair_code::FIRST {
             let r_t = to_secs(a.now.saturating_sub(a.echo_tx));
@@ -395,13 +411,13 @@ impl CongestionControl for Pp2 {
     fn take_pace_adjust(&mut self) -> PaceAdjust {
         std::mem::take(&mut self.pending)
     }
-    fn probe_state(&self) -> Option<ProbeState> {
-        Some(self.state())
+    fn trace_values(&self, out: &mut [f64]) {
+        out.copy_from_slice(&self.probe_state().values());
     }
-    fn enable_probe_log(&mut self, capacity: usize) {
+    fn enable_event_log(&mut self, capacity: usize) {
         self.log.enable(capacity);
     }
-    fn drain_probe_log(&mut self, out: &mut dyn FnMut(&ProbeRecord)) {
+    fn drain_event_log(&mut self, out: &mut dyn FnMut(SimTime, u64, &[f64])) {
         self.log.drain(out);
     }
 }
@@ -412,7 +428,7 @@ mod tests {
     use crate::sim::time::from_secs;
 
     fn ack(now: f64, echo_tx: f64, code: u8, ack: u64, high_sent: u64) -> AckInfo {
-        AckInfo { now: from_secs(now), newly_acked: 1, ack, flight_before: 0, high_sent, echo_tx: from_secs(echo_tx), ce: false, code }
+        AckInfo { now: from_secs(now), newly_acked: 1, ack, high_sent, echo_tx: from_secs(echo_tx), code, ..AckInfo::default() }
     }
 
     /// A probe: the pair sent at `tx` is acknowledged at `t1` and `t1 + gap`, `s` packets
@@ -425,7 +441,7 @@ mod tests {
     /// 2P after start-up with R_e = `r` (kept: r_estimate = first), s_e = `s_e`, n_b = 0.
     fn running(r: f64, s_e: f64, carry: Carry) -> Pp2 {
         let cfg = Pp2Config { n_b: 0, r_estimate: RUpdate::First, carry, ..Pp2Config::default() };
-        let mut p = Pp2::new(100, cfg);
+        let mut p = Pp2::build(&cfg, 100);
         pair(&mut p, 0.0, r, s_e, 0);
         assert!(p.is_running());
         assert_eq!(p.take_pace_adjust(), PaceAdjust::default(), "n_b = 0: no priming");
@@ -434,11 +450,11 @@ mod tests {
 
     #[test]
     fn start_up_pair_then_queue_priming_then_pairs_every_2_s_e() {
-        let mut p = Pp2::new(30, Pp2Config::default());
+        let mut p = Pp2::build(&Pp2Config::default(), 30);
         // Start-up: one pair back to back, window 2.
         assert_eq!(p.cwnd(), 2.0);
         assert_eq!(p.pacing(), Some(Pacing { interval: 0, burst: 2, fill_window: false }));
-        assert!(p.probe_state().unwrap().rate_est_pps.is_nan());
+        assert!(p.probe_state().rate_est_pps.is_nan());
         // ACKs at 0.5 s and 0.6 s: R_e = 0.5 s, s_e = 0.1 s, V_e = 5.
         p.on_ack_info(&ack(0.5, 0.0, pair_code::FIRST, 1, 2));
         assert_eq!(p.r_estimate(), Some(0.5));
@@ -453,7 +469,7 @@ mod tests {
         // Normal transmission: the window opens to the maximum; a pair every 2·s_e.
         assert_eq!(p.cwnd(), 30.0);
         assert_eq!(p.pacing(), Some(Pacing { interval: from_secs(0.2), burst: 2, fill_window: false }));
-        let st = p.probe_state().unwrap();
+        let st = p.probe_state();
         assert!((st.rate_est_pps - 10.0).abs() < 1e-9 && (st.send_rate_pps - 10.0).abs() < 1e-9);
         assert!((st.probe_gap_s - 0.1).abs() < 1e-12 && st.alpha.is_nan());
         assert_eq!(p.totals(), (0, 5, 0));
@@ -512,7 +528,7 @@ mod tests {
     #[test]
     fn burst_is_cut_to_the_window() {
         let cfg = Pp2Config { n_b: 0, r_estimate: RUpdate::First, ..Pp2Config::default() };
-        let mut p = Pp2::new(8, cfg);
+        let mut p = Pp2::build(&cfg, 8);
         pair(&mut p, 0.0, 1.0, 0.2, 0); // V = 5
                                         // V 5 -> 10 with 6 outstanding: room for 2 of the 5.
         pair(&mut p, 1.0, 2.0, 0.1, 6);
@@ -524,7 +540,7 @@ mod tests {
     fn r_e_from_the_first_ack_of_every_pair() {
         // §4.4: R_e = r_t - n_b·s_e on each pair's first ACK (s_e as it is then); V_e on the
         // second. Start-up: R_e = 0.5, s_e = 0.1, V = 5, n_b = 5.
-        let mut p = Pp2::new(100, Pp2Config::default());
+        let mut p = Pp2::build(&Pp2Config::default(), 100);
         pair(&mut p, 0.0, 0.5, 0.1, 0);
         p.take_pace_adjust();
         // The first packet waited for 6 packets, not 5: r_t = 0.5 + 0.6, R_e = 0.6, V = 6.
@@ -543,7 +559,7 @@ mod tests {
         p.on_ack_info(&ack(12.4, 12.35, pair_code::SECOND, 62, 62));
         assert_eq!(p.probes(), probes);
         // r_estimate = first keeps the start-up R_e.
-        let mut f = Pp2::new(100, Pp2Config { r_estimate: RUpdate::First, ..Pp2Config::default() });
+        let mut f = Pp2::build(&Pp2Config { r_estimate: RUpdate::First, ..Pp2Config::default() }, 100);
         pair(&mut f, 0.0, 0.5, 0.1, 0);
         pair(&mut f, 10.0, 11.1, 0.1, 10);
         assert_eq!(f.r_estimate(), Some(0.5));
@@ -553,7 +569,7 @@ mod tests {
     #[test]
     fn n_b_as_a_fraction_of_v_e() {
         let cfg = Pp2Config { n_b_fraction: Some(0.35), ..Pp2Config::default() };
-        let mut p = Pp2::new(100, cfg);
+        let mut p = Pp2::build(&cfg, 100);
         pair(&mut p, 0.0, 1.0, 0.125, 0); // V_e = 8: n_b = round(2.8) = 3
         assert_eq!(p.n_b(), 3.0);
         assert_eq!(p.take_pace_adjust(), PaceAdjust { skip: 0, extra: 3 });
@@ -563,33 +579,26 @@ mod tests {
     fn smoothed_estimators() {
         // The fuzzy predictor starts from the first sample and then averages.
         let cfg = Pp2Config { estimator: Estimator::Fuzzy, n_b: 0, r_estimate: RUpdate::First, ..Pp2Config::default() };
-        let mut p = Pp2::new(100, cfg);
+        let mut p = Pp2::build(&cfg, 100);
         pair(&mut p, 0.0, 1.0, 0.1, 0);
         assert!((p.rate_pps() - 10.0).abs() < 1e-9);
         pair(&mut p, 1.0, 2.0, 0.2, 5);
         assert!(p.rate_pps() > 5.0 && p.rate_pps() < 10.0, "{}", p.rate_pps());
-        let st = p.probe_state().unwrap();
+        let st = p.probe_state();
         assert!(st.alpha > 0.0 && st.alpha < 1.0);
         assert!(p.take_pace_adjust().skip >= 1);
     }
 
     #[test]
-    fn probe_log_and_names() {
-        let mut p = Pp2::new(100, Pp2Config::default());
-        p.enable_probe_log(4);
+    fn probe_log() {
+        let mut p = Pp2::build(&Pp2Config::default(), 100);
+        p.enable_event_log(4);
         pair(&mut p, 0.0, 0.5, 0.1, 0);
         pair(&mut p, 1.0, 1.5, 0.1, 10);
         let mut got = vec![];
-        p.drain_probe_log(&mut |r| got.push(*r));
-        assert_eq!(got.iter().map(|r| r.index).collect::<Vec<_>>(), vec![1, 2]);
-        let st = p.probe_state().unwrap();
-        assert_eq!((got[1].state.probe_gap_s, got[1].state.rate_est_pps), (st.probe_gap_s, st.rate_est_pps));
-        for n in RUpdate::NAMES {
-            assert!(RUpdate::from_name(n).is_some());
-        }
-        for n in Carry::NAMES {
-            assert!(Carry::from_name(n).is_some());
-        }
-        assert_eq!(Carry::from_name("none"), None);
+        p.drain_event_log(&mut |_, i, v| got.push((i, v.to_vec())));
+        assert_eq!(got.iter().map(|r| r.0).collect::<Vec<_>>(), vec![1, 2]);
+        let st = p.probe_state();
+        assert_eq!((got[1].1[0], got[1].1[1]), (st.probe_gap_s, st.rate_est_pps));
     }
 }

@@ -10,14 +10,105 @@
 //! - [`ProbeEstimator`]: the bottleneck rate μ̂ from the probes: the last probe (`raw`,
 //!   chapter 4), the fuzzy predictor (§5.6, on the rate 1/gap or on the gap), or the Kalman
 //!   filter (§5.5, which also takes the sending rate and the time since the last probe).
-//! - [`ProbeLog`]: the probes of a traced flow as they happen, for the trace sampler.
+//! - [`ProbeState`], [`ProbeLog`]: the estimator's state for the periodic trace (the
+//!   algorithms' [`PROBE_COLUMNS`]) and the probes of a traced flow as they happen (the
+//!   `probes` table, [`PROBE_LOG`]).
+//! - [`decode_estimator`], [`decode_timer`]: the parameters both algorithms share.
 
 use super::fuzzy::{FuzzyConfig, FuzzyPredictor};
 use super::kalman::{Kalman, KalmanConfig};
-use super::{AckInfo, ProbeRecord};
+use super::{AckInfo, EventLog};
 use crate::net::packet::pair_code;
+use crate::scenario::decode::Result;
+use crate::scenario::params::Params;
 use crate::sim::SimTime;
+use crate::transport::config::SenderConfig;
 use std::collections::VecDeque;
+
+/// The trace columns of the packet-pair algorithms, in [`ProbeState::values`] order.
+pub const PROBE_COLUMNS: &[&str] = &["probe_gap_s", "rate_est_pps", "send_rate_pps", "alpha"];
+
+/// The packet-pair algorithms' event log: every probe of a traced flow.
+pub const PROBE_LOG: EventLog = EventLog { table: "probes", index: "probe", columns: PROBE_COLUMNS };
+
+/// A rate-based algorithm's estimator state at one instant, for traces. NaN where unknown
+/// (before the first probe; `alpha` when the estimator is not the fuzzy predictor).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProbeState {
+    /// The last probe: the gap between the two ACKs of the last pair, seconds.
+    pub probe_gap_s: f64,
+    /// The predicted bottleneck rate μ̂ after the last probe, packets/s.
+    pub rate_est_pps: f64,
+    /// The sending rate λ, packets/s (NaN until the control law runs).
+    pub send_rate_pps: f64,
+    /// The fuzzy predictor's averaging constant α (the weight of the history), in [0, 1].
+    pub alpha: f64,
+}
+
+impl ProbeState {
+    /// The values in [`PROBE_COLUMNS`] order.
+    pub fn values(&self) -> [f64; 4] {
+        [self.probe_gap_s, self.rate_est_pps, self.send_rate_pps, self.alpha]
+    }
+}
+
+/// One probe as it happened: its time, its ordinal number (1 for the first probe of the flow;
+/// a gap in the numbers of a drained log shows probes the log had no room for) and the state
+/// right after it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProbeRecord {
+    pub time: SimTime,
+    pub index: u64,
+    pub state: ProbeState,
+}
+
+/// `estimator`, `smooth` and the Kalman variances, over `estimator`'s default.
+pub fn decode_estimator(p: &mut Params, estimator: Estimator) -> Result<(Estimator, Smoothing, KalmanConfig)> {
+    let estimator = p.choice(
+        "estimator",
+        estimator,
+        &[("fuzzy", Estimator::Fuzzy), ("kalman", Estimator::Kalman), ("raw", Estimator::Raw)],
+        "where the bottleneck rate estimate comes from: the fuzzy predictor (§5.6), a Kalman filter (§5.5) or the last probe",
+    )?;
+    let smooth = p.choice(
+        "smooth",
+        Smoothing::Rate,
+        &[("rate", Smoothing::Rate), ("gap", Smoothing::Gap)],
+        "what the fuzzy predictor averages: the rate 1/gap or the gap",
+    )?;
+    let kalman = KalmanConfig {
+        system_var: p.optional_number(
+            "kalman_system_var",
+            0.0,
+            1e18,
+            "unset (the filter's own)",
+            "the Kalman filter's system noise variance",
+        )?,
+        obs_var: p.optional_number(
+            "kalman_obs_var",
+            0.0,
+            1e18,
+            "unset (the filter's own)",
+            "the Kalman filter's observation noise variance",
+        )?,
+        ..KalmanConfig::default()
+    };
+    Ok((estimator, smooth, kalman))
+}
+
+/// `timeout_x` (X of the per-packet timeout X x srtt) and `retransmit`.
+pub fn decode_timer(p: &mut Params, sender: &mut SenderConfig) -> Result<()> {
+    sender.decode_beta(p, "timeout_x", 0.1, "X of the per-packet timeout X x srtt (§4.4)")?;
+    // Packet-pair matches every ACK to the packet it answers (it must, to find pairs), so a
+    // packet's own ACK stops its timer even when it arrived behind a hole.
+    sender.own_ack_stops_timer = p.choice(
+        "retransmit",
+        sender.own_ack_stops_timer,
+        &[("own_ack", true), ("expired", false)],
+        "which packets a timeout resends: those without a cumulative ACK or their own ACK, or every expired one",
+    )?;
+    Ok(())
+}
 
 /// Where μ̂ comes from (scenario names: "fuzzy", "kalman", "raw").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,29 +128,6 @@ pub enum Smoothing {
     Rate,
     /// The gap, inverted afterwards.
     Gap,
-}
-
-impl Estimator {
-    pub const NAMES: [&'static str; 3] = ["fuzzy", "kalman", "raw"];
-    pub fn from_name(s: &str) -> Option<Self> {
-        match s {
-            "fuzzy" => Some(Estimator::Fuzzy),
-            "kalman" => Some(Estimator::Kalman),
-            "raw" => Some(Estimator::Raw),
-            _ => None,
-        }
-    }
-}
-
-impl Smoothing {
-    pub const NAMES: [&'static str; 2] = ["rate", "gap"];
-    pub fn from_name(s: &str) -> Option<Self> {
-        match s {
-            "rate" => Some(Smoothing::Rate),
-            "gap" => Some(Smoothing::Gap),
-            _ => None,
-        }
-    }
 }
 
 /// Matches the two ACKs of a back-to-back pair.
@@ -151,9 +219,9 @@ impl ProbeLog {
         }
         self.log.push_back(r);
     }
-    pub fn drain(&mut self, out: &mut dyn FnMut(&ProbeRecord)) {
+    pub fn drain(&mut self, out: &mut dyn FnMut(SimTime, u64, &[f64])) {
         for r in self.log.drain(..) {
-            out(&r);
+            out(r.time, r.index, &r.state.values());
         }
     }
 }
@@ -164,16 +232,7 @@ mod tests {
     use crate::sim::time::from_secs;
 
     fn ack(now: f64, echo_tx: f64, code: u8) -> AckInfo {
-        AckInfo {
-            now: from_secs(now),
-            newly_acked: 1,
-            ack: 1,
-            flight_before: 0,
-            high_sent: 2,
-            echo_tx: from_secs(echo_tx),
-            ce: false,
-            code,
-        }
+        AckInfo { now: from_secs(now), newly_acked: 1, ack: 1, high_sent: 2, echo_tx: from_secs(echo_tx), code, ..AckInfo::default() }
     }
 
     #[test]

@@ -10,10 +10,13 @@
 //! - RTO per RFC 6298 (srtt + 4 rttvar), Karn's rule, back-off; min RTO 200 ms as in Linux
 //!   (RFC 6298's 1 s is available through `min_rto`).
 
-use super::{aimd_increase, half_flight, AckInfo, AckResponse, CongestionControl, TransportDefaults};
+use super::loss::{aimd_increase, half_flight, LossConfig};
+use super::{AckInfo, AckResponse, Algorithm, CongestionControl, TimeoutInfo};
+use crate::scenario::decode::Result;
+use crate::scenario::params::Params;
 use crate::sim::PS_PER_SEC;
+use crate::transport::config::{SenderConfig, TimerMode};
 use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
-use crate::transport::sender::TimerMode;
 
 #[derive(Clone, Debug)]
 pub struct Reno {
@@ -24,8 +27,9 @@ pub struct Reno {
     in_recovery: bool,
 }
 
-pub(crate) fn rfc6298_defaults() -> TransportDefaults {
-    TransportDefaults {
+/// RFC 6298's timer with Linux's 200 ms floor (Reno and NewReno).
+pub(crate) fn rfc6298_defaults() -> SenderConfig {
+    SenderConfig {
         rto: RtoConfig {
             formula: RtoFormula::MeanDev(4.0),
             sample_from: SampleFrom::Last,
@@ -39,16 +43,31 @@ pub(crate) fn rfc6298_defaults() -> TransportDefaults {
             granularity: 0,
         },
         timers: TimerMode::Single,
+        own_ack_stops_timer: false,
     }
 }
 
-impl Reno {
-    pub fn new(max_window: u32, initial_cwnd: f64, dupack_threshold: u32) -> Self {
-        Reno { cwnd: initial_cwnd, ssthresh: max_window as f64, max_window: max_window as f64, dupack_threshold, in_recovery: false }
+impl Algorithm for Reno {
+    const NAME: &'static str = "reno";
+    const SUMMARY: &'static str = "Reno (RFC 5681): slow start, congestion avoidance, fast retransmit and fast recovery";
+    type Config = LossConfig;
+
+    fn sender_defaults() -> SenderConfig {
+        rfc6298_defaults()
     }
 
-    pub fn defaults() -> TransportDefaults {
-        rfc6298_defaults()
+    fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<LossConfig> {
+        LossConfig::decode(p, sender)
+    }
+
+    fn build(cfg: &LossConfig, max_window: u32) -> Self {
+        Reno {
+            cwnd: cfg.initial_cwnd,
+            ssthresh: max_window as f64,
+            max_window: max_window as f64,
+            dupack_threshold: cfg.dupack_threshold,
+            in_recovery: false,
+        }
     }
 }
 
@@ -81,8 +100,8 @@ impl CongestionControl for Reno {
             false
         }
     }
-    fn on_timeout(&mut self, flight: u64, _high_sent: u64) {
-        self.ssthresh = half_flight(flight);
+    fn on_timeout(&mut self, t: &TimeoutInfo) {
+        self.ssthresh = half_flight(t.flight);
         self.cwnd = 1.0;
         self.in_recovery = false;
     }

@@ -1,0 +1,234 @@
+//! Flows: their endpoints, application, transport (congestion control and sender settings)
+//! and routes, as a scenario describes them.
+
+use super::decode::{join_path, string_list, Obj, Result, ScenarioError};
+use super::params::Params;
+use super::schema::{FlowSpec, NameIndex, NodeKind, NodeSpec, TransportSpec};
+use super::topology::node_ref;
+use super::units;
+use crate::sim::{time::from_secs, SimTime, PS_PER_SEC};
+use crate::traffic::{AppKind, APP_NAMES};
+use crate::transport::cc::{algorithm, newreno::NewReno, Algorithm, ALGORITHMS};
+use std::collections::HashSet;
+use toml::Value;
+
+/// An explicit route: a node list that visits no node twice and passes through switches only
+/// (hosts do not forward); its ends are checked against the flow's by the caller.
+fn decode_node_list(o: &mut Obj, key: &'static str, nodes: &[NodeSpec], index: &NameIndex) -> Result<Option<Vec<usize>>> {
+    let path = o.at(key);
+    let Some(items) = o.array(key)? else { return Ok(None) };
+    let names = string_list(items, &path)?;
+    if names.len() < 2 {
+        return Err(ScenarioError::new(path, "expected at least two node names"));
+    }
+    let route = names.iter().enumerate().map(|(i, n)| node_ref(index, n, &format!("{path}[{i}]"))).collect::<Result<Vec<_>>>()?;
+    let mut seen = HashSet::with_capacity(route.len());
+    for (i, &x) in route.iter().enumerate() {
+        if !seen.insert(x) {
+            return Err(ScenarioError::new(
+                format!("{path}[{i}]"),
+                format!("node {:?} appears twice; a route visits each node once", names[i]),
+            ));
+        }
+        if i > 0 && i + 1 < route.len() && nodes[x].kind == NodeKind::Host {
+            return Err(ScenarioError::new(
+                format!("{path}[{i}]"),
+                format!("node {:?} is a host: hosts do not forward, so only a route's ends may be hosts", names[i]),
+            ));
+        }
+    }
+    Ok(Some(route))
+}
+
+/// The transport of a flow whose `cc` is `name`: the registered algorithm reads its own
+/// parameters and the sender's; an uncontrolled flow (`"none"`) takes none.
+fn decode_transport(params: Option<Obj>, name: &str, path: String) -> Result<TransportSpec> {
+    let mut p = Params::new(params.unwrap_or_else(|| Obj::empty(path)));
+    let spec = match algorithm(name) {
+        None => TransportSpec { cc: None, sender: NewReno::sender_defaults() },
+        Some(info) => {
+            let (cc, sender) = (info.decode)(&mut p)?;
+            TransportSpec { cc: Some(cc), sender }
+        }
+    };
+    p.finish()?;
+    Ok(spec)
+}
+
+fn gap_from_rate(o: &mut Obj, size: u32, required_for: &str) -> Result<Option<SimTime>> {
+    let rate = o.quantity("rate", units::packet_rate)?;
+    let bitrate = o.quantity("bitrate", units::bandwidth)?;
+    match (rate, bitrate) {
+        (Some(_), Some(_)) => Err(ScenarioError::new(o.at("bitrate"), "give either rate or bitrate, not both")),
+        (Some(r), None) => Ok(Some(from_secs(1.0 / r).max(1))),
+        (None, Some(b)) => Ok(Some(from_secs(size as f64 * 8.0 / b as f64).max(1))),
+        (None, None) if required_for.is_empty() => Ok(None),
+        (None, None) => {
+            Err(ScenarioError::new(o.at("rate"), format!("is required for app {required_for:?} (\"10pps\"), or give bitrate (\"40kbps\")")))
+        }
+    }
+}
+
+fn decode_app(o: &mut Obj, app: &str, packet_size: u32, duration: SimTime) -> Result<AppKind> {
+    Ok(match app {
+        "ftp" => {
+            let packets = o.uint("packets")?;
+            if packets == Some(0) {
+                return Err(ScenarioError::new(
+                    o.at("packets"),
+                    "expected a positive number of packets (leave it out for an endless transfer)",
+                ));
+            }
+            AppKind::Ftp { packets }
+        }
+        "telnet" | "poisson" => {
+            let gap = o.quantity("mean_gap", units::duration)?;
+            let from_rate = gap_from_rate(o, packet_size, "")?;
+            let mean_gap = match (gap, from_rate) {
+                (Some(_), Some(_)) => return Err(ScenarioError::new(o.at("mean_gap"), "give either mean_gap or rate, not both")),
+                (Some(g), None) => g,
+                (None, Some(g)) => g,
+                (None, None) if app == "telnet" => 5 * PS_PER_SEC, // Keshav §6.5: mean 5 s
+                (None, None) => {
+                    return Err(ScenarioError::new(o.at("mean_gap"), "is required for app \"poisson\" (\"0.5s\"), or give rate (\"2pps\")"))
+                }
+            };
+            if mean_gap == 0 {
+                return Err(ScenarioError::new(o.at("mean_gap"), "expected a positive duration"));
+            }
+            if app == "telnet" {
+                AppKind::Telnet { mean_gap }
+            } else {
+                AppKind::Poisson { mean_gap }
+            }
+        }
+        "cbr" => AppKind::Cbr { gap: gap_from_rate(o, packet_size, "cbr")?.unwrap() },
+        "onoff" => {
+            let gap = gap_from_rate(o, packet_size, "onoff")?.unwrap();
+            let path = o.at("on");
+            let items = o.array("on")?.ok_or_else(|| {
+                ScenarioError::new(path.clone(), "is required for app \"onoff\": a list of [start, end] periods, e.g. [[\"0s\", \"300s\"]]")
+            })?;
+            let mut on = Vec::new();
+            for (i, it) in items.iter().enumerate() {
+                let ipath = format!("{path}[{i}]");
+                let pair = match it {
+                    Value::Array(a) if a.len() == 2 => a,
+                    _ => return Err(ScenarioError::new(ipath, "expected a [start, end] pair of durations")),
+                };
+                let mut ends = [0; 2];
+                for (j, e) in pair.iter().enumerate() {
+                    let text = match e {
+                        Value::String(s) => s.clone(),
+                        Value::Integer(x) => x.to_string(),
+                        Value::Float(x) => x.to_string(),
+                        _ => return Err(ScenarioError::new(format!("{ipath}[{j}]"), "expected a duration")),
+                    };
+                    ends[j] = units::duration(&text)
+                        .map_err(|e| ScenarioError::new(format!("{ipath}[{j}]"), format!("expected {e}, got {text:?}")))?;
+                }
+                if ends[1] <= ends[0] || on.last().is_some_and(|&(_, b)| ends[0] < b) {
+                    return Err(ScenarioError::new(ipath, "expected periods with start < end, in time order, not overlapping"));
+                }
+                on.push((ends[0], ends[1]));
+            }
+            let _ = duration;
+            AppKind::OnOff { gap, on }
+        }
+        _ => unreachable!("app name checked by choice()"),
+    })
+}
+
+pub fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex, duration: SimTime) -> Result<Vec<FlowSpec>> {
+    let items = match top.array("flows")? {
+        Some(a) => a,
+        None => return Ok(Vec::new()),
+    };
+    let mut flows: Vec<FlowSpec> = Vec::with_capacity(items.len());
+    let mut seen: HashSet<String> = HashSet::with_capacity(items.len());
+    let cc_names: Vec<&'static str> = ALGORITHMS.iter().map(|a| a.name).chain(["none"]).collect();
+    for (i, item) in items.iter().enumerate() {
+        let path = format!("flows[{i}]");
+        let mut o = Obj::new(item, &path)?;
+        let name = o.str("name")?.map(str::to_string).unwrap_or_else(|| format!("flow{i}"));
+        if !seen.insert(name.clone()) {
+            return Err(ScenarioError::new(o.at("name"), format!("flow name {name:?} is used twice")));
+        }
+        let endpoint = |o: &mut Obj, key: &'static str| -> Result<usize> {
+            let p = o.at(key);
+            let n = o.req_str(key)?;
+            let idx = node_ref(index, n, &p)?;
+            if nodes[idx].kind != NodeKind::Host {
+                return Err(ScenarioError::new(p, format!("node {n:?} is a switch; flows start and end at hosts")));
+            }
+            Ok(idx)
+        };
+        let src = endpoint(&mut o, "src")?;
+        let dst = endpoint(&mut o, "dst")?;
+        if src == dst {
+            return Err(ScenarioError::new(o.at("dst"), "expected a destination other than the source"));
+        }
+        let app_name = o.choice("app", "application", APP_NAMES)?.unwrap_or("ftp");
+        let default_cc = match app_name {
+            "ftp" | "telnet" => "newreno",
+            _ => "none",
+        };
+        let cc_name = o.choice("cc", "congestion control algorithm", &cc_names)?.unwrap_or(default_cc);
+        if cc_name == "none" && app_name == "ftp" {
+            return Err(ScenarioError::new(
+                o.at("cc"),
+                "app \"ftp\" needs flow control (an infinite source without it has no rate); use app \"cbr\" for an uncontrolled source",
+            ));
+        }
+        let default_size = if app_name == "telnet" { 40 } else { 1000 };
+        let packet_size = o.quantity("packet_size", units::size)?.unwrap_or(default_size);
+        let ack_size = o.quantity("ack_size", units::size)?.unwrap_or(40);
+        for (key, v) in [("packet_size", packet_size), ("ack_size", ack_size)] {
+            if v > 65_535 {
+                return Err(ScenarioError::new(o.at(key), format!("expected at most 65535 bytes, got {v}")));
+            }
+        }
+        let max_window = o.uint_in("max_window", 1, 100_000_000)?.unwrap_or(1_000_000) as u32;
+        let start = o.quantity("start", units::duration)?.unwrap_or(0);
+        if start >= duration {
+            return Err(ScenarioError::new(o.at("start"), "expected a start time before the end of the run (duration)"));
+        }
+        let stop = o.quantity("stop", units::duration)?.unwrap_or(SimTime::MAX);
+        if stop <= start {
+            return Err(ScenarioError::new(o.at("stop"), "expected a stop time after start"));
+        }
+        let fq_weight = o.uint_in("fq_weight", 1, 1_000_000)?.unwrap_or(1) as u32;
+        let app = decode_app(&mut o, app_name, packet_size as u32, duration)?;
+        let params = o.table("params")?;
+        let transport = decode_transport(params, cc_name, o.at("params"))?;
+        let route = decode_node_list(&mut o, "route", nodes, index)?;
+        let reverse_route = decode_node_list(&mut o, "reverse_route", nodes, index)?;
+        for (key, r, from, to) in [("route", &route, src, dst), ("reverse_route", &reverse_route, dst, src)] {
+            if let Some(r) = r {
+                if r[0] != from || *r.last().unwrap() != to {
+                    return Err(ScenarioError::new(
+                        join_path(&path, key),
+                        format!("expected a node list from {:?} to {:?}", nodes[from].name, nodes[to].name),
+                    ));
+                }
+            }
+        }
+        o.finish()?;
+        flows.push(FlowSpec {
+            name,
+            src,
+            dst,
+            app,
+            transport,
+            max_window,
+            packet_size: packet_size as u32,
+            ack_size: ack_size as u32,
+            start,
+            stop,
+            route,
+            reverse_route,
+            fq_weight,
+        });
+    }
+    Ok(flows)
+}

@@ -1,0 +1,92 @@
+//! What a run measures: the interval statistics and the traces.
+
+use super::decode::{string_list, Obj, Result, ScenarioError};
+use super::schema::{port_names, FlowSpec, LinkSpec, MeasureSpec, NameIndex, NodeSpec, Selection};
+use super::units;
+use crate::sim::SimTime;
+use toml::Value;
+
+/// A selection of flows or ports by name; `"switches"` (ports leaving switches) only when
+/// `ports` is true.
+fn decode_selection(o: &mut Obj, key: &'static str, names: &NameIndex, ports: bool, default: Selection) -> Result<Selection> {
+    let path = o.at(key);
+    match o.get(key) {
+        None => Ok(default),
+        Some(Value::Boolean(true)) => Ok(Selection::All),
+        Some(Value::Boolean(false)) => Ok(Selection::None),
+        Some(Value::String(s)) if s == "all" => Ok(Selection::All),
+        Some(Value::String(s)) if s == "none" => Ok(Selection::None),
+        Some(Value::String(s)) if s == "switches" && ports => Ok(Selection::Switches),
+        Some(Value::Array(items)) => {
+            let mut idx = Vec::new();
+            for (i, n) in string_list(items, &path)?.into_iter().enumerate() {
+                match names.get(n) {
+                    Some(k) => idx.push(k),
+                    None => {
+                        return Err(ScenarioError::new(
+                            format!("{path}[{i}]"),
+                            format!("no such name {n:?}; expected one of: {}", names.sample()),
+                        ));
+                    }
+                }
+            }
+            Ok(Selection::Indices(idx))
+        }
+        Some(v) => Err(ScenarioError::new(
+            path,
+            format!(
+                "expected true, false, \"all\", \"none\"{} or a list of names, got {}",
+                if ports { ", \"switches\"" } else { "" },
+                super::decode::describe(v)
+            ),
+        )),
+    }
+}
+
+pub fn decode_measure(top: &mut Obj, duration: SimTime, nodes: &[NodeSpec], links: &[LinkSpec], flows: &[FlowSpec]) -> Result<MeasureSpec> {
+    let flow_names: Vec<String> = flows.iter().map(|f| f.name.clone()).collect();
+    let port_names = port_names(nodes, links);
+    let (flow_index, port_index) = (NameIndex::new(&flow_names), NameIndex::new(&port_names));
+    let default_interval = duration / 8;
+    let mut m = match top.table("measure")? {
+        Some(m) => m,
+        None => {
+            return Ok(MeasureSpec {
+                interval: default_interval.max(1),
+                discard: 1,
+                trace_period: (duration / 2000).max(1),
+                trace_cwnd: Selection::All,
+                trace_queues: Selection::Switches,
+                trace_drops: Selection::None,
+            })
+        }
+    };
+    let interval = match m.quantity("interval", units::duration)? {
+        Some(0) => return Err(ScenarioError::new(m.at("interval"), "expected a positive duration")),
+        Some(i) => i,
+        None => default_interval.max(1),
+    };
+    if interval > duration {
+        return Err(ScenarioError::new(m.at("interval"), "expected an interval no longer than the run (duration)"));
+    }
+    let n_intervals = duration / interval;
+    let discard = m.uint("discard")?.unwrap_or(1);
+    if discard >= n_intervals {
+        return Err(ScenarioError::new(
+            m.at("discard"),
+            format!("expected fewer than the {n_intervals} whole intervals in the run, got {discard}"),
+        ));
+    }
+    let trace_period = m.quantity("trace_period", units::duration)?.unwrap_or((duration / 2000).max(1));
+    if trace_period == 0 {
+        return Err(ScenarioError::new(m.at("trace_period"), "expected a positive duration"));
+    }
+    if trace_period > duration {
+        return Err(ScenarioError::new(m.at("trace_period"), "expected a period no longer than the run (duration)"));
+    }
+    let trace_cwnd = decode_selection(&mut m, "trace_cwnd", &flow_index, false, Selection::All)?;
+    let trace_queues = decode_selection(&mut m, "trace_queues", &port_index, true, Selection::Switches)?;
+    let trace_drops = decode_selection(&mut m, "trace_drops", &port_index, true, Selection::None)?;
+    m.finish()?;
+    Ok(MeasureSpec { interval, discard: discard as u32, trace_period, trace_cwnd, trace_queues, trace_drops })
+}
