@@ -2,6 +2,7 @@
 
     ccsim run FILE [--out DIR] [--seed N] [--duration D] [--no-plots]
     ccsim validate FILE...
+    ccsim list [NAME] [--markdown]
     ccsim bench dumbbell [--flows N] [--duration S] [--seed N]
     ccsim plot DIR
     ccsim compare BASE OTHER
@@ -126,6 +127,43 @@ def cmd_validate(a) -> int:
             print(_with_file(f, e), file=sys.stderr)
             status = 2
     return status
+
+
+def cmd_list(a) -> int:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from . import registry
+
+    if a.markdown:
+        print(registry.markdown())
+        return 0
+    con = Console() if sys.stdout.isatty() else Console(width=150)
+    if a.name:
+        try:
+            c = registry.component(a.name)
+        except KeyError as e:
+            return _err(str(e.args[0]))
+        t = Table(title=f"{c.name} ({'cc' if c.kind == 'cc' else 'queue'}): {escape(c.summary)}; "
+                        f"parameters go in {c.table} = {{...}}")
+        for col in ("parameter", "takes", "default", "meaning"):
+            t.add_column(col)
+        for p in c.params:
+            t.add_row(p.name, escape(p.expects), escape(p.default), escape(p.doc))
+        con.print(t)
+        return 0
+    for title, items in (("congestion control (flows' cc)", registry.algorithms()),
+                         ("queue disciplines (links' queue)", registry.disciplines())):
+        t = Table(title=title)
+        for col in ("name", "parameters", "what it is"):
+            t.add_column(col)
+        for c in items:
+            t.add_row(c.name, str(len(c.params)), escape(c.summary))
+        con.print(t)
+    con.print(f"applications (flows' app): {', '.join(registry.applications())}; "
+              "`ccsim list NAME` shows one's parameters")
+    return 0
 
 
 def cmd_bench(a) -> int:
@@ -380,6 +418,12 @@ def build_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="check scenario files without running them")
     v.add_argument("files", nargs="+", metavar="FILE")
     v.set_defaults(func=cmd_validate)
+
+    ls = sub.add_parser("list", help="list the congestion-control algorithms and queue disciplines, or one's parameters")
+    ls.add_argument("name", nargs="?", help="an algorithm or discipline: show its parameters")
+    ls.add_argument("--markdown", action="store_true", help="print the whole parameter reference as Markdown "
+                                                            "(docs/parameters.md)")
+    ls.set_defaults(func=cmd_list)
 
     b = sub.add_parser("bench", help="run the standard benchmark and print one JSON line")
     b.add_argument("topology", choices=["dumbbell"])

@@ -368,6 +368,49 @@ fn fq_buffers_report(py: Python<'_>, seed: u64) -> (String, usize, usize) {
     py.allow_threads(|| ccsim::queue::fq_buffers::evaluation::full_report(seed))
 }
 
+fn param_docs<'py>(py: Python<'py>, docs: &[ccsim::scenario::params::ParamDoc]) -> PyResult<Bound<'py, PyList>> {
+    let out = PyList::empty(py);
+    for d in docs {
+        let p = PyDict::new(py);
+        p.set_item("name", d.name)?;
+        p.set_item("expects", &d.expects)?;
+        p.set_item("default", &d.default)?;
+        p.set_item("doc", d.doc)?;
+        out.append(p)?;
+    }
+    Ok(out)
+}
+
+/// What the engine has, from its registries: every congestion-control algorithm and queue
+/// discipline with its parameters (name, what it takes, default, meaning), and the
+/// application names.
+#[pyfunction]
+fn registry(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let out = PyDict::new(py);
+    let cc = PyList::empty(py);
+    for a in ccsim::transport::cc::ALGORITHMS {
+        let d = PyDict::new(py);
+        d.set_item("name", a.name)?;
+        d.set_item("summary", a.summary)?;
+        d.set_item("params", param_docs(py, &a.params())?)?;
+        d.set_item("trace_columns", a.trace_columns.to_vec())?;
+        d.set_item("event_log", a.event_log.map(|e| e.table))?;
+        cc.append(d)?;
+    }
+    out.set_item("cc", cc)?;
+    let queues = PyList::empty(py);
+    for q in ccsim::queue::DISCIPLINES {
+        let d = PyDict::new(py);
+        d.set_item("name", q.name)?;
+        d.set_item("summary", q.summary)?;
+        d.set_item("params", param_docs(py, &q.params())?)?;
+        queues.append(d)?;
+    }
+    out.set_item("queue", queues)?;
+    out.set_item("app", ccsim::traffic::APP_NAMES.to_vec())?;
+    Ok(out)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
@@ -377,5 +420,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dumbbell_toml, m)?)?;
     m.add_function(wrap_pyfunction!(bench_dumbbell, m)?)?;
     m.add_function(wrap_pyfunction!(fq_buffers_report, m)?)?;
+    m.add_function(wrap_pyfunction!(registry, m)?)?;
     Ok(())
 }

@@ -287,3 +287,30 @@ impl QueueDiscipline for Qdisc {
         dispatch!(self, q => q.marks())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_discipline_has_a_unique_name_and_builds_from_its_defaults() {
+        let mut names: Vec<&str> = DISCIPLINES.iter().map(|d| d.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), DISCIPLINES.len(), "two disciplines share a name");
+        for d in DISCIPLINES {
+            let cfg = (d.decode)(&mut Params::new(crate::scenario::decode::Obj::empty("queue_params"))).unwrap();
+            assert_eq!(cfg.name(), d.name);
+            let port = PortSetup {
+                buffer: BufferLimit::Packets(10),
+                count_in_service: true,
+                bandwidth_bps: 1_000_000,
+                seed: 1,
+                port_name: "a->b",
+            };
+            let q = cfg.build(&port);
+            assert_eq!((q.name(), q.len_packets()), (d.name, 0));
+        }
+        assert_eq!(QdiscConfig::default().name(), "droptail");
+    }
+}

@@ -408,3 +408,27 @@ impl CongestionControl for Cc {
         dispatch!(self, c => c.drain_event_log(out))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_algorithm_has_a_unique_name_and_decodes_its_defaults() {
+        let mut names: Vec<&str> = ALGORITHMS.iter().map(|a| a.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ALGORITHMS.len(), "two algorithms share a name");
+        for a in ALGORITHMS {
+            let docs = a.params();
+            assert!(docs.iter().any(|d| d.name == "initial_rto"), "{}: the sender's parameters are listed", a.name);
+            let (cfg, sender) = (a.decode)(&mut Params::new(crate::scenario::decode::Obj::empty("params"))).unwrap();
+            assert_eq!(cfg.name(), a.name);
+            assert_eq!(sender, (a.sender_defaults)(), "{}: no parameters, the sender's defaults", a.name);
+            let cc = cfg.build(10);
+            assert_eq!(cc.name(), a.name);
+            assert!(cc.cwnd() >= 0.0);
+        }
+        assert!(algorithm("jk").is_some() && algorithm("none").is_none());
+    }
+}
