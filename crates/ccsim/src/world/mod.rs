@@ -1,0 +1,249 @@
+//! The world: every component in flat `Vec`s addressed by index, and the event loop.
+//!
+//! Nothing here allocates per packet: packets come from the arena (and an ACK reuses the slot
+//! of the data packet it answers), events are plain values in a binary heap, counters are
+//! fields. Dispatch is a `match` on the event kind. The per-packet path (forwarding,
+//! delivery, sending) is in `packets`; measurement (intervals, traces, drop census, memory
+//! accounting) in `measure`.
+
+use crate::measure::{CwndTrace, DropTrace, EventTrace, FlowCounters, IntervalTable, QueueTrace};
+use crate::net::{Packet, PacketArena, PacketKind, Port};
+use crate::sim::{Event, EventKind, EventQueue, SimTime};
+use crate::traffic::App;
+use crate::transport::sender::NEVER;
+use crate::transport::{Sender, Sink};
+
+pub struct Flow {
+    pub name: String,
+    pub src: u32,
+    pub dst: u32,
+    /// Forward (data) and reverse (ACK) routes: start index in `World::routes` and length.
+    pub route: u32,
+    pub route_len: u16,
+    pub rev_route: u32,
+    pub rev_route_len: u16,
+    /// None for flows without flow control (`cc = "none"`): packets go out as the source
+    /// makes them and the sink does not acknowledge them.
+    pub sender: Option<Sender>,
+    pub sink: Sink,
+    pub app: App,
+    pub packet_size: u32,
+    pub ack_size: u32,
+    /// Next sequence number of an uncontrolled flow.
+    pub next_seq: u64,
+    /// Counters of the current measurement interval, and of the intervals already closed.
+    pub cur: FlowCounters,
+    pub total: FlowCounters,
+}
+
+/// A flow whose window is traced, and where its algorithm's own trace columns and event log go.
+pub struct TracedFlow {
+    pub flow: u32,
+    /// For each of the trace's extra columns (`CwndTrace::extra`), the position of that
+    /// column among the algorithm's own (`Algorithm::TRACE_COLUMNS`), or `NO_COLUMN`.
+    pub columns: Vec<u8>,
+    /// How many columns of its own the algorithm has.
+    pub own_columns: u8,
+    /// The index of its event log's table in `World::event_traces`, if it keeps one.
+    pub events: Option<u32>,
+}
+
+/// See [`TracedFlow::columns`].
+pub const NO_COLUMN: u8 = u8::MAX;
+
+/// Most trace columns of its own an algorithm may declare.
+pub const MAX_OWN_COLUMNS: usize = 16;
+
+/// Most packets a run may hold at once (queued, in transmission, in pipes): about 2 GB of
+/// packets. A source that offers more than its path carries into an unlimited queue (a
+/// host's own queue is unlimited by default) gets there, or a path of vast bandwidth-delay
+/// product; the run then stops with an error naming the flow that holds the most, instead of
+/// exhausting memory.
+pub const MAX_LIVE_PACKETS: usize = 1 << 25;
+
+pub struct World {
+    pub now: SimTime,
+    pub end: SimTime,
+    pub events: EventQueue,
+    pub packets: PacketArena,
+    pub ports: Vec<Port>,
+    pub routes: Vec<u32>,
+    pub flows: Vec<Flow>,
+    pub interval: SimTime,
+    pub intervals: IntervalTable,
+    pub trace_period: SimTime,
+    pub traced_flows: Vec<TracedFlow>,
+    pub traced_ports: Vec<u32>,
+    pub cwnd_trace: CwndTrace,
+    /// The event logs of the traced flows' algorithms (drained at each sample), one table per
+    /// log name.
+    pub event_traces: Vec<EventTrace>,
+    pub queue_trace: QueueTrace,
+    /// Per port: record its drops in `drop_trace`. Empty when no port is traced.
+    pub drop_traced: Vec<bool>,
+    pub drop_trace: DropTrace,
+    /// Scratch for `record_drop`: waiting packets per conversation (flow x 2 + 1 for ACKs),
+    /// all zero between drops, and the conversations it touched.
+    pub drop_census: Vec<u32>,
+    pub census_touched: Vec<u32>,
+    pub peak_live_packets: usize,
+    /// Packets the run may hold at once ([`MAX_LIVE_PACKETS`]; smaller in tests).
+    pub live_packet_limit: usize,
+    /// The first flow whose packet would have passed the limit; the run stops there.
+    pub overflow: Option<u32>,
+    /// Scheduled link delay changes: (forward port; the reverse port is the next one, delay).
+    pub link_changes: Vec<(u32, SimTime)>,
+}
+
+mod measure;
+mod packets;
+
+impl World {
+    /// Run until the end time. Events scheduled exactly at the end still run.
+    pub fn run(&mut self) {
+        while let Some(ev) = self.events.pop_due(self.end) {
+            self.now = ev.time;
+            self.handle(ev);
+        }
+        self.now = self.end;
+        self.drain_event_logs();
+        self.peak_live_packets = self.peak_live_packets.max(self.packets.capacity_used());
+        for f in &mut self.flows {
+            let cur = std::mem::take(&mut f.cur);
+            f.total.add(&cur);
+        }
+    }
+
+    #[inline]
+    fn handle(&mut self, ev: Event) {
+        let t = ev.target();
+        match ev.kind() {
+            EventKind::PipeArrival => {
+                if let Some(p) = self.ports[t as usize].on_pipe_arrival(&self.packets, self.now, &mut self.events, t) {
+                    self.arrive(p);
+                }
+            }
+            EventKind::TxDone => {
+                self.ports[t as usize].on_tx_done(&mut self.packets, self.now, &mut self.events, t);
+            }
+            EventKind::FlowTimer => self.on_flow_timer(t),
+            EventKind::PaceTick => self.on_pace_tick(t),
+            EventKind::SourceTick => self.on_source_tick(t),
+            EventKind::FlowStart => self.on_flow_start(t),
+            EventKind::LinkChange => {
+                let (fwd, delay) = self.link_changes[t as usize];
+                self.ports[fwd as usize].set_delay(delay);
+                self.ports[fwd as usize + 1].set_delay(delay);
+            }
+            EventKind::FlowStop => self.on_flow_stop(t),
+            EventKind::IntervalEnd => self.close_interval(t),
+            EventKind::TraceSample => self.sample_traces(),
+        }
+    }
+
+    /// The run holds `live_packet_limit` packets and flow `f` would send another: stop at
+    /// this instant (the loop ends once the events already due now have run; they find the
+    /// arena full too) and leave the diagnosis to `ccsim::finish`.
+    #[cold]
+    fn stop_full(&mut self, f: u32) {
+        self.overflow.get_or_insert(f);
+        self.end = self.now;
+    }
+
+    /// Make sure a timer event is armed no later than the sender's earliest deadline.
+    #[inline]
+    fn arm_timer(&mut self, f: u32) {
+        if let Some(s) = self.flows[f as usize].sender.as_mut() {
+            let d = s.next_deadline();
+            if d != NEVER && d < s.timer_armed_at {
+                s.timer_armed_at = d;
+                self.events.schedule(d, EventKind::FlowTimer, f);
+            }
+        }
+    }
+
+    fn on_flow_timer(&mut self, f: u32) {
+        let now = self.now;
+        if let Some(s) = self.flows[f as usize].sender.as_mut() {
+            if s.timer_armed_at == now {
+                s.timer_armed_at = NEVER;
+            }
+            if s.on_timer(now) {
+                self.pump(f);
+            }
+        }
+        self.arm_timer(f);
+    }
+
+    /// A paced flow's next burst may be due.
+    fn on_pace_tick(&mut self, f: u32) {
+        let now = self.now;
+        if let Some(s) = self.flows[f as usize].sender.as_mut() {
+            s.on_pace_event(now);
+        }
+        self.pump(f);
+        self.arm_timer(f);
+    }
+
+    fn on_flow_start(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        if flow.app.is_ticking() {
+            if let Some(t) = flow.app.first_tick() {
+                self.events.schedule(t, EventKind::SourceTick, f);
+            }
+            return;
+        }
+        if let crate::traffic::AppKind::Ftp { packets } = flow.app.kind {
+            if let Some(s) = flow.sender.as_mut() {
+                s.app_limit = packets.unwrap_or(u64::MAX);
+            }
+        }
+        self.pump(f);
+        self.arm_timer(f);
+    }
+
+    fn on_flow_stop(&mut self, f: u32) {
+        if let Some(s) = self.flows[f as usize].sender.as_mut() {
+            s.app_limit = s.app_limit.min(s.high_sent);
+        }
+    }
+
+    fn on_source_tick(&mut self, f: u32) {
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        if let Some(next) = flow.app.next_tick(now) {
+            self.events.schedule(next, EventKind::SourceTick, f);
+        }
+        match flow.sender.as_mut() {
+            Some(s) => {
+                s.app_limit += 1;
+                self.pump(f);
+                self.arm_timer(f);
+            }
+            None => {
+                let pkt = Packet {
+                    seq: flow.next_seq,
+                    tx_time: now,
+                    first_tx_time: now,
+                    arrive_at: 0,
+                    echo_seq: 0,
+                    flow: f,
+                    size: flow.packet_size,
+                    route: flow.route,
+                    hop: 0,
+                    route_len: flow.route_len,
+                    kind: PacketKind::Data,
+                    flags: 0,
+                    code: 0,
+                };
+                flow.next_seq += 1;
+                flow.cur.sent += 1;
+                let first_port = self.routes[flow.route as usize];
+                match self.packets.try_alloc(pkt, self.live_packet_limit) {
+                    Some(pid) => self.send_to_port(pid, first_port),
+                    None => self.stop_full(f),
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! The per-packet path: forwarding at each hop, delivery of data and ACKs, and the sender's
+//! transmissions.
+
+use super::World;
+use crate::net::packet::flags;
+use crate::net::{Packet, PacketId, PacketKind};
+use crate::sim::{time::to_secs, EventKind};
+
+impl World {
+    /// A packet left a pipe at its next node: forward it or deliver it.
+    #[inline]
+    pub(super) fn arrive(&mut self, pid: PacketId) {
+        let pkt = self.packets.get_mut(pid);
+        pkt.hop += 1;
+        if pkt.hop < pkt.route_len {
+            let port = self.routes[(pkt.route + pkt.hop as u32) as usize];
+            self.send_to_port(pid, port);
+        } else {
+            match pkt.kind {
+                PacketKind::Data => self.deliver_data(pid),
+                PacketKind::Ack => self.deliver_ack(pid),
+            }
+        }
+    }
+
+    #[inline]
+    pub(super) fn send_to_port(&mut self, pid: PacketId, port: u32) {
+        if let Some(d) = self.ports[port as usize].receive(pid, &mut self.packets, self.now, &mut self.events, port) {
+            if !self.drop_traced.is_empty() && self.drop_traced[port as usize] {
+                self.record_drop(port, d);
+            }
+            let p = self.packets.get(d);
+            let c = &mut self.flows[p.flow as usize].cur;
+            match p.kind {
+                PacketKind::Data => c.data_dropped += 1,
+                PacketKind::Ack => c.acks_dropped += 1,
+            }
+            self.packets.free(d);
+        }
+    }
+
+    #[inline]
+    pub(super) fn deliver_data(&mut self, pid: PacketId) {
+        let now = self.now;
+        let pkt = *self.packets.get(pid);
+        let flow = &mut self.flows[pkt.flow as usize];
+        flow.cur.received += 1;
+        flow.cur.originals += u64::from(!pkt.has(flags::RETX));
+        flow.cur.owd_sum += to_secs(now - pkt.tx_time);
+        flow.cur.owd_n += 1;
+        if flow.sender.is_none() {
+            flow.cur.delivered += 1;
+            flow.cur.delivered_bytes += pkt.size as u64;
+            self.packets.free(pid);
+            return;
+        }
+        let d = flow.sink.on_data(pkt.seq);
+        flow.cur.delivered += d.in_order;
+        flow.cur.delivered_bytes += d.in_order * flow.packet_size as u64;
+        flow.cur.acks_sent += 1;
+        // The data packet becomes its ACK, in place.
+        let mut fl = 0;
+        if pkt.has(flags::CE) {
+            fl |= flags::ECHO_CE;
+        }
+        if pkt.has(flags::RETX) {
+            fl |= flags::ECHO_RETX;
+        }
+        if d.duplicate {
+            fl |= flags::DUP;
+        }
+        // `code` stays as it is: the ACK echoes the data packet's code (pair marks, ...).
+        let ack = self.packets.get_mut(pid);
+        ack.kind = PacketKind::Ack;
+        ack.seq = flow.sink.rcv_nxt;
+        ack.echo_seq = pkt.seq;
+        ack.size = flow.ack_size;
+        ack.route = flow.rev_route;
+        ack.route_len = flow.rev_route_len;
+        ack.hop = 0;
+        ack.flags = fl;
+        let first_port = self.routes[flow.rev_route as usize];
+        self.send_to_port(pid, first_port);
+    }
+
+    #[inline]
+    pub(super) fn deliver_ack(&mut self, pid: PacketId) {
+        let now = self.now;
+        let pkt = *self.packets.get(pid);
+        self.packets.free(pid);
+        let f = pkt.flow;
+        let flow = &mut self.flows[f as usize];
+        flow.cur.acks_received += 1;
+        let sender = flow.sender.as_mut().expect("ACK for an uncontrolled flow");
+        sender.on_own_ack(pkt.echo_seq, now);
+        let out = sender.on_ack(
+            pkt.seq,
+            pkt.echo_seq,
+            pkt.tx_time,
+            pkt.first_tx_time,
+            pkt.has(flags::ECHO_RETX),
+            pkt.has(flags::ECHO_CE),
+            pkt.code,
+            now,
+        );
+        flow.cur.rtt_sum += to_secs(out.rtt_sample);
+        flow.cur.rtt_n += 1;
+        self.pump(f);
+        self.arm_timer(f);
+    }
+
+    /// Put on the wire everything the sender may send now; for a paced flow, arm the pacing
+    /// event if pacing holds data back.
+    #[inline]
+    pub(super) fn pump(&mut self, f: u32) {
+        let now = self.now;
+        loop {
+            let flow = &mut self.flows[f as usize];
+            let sender = match flow.sender.as_mut() {
+                Some(s) => s,
+                None => return,
+            };
+            let tx = match sender.next_transmission(now) {
+                Some(tx) => tx,
+                None => {
+                    if sender.is_paced() {
+                        if let Some(t) = sender.pace_arm() {
+                            self.events.schedule(t, EventKind::PaceTick, f);
+                        }
+                    }
+                    return;
+                }
+            };
+            flow.cur.sent += 1;
+            if tx.retransmission {
+                flow.cur.retransmitted += 1;
+            }
+            let pkt = Packet {
+                seq: tx.seq,
+                tx_time: now,
+                first_tx_time: tx.first_tx,
+                arrive_at: 0,
+                echo_seq: 0,
+                flow: f,
+                size: flow.packet_size,
+                route: flow.route,
+                hop: 0,
+                route_len: flow.route_len,
+                kind: PacketKind::Data,
+                flags: if tx.retransmission { flags::RETX } else { 0 },
+                code: tx.code,
+            };
+            let first_port = self.routes[flow.route as usize];
+            match self.packets.try_alloc(pkt, self.live_packet_limit) {
+                Some(pid) => self.send_to_port(pid, first_port),
+                None => return self.stop_full(f),
+            }
+        }
+    }
+}
