@@ -62,9 +62,15 @@ FLOW_COLUMNS = ["name", "src", "dst", "app", "cc", "packet_size"] + [
     m + sd for m in ("goodput_pps", "original_pps", "goodput_bps", "delay_s", "owd_s", "drop_rate", "retx_rate")
     for sd in ("", "_sd")] + ["intervals_used", "sent", "retransmitted", "delivered", "delivered_bytes", "received",
                              "originals", "data_dropped", "acks_sent", "acks_received", "acks_dropped",
-                             "data_in_network", "acks_in_network", "timeouts", "final_cwnd", "conserved"]
+                             "data_in_network", "acks_in_network", "timeouts", "control_sent",
+                             "control_received", "control_dropped", "control_unroutable", "control_in_network",
+                             "final_cwnd", "conserved"]
 PORT_COLUMNS = ["name", "bandwidth_bps", "delay_s", "departures", "bytes_departed", "drops", "utilisation",
-                "max_queue_packets", "max_queue_bytes"]
+                "max_queue_packets", "max_queue_bytes", "marks", "control_drops", "lost"]
+PORT_INTERVAL_COLUMNS = ("port", "interval", "start_s", "end_s", "utilisation", "departures", "bytes", "drops",
+                         "marks", "control_drops", "lost", "mean_queue_packets", "mean_queue_bytes")
+DEPARTURE_COLUMNS = ("port", "time_s", "flow", "class", "kind", "size", "wait_s")
+PACKET_KINDS = ("data", "ack", "control")
 PROBE_COLUMNS_EMPTY = {c: [] for c in ("flow", "time_s", "probe", "probe_gap_s", "rate_est_pps",
                                          "send_rate_pps", "alpha")}
 DROP_COLUMNS = ("time_s", "port", "flow", "seq", "ack", "retransmission", "queue_packets",
@@ -106,6 +112,13 @@ class Results:
     packet's conversation (its flow and direction) and ``longest_other``, the most any other
     conversation has waiting. ``conv_queued + 1 >= longest_other`` says the drop hit a
     longest queue, as Fair Queueing's chapter 2 policy should.
+
+    ``port_intervals`` (ports ``[measure] port_stats`` selects) has one row per port and
+    interval: ``utilisation``, ``departures``, ``bytes``, ``drops``, ``marks``, ``control_drops``,
+    ``lost`` and the time-averaged queue ``mean_queue_packets`` / ``mean_queue_bytes``.
+    ``departures`` (ports ``trace_departures`` selects) has one row per packet that started
+    transmission there: ``time_s``, ``flow``, ``class``, ``kind`` (data, ack, control), ``size``
+    and ``wait_s``, the time it waited at that port.
     """
 
     def __init__(self, raw: dict):
@@ -145,6 +158,15 @@ class Results:
             self.probes = named(pd.DataFrame(PROBE_COLUMNS_EMPTY), "flow", "flow_name", names)
         qt = named(pd.DataFrame(raw["queue_trace"]), "port", "port_name", pnames)
         self.queues = qt
+        # Statistics per interval of the ports `[measure] port_stats` selects, and every
+        # departure at the ports `trace_departures` selects (kind: data, ack or control).
+        self.port_intervals = named(pd.DataFrame(raw.get("port_intervals") or {c: [] for c in PORT_INTERVAL_COLUMNS}),
+                                    "port", "port_name", pnames)
+        dep = pd.DataFrame(raw.get("departures") or {c: [] for c in DEPARTURE_COLUMNS})
+        dep = named(dep, "port", "port_name", pnames)
+        dep.insert(4, "flow_name", pd.Series([names[i] for i in dep["flow"]], index=dep.index, dtype="str"))
+        dep["kind"] = pd.Series([PACKET_KINDS[k] for k in dep["kind"]], index=dep.index, dtype="str")
+        self.departures = dep
         self.drops = _drops_frame(raw.get("drop_trace"), names, list(self.ports["name"]))
 
     @property
@@ -185,6 +207,10 @@ class Results:
                          ("cwnd", self.cwnd), ("queues", self.queues), ("probes", self.probes),
                          ("drops", self.drops)):
             put(f"{name}.parquet", lambda t, df=df: df.to_parquet(t, index=False))
+        # Written when the scenario asked for them ([measure] port_stats, trace_departures).
+        for name, df in (("port_intervals", self.port_intervals), ("departures", self.departures)):
+            if len(df):
+                put(f"{name}.parquet", lambda t, df=df: df.to_parquet(t, index=False))
         written += write_figures(self, out, draw=plots)
         return written
 
@@ -228,6 +254,9 @@ class LoadedResults:
         # Absent in directories written before probe and drop traces existed.
         probes = read("probes.parquet", pd.read_parquet, optional=True)
         self.probes = probes if probes is not None else pd.DataFrame(PROBE_COLUMNS_EMPTY)
+        for name, columns in (("port_intervals", PORT_INTERVAL_COLUMNS), ("departures", DEPARTURE_COLUMNS)):
+            frame = read(f"{name}.parquet", pd.read_parquet, optional=True)
+            setattr(self, name, frame if frame is not None else pd.DataFrame({c: [] for c in columns}))
         drops = read("drops.parquet", pd.read_parquet, optional=True)
         self.drops = drops if drops is not None else _drops_frame(None, list(self.flows["name"]),
                                                                   list(self.ports["name"]))

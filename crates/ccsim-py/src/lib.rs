@@ -196,6 +196,11 @@ fn results_to_py<'py>(py: Python<'py>, r: &Results, wall: f64) -> PyResult<Bound
         totals.set_item("data_in_network", f.data_in_network)?;
         totals.set_item("acks_in_network", f.acks_in_network)?;
         totals.set_item("timeouts", f.timeouts)?;
+        totals.set_item("control_sent", f.control.sent)?;
+        totals.set_item("control_received", f.control.received)?;
+        totals.set_item("control_dropped", f.control.dropped)?;
+        totals.set_item("control_unroutable", f.control.unroutable)?;
+        totals.set_item("control_in_network", f.control_in_network)?;
         d.set_item("totals", totals)?;
         d.set_item("goodput_pps", bm(py, &f.goodput_pps)?)?;
         d.set_item("original_pps", bm(py, &f.original_pps)?)?;
@@ -222,6 +227,9 @@ fn results_to_py<'py>(py: Python<'py>, r: &Results, wall: f64) -> PyResult<Bound
         d.set_item("utilisation", p.utilisation)?;
         d.set_item("max_queue_packets", p.max_queue_packets)?;
         d.set_item("max_queue_bytes", p.max_queue_bytes)?;
+        d.set_item("marks", p.marks)?;
+        d.set_item("control_drops", p.control_drops)?;
+        d.set_item("lost", p.lost)?;
         ports.append(d)?;
     }
     out.set_item("ports", ports)?;
@@ -294,6 +302,40 @@ fn results_to_py<'py>(py: Python<'py>, r: &Results, wall: f64) -> PyResult<Bound
     set_column(&np, &dt, "conv_queued", &d.conv_queued)?;
     set_column(&np, &dt, "longest_other", &d.longest_other)?;
     out.set_item("drop_trace", dt)?;
+
+    let pi = &r.port_intervals;
+    let pt = PyDict::new(py);
+    set_column(&np, &pt, "port", &pi.port)?;
+    set_column(&np, &pt, "interval", &pi.interval)?;
+    set_column(&np, &pt, "start_s", &pi.start_s)?;
+    set_column(&np, &pt, "end_s", &pi.end_s)?;
+    set_column(&np, &pt, "utilisation", &pi.utilisation)?;
+    set_column(&np, &pt, "departures", &pi.departures)?;
+    set_column(&np, &pt, "bytes", &pi.bytes)?;
+    set_column(&np, &pt, "drops", &pi.drops)?;
+    set_column(&np, &pt, "marks", &pi.marks)?;
+    set_column(&np, &pt, "control_drops", &pi.control_drops)?;
+    set_column(&np, &pt, "lost", &pi.lost)?;
+    set_column(&np, &pt, "mean_queue_packets", &pi.mean_queue_packets)?;
+    set_column(&np, &pt, "mean_queue_bytes", &pi.mean_queue_bytes)?;
+    out.set_item("port_intervals", pt)?;
+
+    // Departures of every traced port, one table (a port column says where).
+    let dep = PyDict::new(py);
+    let port_col: Vec<u32> = r.departures.iter().flat_map(|(p, d)| std::iter::repeat_n(*p, d.len())).collect();
+    let cat = |f: &dyn Fn(&ccsim::measure::DepartureLog) -> Vec<f64>| -> Vec<f64> { r.departures.iter().flat_map(|(_, d)| f(d)).collect() };
+    set_column(&np, &dep, "port", &port_col)?;
+    set_column(&np, &dep, "time_s", &cat(&|d| d.time_s.clone()))?;
+    let flows_col: Vec<u32> = r.departures.iter().flat_map(|(_, d)| d.flow.iter().copied()).collect();
+    set_column(&np, &dep, "flow", &flows_col)?;
+    let class_col: Vec<u32> = r.departures.iter().flat_map(|(_, d)| d.class.iter().map(|&c| c as u32)).collect();
+    set_column(&np, &dep, "class", &class_col)?;
+    let kind_col: Vec<u32> = r.departures.iter().flat_map(|(_, d)| d.kind.iter().map(|&k| k as u32)).collect();
+    set_column(&np, &dep, "kind", &kind_col)?;
+    let size_col: Vec<u32> = r.departures.iter().flat_map(|(_, d)| d.size.iter().copied()).collect();
+    set_column(&np, &dep, "size", &size_col)?;
+    set_column(&np, &dep, "wait_s", &cat(&|d| d.wait_s.clone()))?;
+    out.set_item("departures", dep)?;
     Ok(out)
 }
 

@@ -2,10 +2,11 @@
 //! interval table, traces, fairness and a conservation check.
 
 use crate::measure::stats::{batch_means, jain_index};
-use crate::measure::{CwndTrace, DropTrace, EventTrace, FlowCounters, IntervalTable, QueueTrace};
+use crate::measure::{CwndTrace, DepartureLog, DropTrace, EventTrace, FlowCounters, IntervalTable, PortIntervalTable, QueueTrace};
+use crate::queue::QueueDiscipline;
 use crate::scenario::Scenario;
 use crate::sim::time::to_secs;
-use crate::world::World;
+use crate::world::{ControlCounts, World};
 
 /// Mean and standard deviation of interval means (first `discard` intervals dropped).
 #[derive(Clone, Copy, Debug)]
@@ -36,7 +37,11 @@ pub struct FlowSummary {
     /// Data and ACK packets of this flow still in the network at the end.
     pub data_in_network: u64,
     pub acks_in_network: u64,
-    /// sent == received + dropped + in network, for data and for ACKs.
+    /// Its control packets (router feedback): raised, received by the source, dropped, and
+    /// still on the way.
+    pub control: ControlCounts,
+    pub control_in_network: u64,
+    /// sent == received + dropped + in network, for data, ACKs and control packets.
     pub conserved: bool,
 }
 
@@ -51,6 +56,11 @@ pub struct PortSummary {
     pub utilisation: f64,
     pub max_queue_packets: u32,
     pub max_queue_bytes: u64,
+    /// Packets its discipline marked (congestion bits).
+    pub marks: u64,
+    /// Control packets it dropped for want of room in its lane, and packets lost on its line.
+    pub control_drops: u64,
+    pub lost: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -70,6 +80,10 @@ pub struct Results {
     pub queue_trace: QueueTrace,
     /// Every drop at the ports `[measure] trace_drops` selects.
     pub drop_trace: DropTrace,
+    /// Statistics per interval of the ports `[measure] port_stats` selects.
+    pub port_intervals: PortIntervalTable,
+    /// Every departure at the ports `[measure] trace_departures` selects: (port, log).
+    pub departures: Vec<(u32, DepartureLog)>,
     /// Jain's index over the flows' mean goodput (packets/s).
     pub jain_goodput: f64,
     pub events: u64,
@@ -94,6 +108,8 @@ struct RunTables {
     event_traces: Vec<EventTrace>,
     queue_trace: QueueTrace,
     drop_trace: DropTrace,
+    port_intervals: PortIntervalTable,
+    departures: Vec<(u32, DepartureLog)>,
 }
 
 impl Results {
@@ -105,6 +121,8 @@ impl Results {
             event_traces: w.event_traces.clone(),
             queue_trace: w.queue_trace.clone(),
             drop_trace: w.drop_trace.clone(),
+            port_intervals: w.port_intervals.clone(),
+            departures: w.departure_logs(),
         };
         Self::assemble(sc, w, tables)
     }
@@ -118,6 +136,8 @@ impl Results {
             event_traces: std::mem::take(&mut w.event_traces),
             queue_trace: std::mem::take(&mut w.queue_trace),
             drop_trace: std::mem::take(&mut w.drop_trace),
+            port_intervals: std::mem::take(&mut w.port_intervals),
+            departures: w.take_departure_logs(),
         };
         Self::assemble(sc, w, tables)
     }
@@ -139,8 +159,11 @@ impl Results {
         let mut flows = Vec::with_capacity(w.flows.len());
         for (i, f) in w.flows.iter().enumerate() {
             let t = &f.total;
-            let (d_net, a_net) = in_net[i];
-            let conserved = t.sent == t.received + t.data_dropped + d_net && t.acks_sent == t.acks_received + t.acks_dropped + a_net;
+            let [d_net, a_net, c_net] = in_net[i];
+            let control = w.control.get(i).copied().unwrap_or_default();
+            let conserved = t.sent == t.received + t.data_dropped + d_net
+                && t.acks_sent == t.acks_received + t.acks_dropped + a_net
+                && control.sent == control.received + control.dropped + control.unroutable + c_net;
             let spec = &sc.flows[i];
             flows.push(FlowSummary {
                 name: f.name.clone(),
@@ -161,6 +184,8 @@ impl Results {
                 final_cwnd: f.sender.as_ref().map(|s| crate::transport::cc::CongestionControl::cwnd(&s.cc)).unwrap_or(f64::NAN),
                 data_in_network: d_net,
                 acks_in_network: a_net,
+                control,
+                control_in_network: c_net,
                 conserved,
             });
         }
@@ -169,16 +194,22 @@ impl Results {
         let ports = w
             .ports
             .iter()
-            .map(|p| PortSummary {
-                name: names.next().unwrap_or_default(),
-                bandwidth_bps: p.bandwidth_bps(),
-                delay_s: to_secs(p.delay),
-                departures: p.stats.departures,
-                bytes_departed: p.stats.bytes_departed,
-                drops: p.stats.drops,
-                utilisation: (to_secs(p.stats.busy_ps) / dur).min(1.0),
-                max_queue_packets: p.stats.max_queue_packets,
-                max_queue_bytes: p.stats.max_queue_bytes,
+            .map(|p| {
+                let (control_drops, lost) = p.control_drops_and_losses();
+                PortSummary {
+                    name: names.next().unwrap_or_default(),
+                    bandwidth_bps: p.bandwidth_bps(),
+                    delay_s: to_secs(p.delay),
+                    departures: p.stats.departures,
+                    bytes_departed: p.stats.bytes_departed,
+                    drops: p.stats.drops,
+                    utilisation: (to_secs(p.stats.busy_ps) / dur).min(1.0),
+                    max_queue_packets: p.stats.max_queue_packets,
+                    max_queue_bytes: p.stats.max_queue_bytes,
+                    marks: p.qdisc.marks(),
+                    control_drops,
+                    lost,
+                }
             })
             .collect();
         // Fairness in bits, as FQ shares a line: flows of different packet sizes that get
@@ -198,6 +229,8 @@ impl Results {
             event_traces: tables.event_traces,
             queue_trace: tables.queue_trace,
             drop_trace: tables.drop_trace,
+            port_intervals: tables.port_intervals,
+            departures: tables.departures,
             jain_goodput: jain_index(&goodputs),
             events: w.events.processed(),
             peak_packets: w.peak_live_packets,

@@ -238,8 +238,9 @@ fn pairs_leave_back_to_back() {
             assert_eq!(p.kind, PacketKind::Data);
             match p.code {
                 pair_code::FIRST => {
-                    // Both on the line (a queued packet has no arrival time yet).
-                    if let Some(q) = seen.iter().find(|q| q.seq == p.seq + 1 && q.arrive_at != 0 && p.arrive_at != 0) {
+                    // Both on the line (a queued packet's arrival time is still its arrival at
+                    // this port, its send time).
+                    if let Some(q) = seen.iter().find(|q| q.seq == p.seq + 1 && q.arrive_at > q.tx_time && p.arrive_at > p.tx_time) {
                         // The second packet was sent at the same instant and follows the
                         // first on the wire with no gap.
                         assert_eq!(q.code, pair_code::SECOND);

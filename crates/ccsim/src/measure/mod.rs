@@ -268,3 +268,82 @@ pub struct QueueTrace {
     pub packets: Vec<u32>,
     pub bytes: Vec<u64>,
 }
+
+/// Per-port statistics per measurement interval (`[measure] port_stats`), one row per
+/// (port, interval), stored by column.
+#[derive(Clone, Debug, Default)]
+pub struct PortIntervalTable {
+    pub port: Vec<u32>,
+    pub interval: Vec<u32>,
+    pub start_s: Vec<f64>,
+    pub end_s: Vec<f64>,
+    /// Share of the interval the line was transmitting (a transmission counts where it
+    /// starts).
+    pub utilisation: Vec<f64>,
+    pub departures: Vec<u64>,
+    pub bytes: Vec<u64>,
+    pub drops: Vec<u64>,
+    pub marks: Vec<u64>,
+    pub control_drops: Vec<u64>,
+    pub lost: Vec<u64>,
+    /// Time-averaged queue (waiting packets, not the one on the line), packets and bytes.
+    pub mean_queue_packets: Vec<f64>,
+    pub mean_queue_bytes: Vec<f64>,
+}
+
+/// A port's cumulative counters at the end of the last interval (for the differences).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PortSnapshot {
+    pub departures: u64,
+    pub bytes: u64,
+    pub busy_ps: u64,
+    pub drops: u64,
+    pub marks: u64,
+    pub control_drops: u64,
+    pub lost: u64,
+    pub packet_ps: f64,
+    pub byte_ps: f64,
+}
+
+impl PortIntervalTable {
+    pub const ROW_BYTES: usize = 4 * 2 + 8 * 13;
+
+    pub fn len(&self) -> usize {
+        self.port.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.port.is_empty()
+    }
+
+    /// The row of port `port` for interval `k` over [start, end], from its counters now and
+    /// at the last interval's end (which `now` replaces).
+    pub fn push(
+        &mut self,
+        port: u32,
+        k: u32,
+        start: crate::sim::SimTime,
+        end: crate::sim::SimTime,
+        now: PortSnapshot,
+        last: &mut PortSnapshot,
+    ) {
+        let len_ps = (end - start) as f64;
+        self.port.push(port);
+        self.interval.push(k);
+        self.start_s.push(crate::sim::time::to_secs(start));
+        self.end_s.push(crate::sim::time::to_secs(end));
+        self.utilisation.push(((now.busy_ps - last.busy_ps) as f64 / len_ps).min(1.0));
+        self.departures.push(now.departures - last.departures);
+        self.bytes.push(now.bytes - last.bytes);
+        self.drops.push(now.drops - last.drops);
+        self.marks.push(now.marks - last.marks);
+        self.control_drops.push(now.control_drops - last.control_drops);
+        self.lost.push(now.lost - last.lost);
+        self.mean_queue_packets.push((now.packet_ps - last.packet_ps) / len_ps);
+        self.mean_queue_bytes.push((now.byte_ps - last.byte_ps) / len_ps);
+        *last = now;
+    }
+}
+
+/// The departures of the ports `[measure] trace_departures` selects, one table per port.
+pub use crate::net::port_features::DepartureLog;

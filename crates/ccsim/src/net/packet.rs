@@ -14,6 +14,9 @@ pub type PacketId = u32;
 pub enum PacketKind {
     Data,
     Ack,
+    /// A router's message to a flow's source (explicit feedback: SEIF, Source Quench),
+    /// travelling the flow's reverse path in each port's priority lane.
+    Control,
 }
 
 /// Flag bits in [`Packet::flags`].
@@ -64,6 +67,8 @@ pub struct Packet {
     pub route_len: u16,
     pub kind: PacketKind,
     pub flags: u8,
+    /// The flow's traffic class (class-based schedulers such as WTP; 0 by default).
+    pub class: u8,
     /// Small code field for explicit feedback schemes (JCC's R, ADPM marks, ...) and the
     /// packet-pair marks of [`pair_code`]. An ACK carries the code of the data packet it answers.
     pub code: u8,
@@ -90,8 +95,16 @@ pub(crate) const EMPTY: Packet = Packet {
     route_len: 0,
     kind: PacketKind::Data,
     flags: 0,
+    class: 0,
     code: 0,
 };
+
+/// A control packet's `seq` when it names no sequence number (feedback about congestion in
+/// general).
+pub const NO_SEQ: u64 = u64::MAX;
+
+// Packets are moved and copied on every hop: keep them one cache line.
+const _: () = assert!(std::mem::size_of::<Packet>() == 64);
 
 #[derive(Default)]
 pub struct PacketArena {

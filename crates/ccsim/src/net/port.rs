@@ -16,8 +16,9 @@
 //! by their time (`on_tx_done`, `on_pipe_arrival`; only preemptive ports check), so nothing
 //! is cancelled.
 
+use super::port_features::{ControlLane, DepartureLog, PortExtras, QueueAccounting};
 use crate::net::{IdRing, PacketArena, PacketId};
-use crate::queue::{InService, Qdisc, QueueDiscipline, Verdict};
+use crate::queue::{BufferLimit, InService, Qdisc, QueueDiscipline, Verdict};
 use crate::sim::rng::Rng;
 use crate::sim::{time::tx_time, EventKind, EventQueue, SimTime};
 
@@ -56,18 +57,26 @@ pub struct Port {
     /// The delay has been shortened during the run, or arrivals are jittered: a packet must
     /// not arrive before the one ahead of it (packets do not overtake), so arrivals are clamped.
     fifo_guard: bool,
-    /// State of the rarely used features (preemption, jitter), boxed so that the ordinary
-    /// port, of which a large topology has thousands, stays small.
+    /// Control packets wait in the lane (served before the discipline's queue).
+    lane_waiting: bool,
+    /// Which of the rarely used features are on (`feature` bits).
+    features: u8,
+    /// State of the rarely used features (preemption, jitter, the control lane, loss,
+    /// accounting, the departure log; `port_features`), boxed so that the ordinary port, of
+    /// which a large topology has thousands, stays small.
     extras: Option<Box<PortExtras>>,
 }
 
-#[derive(Default)]
-struct PortExtras {
-    /// Preempted packets and the transmission time each has left (preemptive ports only).
-    resume: Vec<(PacketId, SimTime)>,
-    /// Processing jitter (0 = none) and its random stream.
-    jitter: SimTime,
-    jitter_rng: Option<Rng>,
+/// Bits of `Port::features`.
+mod feature {
+    /// The discipline raises signals (the world collects them after each arrival).
+    pub const SIGNALS: u8 = 1;
+    /// Packets leaving the line are lost with a probability.
+    pub const LOSSY: u8 = 2;
+    /// The queue length is integrated over time.
+    pub const ACCOUNTING: u8 = 4;
+    /// Every transmission start is logged.
+    pub const DEPARTURES: u8 = 8;
 }
 
 impl Port {
@@ -87,7 +96,119 @@ impl Port {
             stats: PortStats::default(),
             preemptive: false,
             fifo_guard: false,
+            lane_waiting: false,
+            features: 0,
             extras: None,
+        }
+    }
+
+    fn extras_mut(&mut self) -> &mut PortExtras {
+        self.extras.get_or_insert_with(Default::default)
+    }
+
+    /// Give the port a control lane: its buffer is `limit` (as the discipline counts it).
+    pub fn enable_control_lane(&mut self, limit: BufferLimit, count_in_service: bool) {
+        self.extras_mut().lane = Some(ControlLane { queue: IdRing::new(), bytes: 0, limit, count_in_service });
+    }
+
+    /// The discipline raises signals: the world collects them after each arrival.
+    pub fn set_signals(&mut self, on: bool) {
+        self.set_feature(feature::SIGNALS, on);
+    }
+
+    /// The discipline raises signals.
+    #[inline]
+    pub fn signals(&self) -> bool {
+        self.features & feature::SIGNALS != 0
+    }
+
+    /// Lose each packet leaving the line with probability `p`, drawn from `rng`.
+    pub fn set_loss(&mut self, p: f64, rng: Rng) {
+        self.extras_mut().loss = (p > 0.0).then_some((p, rng));
+        self.set_feature(feature::LOSSY, p > 0.0);
+    }
+
+    /// The port loses packets (`lose` decides for each).
+    #[inline]
+    pub fn lossy(&self) -> bool {
+        self.features & feature::LOSSY != 0
+    }
+
+    /// Whether the packet now leaving the pipe is lost (lossy ports only).
+    #[cold]
+    pub fn lose(&mut self) -> bool {
+        let e = self.extras.as_deref_mut().expect("a lossy port has extras");
+        let lost = e.loss.as_mut().is_some_and(|(p, rng)| rng.uniform_open0() <= *p);
+        e.lost += lost as u64;
+        lost
+    }
+
+    /// Integrate the queue length over time (for port statistics per interval).
+    pub fn enable_accounting(&mut self) {
+        self.extras_mut();
+        self.set_feature(feature::ACCOUNTING, true);
+    }
+
+    /// The queue's time integrals up to `now` (zero unless accounting is on).
+    pub fn accounting(&mut self, now: SimTime) -> QueueAccounting {
+        self.account(now);
+        self.extras.as_deref().map(|e| e.accounting).unwrap_or_default()
+    }
+
+    #[inline]
+    fn account(&mut self, now: SimTime) {
+        if self.features & feature::ACCOUNTING != 0 {
+            let (p, b) = (self.qdisc.len_packets(), self.qdisc.len_bytes());
+            if let Some(e) = self.extras.as_deref_mut() {
+                e.accounting.advance(now, p, b);
+            }
+        }
+    }
+
+    /// Log every transmission start (the departure trace).
+    pub fn enable_departure_log(&mut self) {
+        self.extras_mut().departures = Some(DepartureLog::default());
+        self.set_feature(feature::DEPARTURES, true);
+    }
+
+    /// The departures logged so far.
+    pub fn departure_log(&self) -> Option<&DepartureLog> {
+        self.extras.as_deref().and_then(|e| e.departures.as_ref())
+    }
+
+    /// The departures logged so far, taken out of the port.
+    pub fn take_departures(&mut self) -> Option<DepartureLog> {
+        self.extras.as_deref_mut().and_then(|e| e.departures.take())
+    }
+
+    /// The port's cumulative counters now (queue integrals included: accounting must be on
+    /// for them).
+    pub fn snapshot(&mut self, now: SimTime) -> crate::measure::PortSnapshot {
+        let acc = self.accounting(now);
+        let (control_drops, lost) = self.control_drops_and_losses();
+        crate::measure::PortSnapshot {
+            departures: self.stats.departures,
+            bytes: self.stats.bytes_departed,
+            busy_ps: self.stats.busy_ps,
+            drops: self.stats.drops,
+            marks: self.qdisc.marks(),
+            control_drops,
+            lost,
+            packet_ps: acc.packet_ps,
+            byte_ps: acc.byte_ps,
+        }
+    }
+
+    /// Control packets dropped for want of room, and packets lost on the line.
+    pub fn control_drops_and_losses(&self) -> (u64, u64) {
+        self.extras.as_deref().map_or((0, 0), |e| (e.control_drops, e.lost))
+    }
+
+    fn set_feature(&mut self, bit: u8, on: bool) {
+        if on {
+            self.features |= bit;
+        } else {
+            self.features &= !bit;
         }
     }
 
@@ -100,7 +221,7 @@ impl Port {
         if jitter == 0 && self.extras.is_none() {
             return;
         }
-        let e = self.extras.get_or_insert_with(Default::default);
+        let e = self.extras_mut();
         e.jitter = jitter;
         e.jitter_rng = (jitter > 0).then_some(rng);
         self.fifo_guard |= jitter > 0;
@@ -119,7 +240,7 @@ impl Port {
     pub fn set_preemptive(&mut self, on: bool) {
         self.preemptive = on;
         if on {
-            self.extras.get_or_insert_with(Default::default);
+            self.extras_mut();
         }
     }
 
@@ -150,6 +271,11 @@ impl Port {
                 duration = e.resume.swap_remove(i).1;
             }
         }
+        if self.features & feature::DEPARTURES != 0 {
+            if let Some(log) = self.extras.as_deref_mut().and_then(|e| e.departures.as_mut()) {
+                log.record(arena, pkt, now);
+            }
+        }
         let done = now + duration;
         self.busy_until = done;
         self.in_service_bytes = size;
@@ -178,6 +304,7 @@ impl Port {
     /// (the arriving one or, for some disciplines, one already queued).
     #[inline]
     pub fn receive(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, events: &mut EventQueue, id: u32) -> Option<PacketId> {
+        self.account(now);
         let busy = now < self.busy_until;
         let tx = InService { bytes: if busy { Some(self.in_service_bytes) } else { None } };
         let dropped = match self.qdisc.enqueue(pkt, arena, now, tx) {
@@ -203,19 +330,78 @@ impl Port {
             self.preempt(arena, now, events, id);
             return dropped;
         }
+        self.kick(busy, arena, now, events, id);
+        dropped
+    }
+
+    /// Something was queued: start it if the line is idle, else make sure the transmitter
+    /// will look again when the line frees.
+    #[inline]
+    fn kick(&mut self, busy: bool, arena: &mut PacketArena, now: SimTime, events: &mut EventQueue, id: u32) {
         if !self.txdone_pending {
             if busy {
                 events.schedule(self.busy_until, EventKind::TxDone, id);
                 self.txdone_pending = true;
-            } else if let Some(p) = self.qdisc.dequeue(arena, now) {
+            } else if let Some(p) = self.next_packet(arena, now) {
                 self.start_tx(p, arena, now, events, id);
-                if self.qdisc.len_packets() > 0 {
+                if self.has_waiting() {
                     events.schedule(self.busy_until, EventKind::TxDone, id);
                     self.txdone_pending = true;
                 }
             }
         }
-        dropped
+    }
+
+    /// The next packet to transmit: the control lane's first, else the discipline's.
+    #[inline]
+    fn next_packet(&mut self, arena: &mut PacketArena, now: SimTime) -> Option<PacketId> {
+        if self.lane_waiting {
+            return self.lane_pop(arena);
+        }
+        self.qdisc.dequeue(arena, now)
+    }
+
+    #[inline]
+    fn has_waiting(&self) -> bool {
+        self.lane_waiting || self.qdisc.len_packets() > 0
+    }
+
+    #[cold]
+    fn lane_pop(&mut self, arena: &PacketArena) -> Option<PacketId> {
+        let lane = self.extras.as_deref_mut().and_then(|e| e.lane.as_mut()).expect("a waiting lane");
+        let p = lane.queue.pop_front()?;
+        lane.bytes -= arena.get(p).size as u64;
+        self.lane_waiting = !lane.queue.is_empty();
+        Some(p)
+    }
+
+    /// A control packet arrives to be sent out of this port: it joins the control lane if
+    /// the buffer has room. Returns it if it was dropped.
+    #[cold]
+    pub fn receive_control(
+        &mut self,
+        pkt: PacketId,
+        arena: &mut PacketArena,
+        now: SimTime,
+        events: &mut EventQueue,
+        id: u32,
+    ) -> Option<PacketId> {
+        self.account(now);
+        let busy = now < self.busy_until;
+        let in_service = busy.then_some(self.in_service_bytes);
+        let size = arena.get(pkt).size;
+        let qdisc = &self.qdisc;
+        let e = self.extras.as_deref_mut().expect("ports carrying control packets have a lane");
+        let lane = e.lane.as_mut().expect("ports carrying control packets have a lane");
+        if !lane.has_room(qdisc, size, in_service) {
+            e.control_drops += 1;
+            return Some(pkt);
+        }
+        lane.queue.push_back(pkt);
+        lane.bytes += size as u64;
+        self.lane_waiting = true;
+        self.kick(busy, arena, now, events, id);
+        None
     }
 
     /// Stop the packet on the line (it is the newest in the pipe), hand it back to the
@@ -232,7 +418,7 @@ impl Port {
         self.stats.busy_ps -= left;
         let left_bytes = ((left as u128 * self.bandwidth_bps() as u128).div_ceil(BIT_PS as u128)) as u32;
         self.qdisc.preempt(left_bytes.clamp(1, size));
-        let resume = &mut self.extras.get_or_insert_with(Default::default).resume;
+        let resume = &mut self.extras_mut().resume;
         match resume.iter_mut().find(|(p, _)| *p == stopped) {
             Some(entry) => entry.1 = left,
             None => resume.push((stopped, left)),
@@ -251,9 +437,10 @@ impl Port {
             return; // stale: the packet it was for was preempted
         }
         self.txdone_pending = false;
-        if let Some(p) = self.qdisc.dequeue(arena, now) {
+        self.account(now);
+        if let Some(p) = self.next_packet(arena, now) {
             self.start_tx(p, arena, now, events, id);
-            if self.qdisc.len_packets() > 0 {
+            if self.has_waiting() {
                 events.schedule(self.busy_until, EventKind::TxDone, id);
                 self.txdone_pending = true;
             }
@@ -285,10 +472,12 @@ impl Port {
 
     /// Heap bytes held by the queue, the pipe and the optional extras.
     pub fn memory_bytes(&self) -> usize {
-        let extras = self
-            .extras
-            .as_deref()
-            .map_or(0, |e| std::mem::size_of::<PortExtras>() + e.resume.capacity() * std::mem::size_of::<(PacketId, SimTime)>());
+        let extras = self.extras.as_deref().map_or(0, |e| {
+            std::mem::size_of::<PortExtras>()
+                + e.resume.capacity() * std::mem::size_of::<(PacketId, SimTime)>()
+                + e.lane.as_ref().map_or(0, |l| l.queue.capacity() * 4)
+                + e.departures.as_ref().map_or(0, |d| d.time_s.capacity() * DepartureLog::ROW_BYTES)
+        });
         self.qdisc.memory_bytes() + self.pipe.capacity() * std::mem::size_of::<PacketId>() + extras
     }
 
@@ -301,6 +490,9 @@ impl Port {
     /// packet is already in the pipe, since it was pushed there when it started).
     pub fn for_each_packet(&self, f: &mut dyn FnMut(PacketId)) {
         self.qdisc.for_each(f);
+        if let Some(lane) = self.extras.as_deref().and_then(|e| e.lane.as_ref()) {
+            lane.queue.iter().for_each(&mut *f);
+        }
         for p in self.pipe.iter() {
             f(p);
         }
@@ -385,5 +577,32 @@ mod tests {
         let e = pkt(&mut arena, 3, 1000);
         assert_eq!(e, a, "the arena reuses the id");
         assert!(port.extras.as_ref().unwrap().resume.is_empty());
+    }
+
+    #[test]
+    fn the_control_lane_goes_first_and_shares_the_buffer() {
+        // 80 kb/s: 0.1 s per 1000-byte packet. A buffer of 3 packets, the one on the line
+        // included: the first data packet goes on the line, two wait, then the buffer is full.
+        let mut port = Port::new(0, 1, 80_000, 0, Qdisc::DropTail(DropTail::new(BufferLimit::Packets(3), true)));
+        port.enable_control_lane(BufferLimit::Packets(3), true);
+        let mut arena = PacketArena::new();
+        let mut events = EventQueue::new();
+        let data: Vec<PacketId> = (0..2).map(|_| packet(&mut arena)).collect();
+        for &d in &data {
+            assert_eq!(port.receive(d, &mut arena, 0, &mut events, 0), None);
+        }
+        let control = arena.alloc(Packet { size: 50, kind: crate::net::PacketKind::Control, ..EMPTY });
+        assert_eq!(port.receive_control(control, &mut arena, 0, &mut events, 0), None, "room for it");
+        let late = arena.alloc(Packet { size: 50, kind: crate::net::PacketKind::Control, ..EMPTY });
+        assert_eq!(port.receive_control(late, &mut arena, 0, &mut events, 0), Some(late), "the buffer is full");
+        assert_eq!(port.control_drops_and_losses(), (1, 0));
+        // The line frees at 0.1 s: the control packet goes next, ahead of the waiting data.
+        let done = events.pop().unwrap();
+        assert_eq!(done.kind(), EventKind::TxDone);
+        port.on_tx_done(&mut arena, done.time, &mut events, 0);
+        let mut sent = vec![];
+        port.for_each_packet(&mut |p| sent.push(p));
+        assert_eq!(sent, vec![data[1], data[0], control], "queued, then the pipe in order");
+        assert_eq!(port.queue_packets(), 1);
     }
 }

@@ -47,6 +47,19 @@ pub struct InService {
     pub bytes: Option<u32>,
 }
 
+/// A discipline's message for a flow's source (explicit feedback). The world sends it as a
+/// control packet of `size` bytes from the port's node back along the flow's reverse path,
+/// ahead of data at every hop; the source's algorithm gets it in `on_feedback`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Signal {
+    pub flow: u32,
+    /// The sequence number it names (the packet dropped, say), or None.
+    pub seq: Option<u64>,
+    /// A small code of the discipline's own meaning.
+    pub code: u8,
+    pub size: u32,
+}
+
 pub trait QueueDiscipline {
     fn enqueue(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict;
     fn dequeue(&mut self, arena: &mut PacketArena, now: SimTime) -> Option<PacketId>;
@@ -73,6 +86,9 @@ pub trait QueueDiscipline {
     fn marks(&self) -> u64 {
         0
     }
+    /// Hand over the signals raised since the last call (called after every arrival, for
+    /// disciplines with [`Discipline::SIGNALS`] only).
+    fn drain_signals(&mut self, _out: &mut dyn FnMut(Signal)) {}
 }
 
 /// The port a discipline is built for.
@@ -104,6 +120,9 @@ pub trait Discipline: QueueDiscipline + Sized {
     const SUMMARY: &'static str;
     /// Its parameters (`queue_params`), decoded.
     type Config: Clone + std::fmt::Debug + PartialEq;
+    /// It raises signals for sources ([`QueueDiscipline::drain_signals`]): the run then gives
+    /// every port a priority lane for control packets.
+    const SIGNALS: bool = false;
     /// Read its parameters. Ask for every parameter whatever the values: the same function
     /// makes the listing.
     fn decode(p: &mut Params) -> Result<Self::Config>;
@@ -180,6 +199,12 @@ macro_rules! disciplines {
                     $(QdiscConfig::$variant(_) => <$module::$ty as Discipline>::NAME,)*
                 }
             }
+            /// The discipline raises signals for sources.
+            pub fn signals(&self) -> bool {
+                match self {
+                    $(QdiscConfig::$variant(_) => <$module::$ty as Discipline>::SIGNALS,)*
+                }
+            }
         }
 
         impl Qdisc {
@@ -202,6 +227,7 @@ disciplines! {
     Fq: fq::FairQueue boxed,
     FqBit: fqbit::FqBit boxed,
     DecBit: decbit::DecBit boxed,
+    SqRouter: sq_router::SqRouter boxed,
 }
 
 // Not a port discipline: chapter 3's buffering structures for FQ and their evaluation.
@@ -285,6 +311,9 @@ impl QueueDiscipline for Qdisc {
     }
     fn marks(&self) -> u64 {
         dispatch!(self, q => q.marks())
+    }
+    fn drain_signals(&mut self, out: &mut dyn FnMut(Signal)) {
+        dispatch!(self, q => q.drain_signals(out))
     }
 }
 

@@ -85,7 +85,10 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
     let mut adj: Adjacency = vec![Vec::new(); n];
     let mut ports = Vec::with_capacity(sc.links.len() * 2);
     let port_names = sc.port_names();
-    for l in &sc.links {
+    // A discipline that raises signals sends control packets, which may cross any port: then
+    // every port gets a control lane.
+    let lanes = sc.links.iter().any(|l| l.forward.kind.signals() || l.reverse.kind.signals());
+    for (i, l) in sc.links.iter().enumerate() {
         let fwd = ports.len() as u32;
         let (name_f, name_r) = (&port_names[fwd as usize], &port_names[fwd as usize + 1]);
         ports.push(Port::new(l.a as u32, l.b as u32, l.bandwidth_bps, l.delay, make_qdisc(&l.forward, l.bandwidth_bps, sc.seed, name_f)));
@@ -96,6 +99,19 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
             if q.jitter > 0 {
                 // Each port its own stream, named after the port (parallel links included).
                 ports[k].set_jitter(q.jitter, Rng::stream(sc.seed, &format!("port/{}", port_names[k])));
+            }
+            if q.loss > 0.0 {
+                ports[k].set_loss(q.loss, Rng::stream(sc.seed, &format!("port/{}/loss", port_names[k])));
+            }
+            if lanes {
+                if on {
+                    return Err(ScenarioError::new(
+                        format!("links[{i}].queue_params.preemptive"),
+                        "preemptive service cannot be combined with control packets (a discipline here raises signals)",
+                    ));
+                }
+                ports[k].enable_control_lane(q.buffer, q.count_in_service);
+                ports[k].set_signals(q.kind.signals());
             }
         }
         adj[l.a].push((l.b as u32, fwd));
@@ -175,6 +191,7 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
             app: App::new(fs.app.clone(), fs.start, fs.stop, rng),
             packet_size: fs.packet_size,
             ack_size: fs.ack_size,
+            class: fs.class,
             next_seq: 0,
             cur: Default::default(),
             total: Default::default(),
@@ -217,6 +234,28 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         }
     };
     let drop_census = if drop_traced.is_empty() { vec![] } else { vec![0; 2 * flows.len()] };
+    let stat_ports = select_ports(&m.port_stats);
+    let departure_ports = select_ports(&m.trace_departures);
+    for &p in &stat_ports {
+        ports[p as usize].enable_accounting();
+    }
+    // One row per departure: bound the rows by what the lines could send in 40-byte packets.
+    let most_departures: f64 = departure_ports
+        .iter()
+        .map(|&p| crate::sim::time::to_secs(sc.duration) * ports[p as usize].bandwidth_bps() as f64 / (8.0 * 40.0))
+        .sum();
+    if most_departures > MAX_TRACE_ROWS as f64 {
+        return Err(ScenarioError::new(
+            "measure.trace_departures",
+            format!(
+                "expected at most {MAX_TRACE_ROWS} departure rows, and these ports' lines could send {most_departures:.3e} \
+                 packets of 40 bytes in the run; trace fewer or slower ports, or run shorter"
+            ),
+        ));
+    }
+    for &p in &departure_ports {
+        ports[p as usize].enable_departure_log();
+    }
     if !traced_flows.is_empty() || !traced_ports.is_empty() {
         // The trace tables grow by one row per traced flow and port per sample: bound them
         // before the run, so a typo in trace_period is an error and not memory exhaustion.
@@ -258,8 +297,13 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         drop_census,
         census_touched: Vec::new(),
         peak_live_packets: 0,
-        live_packet_limit: crate::world::MAX_LIVE_PACKETS,
+        live_packet_limit: sc.max_live_packets,
         overflow: None,
         link_changes,
+        port_snaps: vec![Default::default(); stat_ports.len()],
+        stat_ports,
+        port_intervals: Default::default(),
+        control: if lanes { vec![Default::default(); sc.flows.len()] } else { Vec::new() },
+        signal_buf: Vec::new(),
     })
 }

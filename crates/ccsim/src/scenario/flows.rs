@@ -198,6 +198,7 @@ pub fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex, durati
             return Err(ScenarioError::new(o.at("stop"), "expected a stop time after start"));
         }
         let fq_weight = o.uint_in("fq_weight", 1, 1_000_000)?.unwrap_or(1) as u32;
+        let class = o.uint_in("class", 0, 255)?.unwrap_or(0) as u8;
         let app = decode_app(&mut o, app_name, packet_size as u32, duration)?;
         let params = o.table("params")?;
         let transport = decode_transport(params, cc_name, o.at("params"))?;
@@ -228,6 +229,7 @@ pub fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex, durati
             route,
             reverse_route,
             fq_weight,
+            class,
         });
     }
     Ok(flows)

@@ -58,6 +58,8 @@ pub fn decode_measure(top: &mut Obj, duration: SimTime, nodes: &[NodeSpec], link
                 trace_cwnd: Selection::All,
                 trace_queues: Selection::Switches,
                 trace_drops: Selection::None,
+                port_stats: Selection::None,
+                trace_departures: Selection::None,
             })
         }
     };
@@ -87,6 +89,8 @@ pub fn decode_measure(top: &mut Obj, duration: SimTime, nodes: &[NodeSpec], link
     let trace_cwnd = decode_selection(&mut m, "trace_cwnd", &flow_index, false, Selection::All)?;
     let trace_queues = decode_selection(&mut m, "trace_queues", &port_index, true, Selection::Switches)?;
     let trace_drops = decode_selection(&mut m, "trace_drops", &port_index, true, Selection::None)?;
+    let port_stats = decode_selection(&mut m, "port_stats", &port_index, true, Selection::None)?;
+    let trace_departures = decode_selection(&mut m, "trace_departures", &port_index, true, Selection::None)?;
     m.finish()?;
-    Ok(MeasureSpec { interval, discard: discard as u32, trace_period, trace_cwnd, trace_queues, trace_drops })
+    Ok(MeasureSpec { interval, discard: discard as u32, trace_period, trace_cwnd, trace_queues, trace_drops, port_stats, trace_departures })
 }

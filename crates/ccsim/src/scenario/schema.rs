@@ -38,6 +38,8 @@ pub struct QueueSpec {
     /// Processing jitter: each packet's transmission starts an extra uniform [0, jitter)
     /// after the port could start it (0 = none).
     pub jitter: SimTime,
+    /// Probability that a packet leaving the line is lost (a lossy link; 0 = none).
+    pub loss: f64,
 }
 
 #[derive(Clone, Debug)]
@@ -81,6 +83,8 @@ pub struct FlowSpec {
     /// Weight n_α of the flow's data conversation at every FQ / FQbit port (weighted FQ,
     /// Keshav 1991 §2.3). 1 = plain FQ.
     pub fq_weight: u32,
+    /// Traffic class of its packets (for class-based schedulers). 0.
+    pub class: u8,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -101,6 +105,11 @@ pub struct MeasureSpec {
     pub trace_queues: Selection,
     /// Ports whose drops are recorded one by one (`DropTrace`); none by default.
     pub trace_drops: Selection,
+    /// Ports with statistics per interval (utilisation, drops, marks, mean queue); none by
+    /// default.
+    pub port_stats: Selection,
+    /// Ports whose every departure is recorded (flow, class, waiting time); none by default.
+    pub trace_departures: Selection,
 }
 
 #[derive(Clone, Debug)]
@@ -113,6 +122,9 @@ pub struct Scenario {
     pub nodes: Vec<NodeSpec>,
     pub links: Vec<LinkSpec>,
     pub flows: Vec<FlowSpec>,
+    /// Most packets the run may hold at once (queued, on lines, in pipes); past it the run
+    /// stops with an error naming the flow that holds the most.
+    pub max_live_packets: usize,
 }
 
 impl Scenario {
@@ -191,6 +203,7 @@ fn decode_scenario(v: &Value) -> Result<Scenario> {
         return Err(ScenarioError::new("duration", "expected a positive duration, got 0"));
     }
 
+    let max_live_packets = top.uint_in("max_live_packets", 1, 1 << 31)?.map_or(crate::world::MAX_LIVE_PACKETS, |n| n as usize);
     let nodes = super::topology::decode_nodes(&mut top)?;
     let node_names: Vec<String> = nodes.iter().map(|n| n.name.clone()).collect();
     let node_index = NameIndex::new(&node_names);
@@ -198,7 +211,7 @@ fn decode_scenario(v: &Value) -> Result<Scenario> {
     let flows = super::flows::decode_flows(&mut top, &nodes, &node_index, duration)?;
     let measure = super::measure::decode_measure(&mut top, duration, &nodes, &links, &flows)?;
     top.finish()?;
-    Ok(Scenario { name, description, seed, duration, measure, nodes, links, flows })
+    Ok(Scenario { name, description, seed, duration, measure, nodes, links, flows, max_live_packets })
 }
 
 /// Port names, two per link (`"a->b"`, then `"b->a"`), in port order. A second link between

@@ -70,7 +70,14 @@ fn decode_queue(o: &mut Obj, base: Option<&QueueSpec>, sender_kind: NodeKind) ->
     let buffer = o.quantity("buffer", units::buffer)?.or(base.map(|b| b.buffer)).unwrap_or(default_buffer);
     let count_in_service = o.boolean("count_in_service")?.or(base.map(|b| b.count_in_service)).unwrap_or(true);
     let jitter = o.quantity("jitter", units::duration)?.or(base.map(|b| b.jitter)).unwrap_or(0);
-    Ok(QueueSpec { kind, buffer, count_in_service, jitter })
+    let loss = match o.float("loss")? {
+        Some(p) if !(0.0..1.0).contains(&p) => {
+            return Err(ScenarioError::new(o.at("loss"), format!("expected a probability in [0, 1), got {p}")))
+        }
+        Some(p) => p,
+        None => base.map_or(0.0, |b| b.loss),
+    };
+    Ok(QueueSpec { kind, buffer, count_in_service, jitter, loss })
 }
 
 pub fn decode_links(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex) -> Result<Vec<LinkSpec>> {
@@ -100,9 +107,14 @@ pub fn decode_links(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex) -> Res
         // interface queue is its send buffer: FIFO, unlimited, no marking, unless a
         // `forward` / `reverse` table says otherwise.
         let shared = decode_queue(&mut o, None, NodeKind::Switch)?;
-        // A link's jitter applies to both its ends, hosts included.
-        let host_port =
-            QueueSpec { kind: QdiscConfig::default(), buffer: BufferLimit::Unlimited, count_in_service: true, jitter: shared.jitter };
+        // A link's jitter and loss apply to both its ends, hosts included.
+        let host_port = QueueSpec {
+            kind: QdiscConfig::default(),
+            buffer: BufferLimit::Unlimited,
+            count_in_service: true,
+            jitter: shared.jitter,
+            loss: shared.loss,
+        };
         let pick = |kind: NodeKind| if kind == NodeKind::Host { host_port.clone() } else { shared.clone() };
         let (shared_a, shared_b) = (pick(nodes[a].kind), pick(nodes[b].kind));
         let forward = match o.table("forward")? {

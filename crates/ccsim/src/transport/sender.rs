@@ -431,7 +431,7 @@ impl Sender {
 
     /// Explicit feedback from a router reached the source.
     pub fn on_feedback(&mut self, fb: &Feedback) {
-        self.cc.on_feedback(fb);
+        self.cc.on_feedback(&Feedback { outstanding: self.outstanding(), ..*fb });
     }
 
     /// The earliest time at which a timer must fire (NEVER if no timer is running).

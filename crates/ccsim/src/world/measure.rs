@@ -2,7 +2,7 @@
 //! of memory and of packets still in the network.
 
 use super::{Flow, World, MAX_OWN_COLUMNS, NO_COLUMN};
-use crate::measure::DropTrace;
+use crate::measure::{DropTrace, PortIntervalTable};
 use crate::net::packet::flags;
 use crate::net::{Packet, PacketId, PacketKind, Port};
 use crate::sim::{time::to_secs, EventKind};
@@ -15,7 +15,7 @@ impl World {
     #[inline(never)]
     pub(super) fn record_drop(&mut self, port: u32, d: PacketId) {
         let p = *self.packets.get(d);
-        let conv = |q: &Packet| q.flow * 2 + u32::from(q.kind == PacketKind::Ack);
+        let conv = |q: &Packet| q.flow * 2 + u32::from(q.kind != PacketKind::Data);
         let (census, touched, packets) = (&mut self.drop_census, &mut self.census_touched, &self.packets);
         let mut total = 0;
         self.ports[port as usize].for_each_queued(&mut |q| {
@@ -57,6 +57,10 @@ impl World {
             self.intervals.push(i as u32, k, to_secs(start), to_secs(end), &f.cur);
             let cur = std::mem::take(&mut f.cur);
             f.total.add(&cur);
+        }
+        for (&p, last) in self.stat_ports.iter().zip(self.port_snaps.iter_mut()) {
+            let now = self.ports[p as usize].snapshot(end);
+            self.port_intervals.push(p, k, start, end, now, last);
         }
     }
 
@@ -128,21 +132,29 @@ impl World {
             + self.cwnd_trace.flow.capacity() * self.cwnd_trace.row_bytes()
             + self.event_traces.iter().map(|e| e.flow.capacity() * e.row_bytes()).sum::<usize>()
             + self.queue_trace.port.capacity() * 24
-            + self.drop_trace.time_s.capacity() * DropTrace::ROW_BYTES;
+            + self.drop_trace.time_s.capacity() * DropTrace::ROW_BYTES
+            + self.port_intervals.port.capacity() * PortIntervalTable::ROW_BYTES;
         (state, output)
     }
 
-    /// Data and ACK packets of each flow still inside the network (queues, lines, pipes).
-    pub fn in_network(&self) -> Vec<(u64, u64)> {
-        let mut counts = vec![(0u64, 0u64); self.flows.len()];
+    /// The departure logs of the ports that keep one, copied.
+    pub fn departure_logs(&self) -> Vec<(u32, crate::measure::DepartureLog)> {
+        (0..self.ports.len() as u32).filter_map(|p| self.ports[p as usize].departure_log().map(|d| (p, d.clone()))).collect()
+    }
+
+    /// The departure logs of the ports that keep one, moved out of the ports.
+    pub fn take_departure_logs(&mut self) -> Vec<(u32, crate::measure::DepartureLog)> {
+        (0..self.ports.len() as u32).filter_map(|p| self.ports[p as usize].take_departures().map(|d| (p, d))).collect()
+    }
+
+    /// Data, ACK and control packets of each flow still inside the network (queues, lanes,
+    /// lines, pipes).
+    pub fn in_network(&self) -> Vec<[u64; 3]> {
+        let mut counts = vec![[0u64; 3]; self.flows.len()];
         for port in &self.ports {
             port.for_each_packet(&mut |pid| {
                 let p = self.packets.get(pid);
-                let c = &mut counts[p.flow as usize];
-                match p.kind {
-                    PacketKind::Data => c.0 += 1,
-                    PacketKind::Ack => c.1 += 1,
-                }
+                counts[p.flow as usize][p.kind as usize] += 1;
             });
         }
         counts

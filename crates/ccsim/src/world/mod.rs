@@ -6,8 +6,9 @@
 //! delivery, sending) is in `packets`; measurement (intervals, traces, drop census, memory
 //! accounting) in `measure`.
 
-use crate::measure::{CwndTrace, DropTrace, EventTrace, FlowCounters, IntervalTable, QueueTrace};
+use crate::measure::{CwndTrace, DropTrace, EventTrace, FlowCounters, IntervalTable, PortIntervalTable, PortSnapshot, QueueTrace};
 use crate::net::{Packet, PacketArena, PacketKind, Port};
+use crate::queue::Signal;
 use crate::sim::{Event, EventKind, EventQueue, SimTime};
 use crate::traffic::App;
 use crate::transport::sender::NEVER;
@@ -29,6 +30,8 @@ pub struct Flow {
     pub app: App,
     pub packet_size: u32,
     pub ack_size: u32,
+    /// Traffic class of its packets.
+    pub class: u8,
     /// Next sequence number of an uncontrolled flow.
     pub next_seq: u64,
     /// Counters of the current measurement interval, and of the intervals already closed.
@@ -46,6 +49,19 @@ pub struct TracedFlow {
     pub own_columns: u8,
     /// The index of its event log's table in `World::event_traces`, if it keeps one.
     pub events: Option<u32>,
+}
+
+/// A flow's control packets (router feedback) over the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ControlCounts {
+    /// Raised for this flow by a discipline and put on the way to its source.
+    pub sent: u64,
+    /// Reached the source.
+    pub received: u64,
+    /// Dropped on the way (a full lane, a lossy line).
+    pub dropped: u64,
+    /// Raised at a node the flow's reverse path does not pass through: never sent.
+    pub unroutable: u64,
 }
 
 /// See [`TracedFlow::columns`].
@@ -93,8 +109,18 @@ pub struct World {
     pub overflow: Option<u32>,
     /// Scheduled link delay changes: (forward port; the reverse port is the next one, delay).
     pub link_changes: Vec<(u32, SimTime)>,
+    /// Ports with statistics per interval (`[measure] port_stats`), their counters at the end
+    /// of the last interval, and the table.
+    pub stat_ports: Vec<u32>,
+    pub port_snaps: Vec<PortSnapshot>,
+    pub port_intervals: PortIntervalTable,
+    /// Per flow: its control packets (empty when no discipline raises signals).
+    pub control: Vec<ControlCounts>,
+    /// Scratch for the signals a port hands over.
+    pub signal_buf: Vec<Signal>,
 }
 
+mod control;
 mod measure;
 mod packets;
 
@@ -119,8 +145,13 @@ impl World {
         let t = ev.target();
         match ev.kind() {
             EventKind::PipeArrival => {
-                if let Some(p) = self.ports[t as usize].on_pipe_arrival(&self.packets, self.now, &mut self.events, t) {
-                    self.arrive(p);
+                let port = &mut self.ports[t as usize];
+                if let Some(p) = port.on_pipe_arrival(&self.packets, self.now, &mut self.events, t) {
+                    if port.lossy() && port.lose() {
+                        self.count_drop(p);
+                    } else {
+                        self.arrive(p);
+                    }
                 }
             }
             EventKind::TxDone => {
@@ -225,7 +256,7 @@ impl World {
                     seq: flow.next_seq,
                     tx_time: now,
                     first_tx_time: now,
-                    arrive_at: 0,
+                    arrive_at: now,
                     echo_seq: 0,
                     flow: f,
                     size: flow.packet_size,
@@ -234,6 +265,7 @@ impl World {
                     route_len: flow.route_len,
                     kind: PacketKind::Data,
                     flags: 0,
+                    class: flow.class,
                     code: 0,
                 };
                 flow.next_seq += 1;

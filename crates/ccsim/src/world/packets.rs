@@ -14,29 +14,46 @@ impl World {
         pkt.hop += 1;
         if pkt.hop < pkt.route_len {
             let port = self.routes[(pkt.route + pkt.hop as u32) as usize];
-            self.send_to_port(pid, port);
+            if pkt.kind == PacketKind::Control {
+                self.send_control_to_port(pid, port);
+            } else {
+                self.send_to_port(pid, port);
+            }
         } else {
             match pkt.kind {
                 PacketKind::Data => self.deliver_data(pid),
                 PacketKind::Ack => self.deliver_ack(pid),
+                PacketKind::Control => self.deliver_control(pid),
             }
         }
     }
 
     #[inline]
     pub(super) fn send_to_port(&mut self, pid: PacketId, port: u32) {
-        if let Some(d) = self.ports[port as usize].receive(pid, &mut self.packets, self.now, &mut self.events, port) {
+        let p = &mut self.ports[port as usize];
+        let dropped = p.receive(pid, &mut self.packets, self.now, &mut self.events, port);
+        if p.signals() {
+            self.collect_signals(port);
+        }
+        if let Some(d) = dropped {
             if !self.drop_traced.is_empty() && self.drop_traced[port as usize] {
                 self.record_drop(port, d);
             }
-            let p = self.packets.get(d);
-            let c = &mut self.flows[p.flow as usize].cur;
-            match p.kind {
-                PacketKind::Data => c.data_dropped += 1,
-                PacketKind::Ack => c.acks_dropped += 1,
-            }
-            self.packets.free(d);
+            self.count_drop(d);
         }
+    }
+
+    /// A packet is gone (dropped by a queue or lost on a line): count it and free its slot.
+    #[inline]
+    pub(super) fn count_drop(&mut self, d: PacketId) {
+        let p = self.packets.get(d);
+        let c = &mut self.flows[p.flow as usize].cur;
+        match p.kind {
+            PacketKind::Data => c.data_dropped += 1,
+            PacketKind::Ack => c.acks_dropped += 1,
+            PacketKind::Control => self.control[p.flow as usize].dropped += 1,
+        }
+        self.packets.free(d);
     }
 
     #[inline]
@@ -139,7 +156,7 @@ impl World {
                 seq: tx.seq,
                 tx_time: now,
                 first_tx_time: tx.first_tx,
-                arrive_at: 0,
+                arrive_at: now,
                 echo_seq: 0,
                 flow: f,
                 size: flow.packet_size,
@@ -148,6 +165,7 @@ impl World {
                 route_len: flow.route_len,
                 kind: PacketKind::Data,
                 flags: if tx.retransmission { flags::RETX } else { 0 },
+                class: flow.class,
                 code: tx.code,
             };
             let first_port = self.routes[flow.route as usize];

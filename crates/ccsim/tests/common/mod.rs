@@ -145,8 +145,8 @@ pub fn assert_conserved(r: &Results) {
         assert!(t.delivered <= t.received, "flow {:?}: more deliveries than receptions", f.name);
         assert!(f.conserved, "flow {:?}: conserved flag false", f.name);
     }
-    let flow_drops: u64 = r.flows.iter().map(|f| f.totals.data_dropped + f.totals.acks_dropped).sum();
-    let port_drops: u64 = r.ports.iter().map(|p| p.drops).sum();
+    let flow_drops: u64 = r.flows.iter().map(|f| f.totals.data_dropped + f.totals.acks_dropped + f.control.dropped).sum();
+    let port_drops: u64 = r.ports.iter().map(|p| p.drops + p.control_drops + p.lost).sum();
     assert_eq!(flow_drops, port_drops, "drops counted by flows and by ports differ");
     assert!(r.conserved, "Results::conserved is false");
 }

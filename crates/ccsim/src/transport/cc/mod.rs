@@ -78,6 +78,8 @@ pub struct Feedback {
     pub seq: Option<u64>,
     /// A small code the router set (the discipline's own meaning).
     pub code: u8,
+    /// Packets the source had outstanding when the feedback arrived.
+    pub outstanding: u64,
 }
 
 /// A pacing rule: new data leaves in bursts of `burst` packets sent back to back, and a burst
@@ -342,6 +344,7 @@ algorithms! {
     Dec: dec::Dec boxed,
     PacketPair: pp::PacketPair boxed,
     PacketPair2: pp2::Pp2 boxed,
+    SourceQuench: sq::Sq,
 }
 
 // Parts shared by several algorithms.
