@@ -209,7 +209,7 @@ def cmd_experiment(a) -> int:
     text += f"\n{held} of {total} of the chapter's qualitative findings hold on this run.\n"
     print(text, end="")
     if a.out:
-        from .builder import atomic_write_text
+        from ._files import atomic_write_text
         atomic_write_text(a.out, text)
         print(f"wrote {a.out}")
     return 0

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ccsim.builder import atomic_write_text, dumps_toml
+from ccsim._files import atomic_write_text
+from ccsim.builder import dumps_toml
 
 HERE = Path(__file__).resolve().parent
 REFERENCE = HERE / "reference.toml"

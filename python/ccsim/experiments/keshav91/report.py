@@ -2,7 +2,7 @@
 
 The report is built once as a list of blocks (heading, paragraph, list, table, image) and
 rendered to both formats, so the two always say the same thing. Every file is written
-under a temporary name and renamed (:func:`ccsim.results._atomic`).
+under a temporary name and renamed (:func:`ccsim._files.atomic_write`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...results import _atomic
+from ..._files import atomic_write
 from .checks import FrameData, NoData, NotRun, DataError, fmt
 
 STATUS_CSS = {"PASS": "pass", "FAIL": "fail", "KNOWN": "known", "P": "pat", "NOT RUN": "notrun",
@@ -218,7 +218,7 @@ def utility_diagram(n: int, fd: FrameData, runs: dict, pairs_meta: dict, path: P
     fig.suptitle(f"Scenario {n}: utility diagrams (label = source number at the seed median; box = ±3 sd of "
                  f"interval means)", fontsize=10)
     fig.tight_layout()
-    _atomic(path, lambda t: fig.savefig(t, format="png"))
+    atomic_write(path, lambda t: fig.savefig(t, format="png"))
     plt.close(fig)
     return True
 
@@ -286,7 +286,7 @@ def window_figure(title: str, panels: list[tuple[str, str, str]], traces: pd.Dat
         ax.set_visible(False)
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
-    _atomic(path, lambda t: fig.savefig(t, format="png"))
+    atomic_write(path, lambda t: fig.savefig(t, format="png"))
     plt.close(fig)
     return notes
 
@@ -403,7 +403,7 @@ def probe_figure_s7(d: pd.DataFrame, seed: int, kind: str, path: Path, *, span: 
     _rate_panel(ax2, d, f"whole run, source 1 ({src}, seed {seed})", fair=fair)
     ax2.axvspan(t0, t0 + span, color="#f2c0a0", alpha=0.35, lw=0)
     fig.tight_layout()
-    _atomic(path, lambda t: fig.savefig(t, format="png"))
+    atomic_write(path, lambda t: fig.savefig(t, format="png"))
     plt.close(fig)
     return t0, t0 + span, why
 
@@ -448,7 +448,7 @@ def probe_figure_s3(series: dict[int, tuple[pd.DataFrame, int, str]], samples: p
             ax.legend(fontsize=7, loc="upper right")
     fig.suptitle("Scenario 3, PP/FQ (Fig 6.13): packet-pair estimator (shaded: background on)", fontsize=11)
     fig.tight_layout()
-    _atomic(path, lambda t: fig.savefig(t, format="png"))
+    atomic_write(path, lambda t: fig.savefig(t, format="png"))
     plt.close(fig)
 
 
@@ -835,7 +835,7 @@ def _write_outputs(doc: Doc, out: Path, outcome, flows, intervals, traces, probe
 
     def put(name, fn):
         p = out / name
-        _atomic(p, fn)
+        atomic_write(p, fn)
         written.append(p)
 
     tables = [("flows", flows), ("intervals", intervals), ("traces", traces), ("cells", outcome.cells),
