@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from importlib import resources
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,9 +19,10 @@ import pandas as pd
 from ..sweep import Task, run_many
 
 
-def repo_scenarios() -> Path:
-    """The scenarios/ directory of the source tree this package was installed from."""
-    return Path(__file__).resolve().parents[3] / "scenarios"
+def package_scenarios() -> Path:
+    """The scenario files shipped inside the package (ccsim/scenarios/), wherever it is
+    installed: a checkout's python/ccsim/scenarios or site-packages/ccsim/scenarios."""
+    return Path(str(resources.files("ccsim").joinpath("scenarios")))
 
 
 def source_number(flow_name: str) -> int | None:

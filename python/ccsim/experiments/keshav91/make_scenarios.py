@@ -1,4 +1,4 @@
-"""Write the Keshav 1991 Chapter 6 scenario files, scenarios/keshav91/*.toml.
+"""Write the Keshav 1991 Chapter 6 scenario files, python/ccsim/scenarios/keshav91/*.toml.
 
     python -m ccsim.experiments.keshav91.make_scenarios            # (re)write the files
     python -m ccsim.experiments.keshav91.make_scenarios --check    # exit 1 if any file is stale
@@ -31,7 +31,7 @@ from ccsim.builder import dumps_toml
 
 HERE = Path(__file__).resolve().parent
 REFERENCE = HERE / "reference.toml"
-DEFAULT_OUT = HERE.parents[3] / "scenarios" / "keshav91"
+DEFAULT_OUT = HERE.parents[1] / "scenarios" / "keshav91"  # inside the package: ccsim/scenarios/keshav91
 
 SLOW, FAST = "80kbps", "800kbps"      # 10 and 100 FTP packets/s [C6 §6.6]
 FTP_SIZE, SMALL = "1000B", "40B"      # FTP data; Telnet data and every ACK [C6 §6.6]

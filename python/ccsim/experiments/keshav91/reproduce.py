@@ -29,7 +29,7 @@ from typing import Iterable
 
 import pandas as pd
 
-from ..runner import load_reference, repo_scenarios, run_files
+from ..runner import load_reference, package_scenarios, run_files
 from .checks import FrameData, evaluate_qcheck, judge_cell, DataError, NoData, NotRun
 
 HERE = Path(__file__).resolve().parent
@@ -93,7 +93,7 @@ def check_params(texts: Iterable[str], ref: dict, scenarios: list[int]) -> list:
     overrides = [parse_param(t) for t in ([texts] if isinstance(texts, str) else texts)]
     if not overrides:
         return []
-    sdir = repo_scenarios() / "keshav91"
+    sdir = package_scenarios() / "keshav91"
     stems = [stem for sc in ref["scenarios"] if int(sc["scenario"]) in scenarios for stem in sc["runs"].values()]
     hits = [0] * len(overrides)  # by position: a list or table VALUE makes an override unhashable
     for stem in dict.fromkeys(stems):
@@ -147,10 +147,14 @@ def _version() -> str:
     from ... import __version__
 
     v = f"ccsim {__version__}"
+    # Best effort: a checkout (python/ccsim under a tree with pyproject.toml) also names its
+    # git revision; an installed package, or a tree without git, gives the version alone.
+    root = Path(__file__).resolve().parents[4]
+    if not (root / "pyproject.toml").is_file():
+        return v
     try:
         import subprocess
 
-        root = repo_scenarios().parent
         rev = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True,
                              text=True, timeout=5)
         dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
@@ -167,7 +171,7 @@ def run_all(ref: dict, scenarios: list[int], seeds: list[int], *, quick: bool, j
     """Run the scenario files of ``scenarios``; returns (flows, intervals, traces, probes, runs
     table). ``traces`` are the periodic cwnd-trace samples (window, outstanding packets, RTT and
     the packet-pair estimator's state), ``probes`` every probe of the traced packet-pair flows."""
-    sdir = repo_scenarios() / "keshav91"
+    sdir = package_scenarios() / "keshav91"
     want_traces = _trace_scenarios(ref)
     runs_rows, groups = [], {}
     for sc in ref["scenarios"]:
