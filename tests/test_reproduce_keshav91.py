@@ -582,3 +582,10 @@ def test_full_reproduction_keeps_its_scores(tmp_path):
     assert "error" not in set(q["status"]), q[q["status"] == "error"][["id", "detail"]]
     e = failure_explanations(res)
     assert e["explained cells"] == e["failed cells"] and e["explained checks"] == e["failed hard checks"], e
+
+
+def test_committed_scenario_files_are_what_make_scenarios_writes():
+    # The files quote reference.toml's cells in their headers: an edit of either without
+    # regenerating leaves them stale (S8's row labels once did).
+    from ccsim.experiments.keshav91 import make_scenarios
+    assert make_scenarios.main(["--check"]) == 0
