@@ -356,7 +356,7 @@ def test_compare_lists_what_changed_between_two_reproductions(cli, tmp_path):
     assert "1 cells changed status" in out and "PASS -> FAIL" in out and "4.500" in out
     assert "1 qualitative checks changed status" in out and "S1-a1" in out and "pass -> fail" in out
     assert "S1-a2" not in out and "JK/FQ" not in out  # unchanged rows are not listed
-    from ccsim.experiments.compare import compare
+    from ccsim.experiments.kit.compare import compare
     c = compare(base, other)
     assert c.scores.loc["D cells"].tolist() == [1, 0, -1] and c.scores.loc["hard checks"].tolist() == [1, 0, -1]
     assert cli("compare", base, base).stdout.count("no cell or check changed status") == 1
@@ -376,7 +376,7 @@ def test_compare_lists_what_changed_between_two_reproductions(cli, tmp_path):
 
 
 def test_compare_of_runs_over_different_scenarios_uses_the_common_ones(tmp_path):
-    from ccsim.experiments.compare import compare
+    from ccsim.experiments.kit.compare import compare
 
     def run_dir(name, scenarios):
         d = tmp_path / name

@@ -29,9 +29,10 @@ from typing import Any
 from ccsim._files import atomic_write_text
 from ccsim.builder import dumps_toml
 
-HERE = Path(__file__).resolve().parent
-REFERENCE = HERE / "reference.toml"
-DEFAULT_OUT = HERE.parents[1] / "scenarios" / "keshav91"  # inside the package: ccsim/scenarios/keshav91
+from ccsim.experiments.keshav91 import THESIS
+
+REFERENCE = THESIS.reference
+DEFAULT_OUT = THESIS.scenario_dir  # inside the package: ccsim/scenarios/keshav91
 
 SLOW, FAST = "80kbps", "800kbps"      # 10 and 100 FTP packets/s [C6 §6.6]
 FTP_SIZE, SMALL = "1000B", "40B"      # FTP data; Telnet data and every ACK [C6 §6.6]
@@ -257,7 +258,7 @@ def thesis_lines(ref: dict, n: int, label: str) -> list[str]:
     """One line per (table, phase): 'source: thr, delay, drop, retx' as the thesis prints them."""
     out = []
     for t in ref["tables"]:
-        if t["scenario"] != n:
+        if t["scenario"] != f"S{n}":
             continue
         for phase in t.get("phases", [None]):
             rows = [r for r in t["rows"] if r["pair"] == label and r.get("phase") == phase]
