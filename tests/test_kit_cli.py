@@ -43,9 +43,12 @@ def test_reproduce_from_an_empty_directory_uses_the_packaged_scenarios(cli, tmp_
     assert "## Summary" in (out / "report.md").read_text(encoding="utf-8")
 
 
-def test_param_targets_are_listed_in_one_place():
+def test_param_targets_are_the_engines_registry():
+    from ccsim import registry
+
     t = param_targets()
-    assert "generic" in t.cc and "fq" in t.queues
+    assert t.cc == tuple(a.name for a in registry.algorithms()) and "generic" in t.cc
+    assert t.queues == tuple(d.name for d in registry.disciplines()) and "fq" in t.queues
     with pytest.raises(ValueError, match="unknown target 'cubic'"):
         parse_param("cubic.beta=0.7")
 

@@ -28,13 +28,13 @@ class Targets:
 
 
 def param_targets() -> Targets:
-    """The algorithms and disciplines ``--param`` may name: the one place these are listed.
+    """The algorithms and disciplines ``--param`` may name: the engine's registry
+    (:mod:`ccsim.registry`), the one place the kit learns them, so a new algorithm or
+    discipline is a target as soon as it is registered."""
+    from ... import registry
 
-    The engine's registry will list them (``ccsim._core`` is to grow a listing of its
-    algorithms and disciplines); when it does, return that listing here and delete the two
-    tuples below. Nothing else in the package spells these names."""
-    return Targets(cc=("generic", "jk", "reno", "newreno", "dec", "pp", "pp2"),
-                   queues=("fq", "fqbit", "decbit", "droptail"))
+    return Targets(cc=tuple(a.name for a in registry.algorithms()),
+                   queues=tuple(d.name for d in registry.disciplines()))
 
 
 @dataclass(frozen=True)
