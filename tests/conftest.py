@@ -1,12 +1,13 @@
 import os
 import subprocess
 import sys
+from importlib import resources
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "scenarios" / "examples"
+# The example scenarios ship inside the package (ccsim/scenarios/examples).
+EXAMPLES = Path(str(resources.files("ccsim").joinpath("scenarios", "examples")))
 
 
 def ccsim_cli(*args, cwd=None):

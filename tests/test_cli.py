@@ -356,7 +356,7 @@ def test_compare_lists_what_changed_between_two_reproductions(cli, tmp_path):
     assert "1 cells changed status" in out and "PASS -> FAIL" in out and "4.500" in out
     assert "1 qualitative checks changed status" in out and "S1-a1" in out and "pass -> fail" in out
     assert "S1-a2" not in out and "JK/FQ" not in out  # unchanged rows are not listed
-    from ccsim.experiments.compare import compare
+    from ccsim.experiments.kit.compare import compare
     c = compare(base, other)
     assert c.scores.loc["D cells"].tolist() == [1, 0, -1] and c.scores.loc["hard checks"].tolist() == [1, 0, -1]
     assert cli("compare", base, base).stdout.count("no cell or check changed status") == 1
@@ -376,7 +376,7 @@ def test_compare_lists_what_changed_between_two_reproductions(cli, tmp_path):
 
 
 def test_compare_of_runs_over_different_scenarios_uses_the_common_ones(tmp_path):
-    from ccsim.experiments.compare import compare
+    from ccsim.experiments.kit.compare import compare
 
     def run_dir(name, scenarios):
         d = tmp_path / name
@@ -395,3 +395,21 @@ def test_compare_of_runs_over_different_scenarios_uses_the_common_ones(tmp_path)
     assert c.scores.loc["D cells"].tolist() == [1, 1, 0]
     with pytest.raises(ValueError, match="share no scenario"):
         compare(run_dir("only1", [1]), only2)
+
+
+def test_compare_reads_reproductions_written_before_scenario_ids_were_strings(tmp_path):
+    # An old cells.parquet has integer scenarios and no kind/item/x columns; a new one "S1"
+    # and those columns: the same cells, so nothing changed.
+    from ccsim.experiments.kit.compare import compare
+
+    cell = {"table": "6.2", "pair": "JK/FQ", "source": 1, "phase": "", "metric": "throughput", "class": "D",
+            "sim": 1.0, "thesis": 1.0, "status": "PASS"}
+    old, new = tmp_path / "old", tmp_path / "new"
+    for d, extra, sid in ((old, {}, 1), (new, {"kind": "flow", "item": "", "x": float("nan")}, "S1")):
+        d.mkdir()
+        pd.DataFrame([{**cell, **extra, "scenario": sid}]).to_parquet(d / "cells.parquet")
+        pd.DataFrame([{"id": "S1-a1", "scenario": sid, "severity": "hard", "status": "pass"}]).to_parquet(
+            d / "qchecks.parquet")
+    c = compare(old, new)
+    assert c.note == "" and c.cells.empty and c.checks.empty
+    assert c.scores.loc["D cells"].tolist() == [1, 1, 0]

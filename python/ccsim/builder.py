@@ -13,8 +13,9 @@ import json
 import math
 import numbers
 import os
-import tempfile
 from typing import Any
+
+from ._files import atomic_write_text
 
 
 class Scenario:
@@ -161,53 +162,3 @@ def dumps_toml(data: dict) -> str:
             lines.append(f"[[{_key(k)}]]")
             lines.extend(f"{_key(kk)} = {_scalar(vv, f'{k}[{i}].{kk}')}" for kk, vv in item.items())
     return "\n".join(lines) + "\n"
-
-
-def _read_umask() -> int:
-    mask = os.umask(0)  # the only way to read it sets it; done once, at import
-    os.umask(mask)
-    return mask
-
-
-_UMASK = _read_umask()
-
-
-def atomic_write(path: str | os.PathLike, write) -> None:
-    """Write a file whole or not at all: ``write(tmp)`` fills a temporary file beside
-    ``path``, which then replaces it. The file gets the mode a plain write would give (an
-    existing file's own, else 0666 less the umask), not the temporary file's 0600."""
-    given = os.fspath(path)
-    # Write through a symbolic link to its target (replacing the link would leave the target
-    # stale), and never replace a device, pipe or socket with a regular file.
-    path = os.path.realpath(given)
-    if os.path.isdir(path):
-        raise IsADirectoryError(f"{given}: is a directory; expected a file path")
-    if os.path.exists(path) and not os.path.isfile(path):
-        raise OSError(f"{given}: is not a regular file (a device, pipe or socket); expected a file path")
-    d = os.path.dirname(path)
-    if not os.path.isdir(d):
-        raise FileNotFoundError(f"{given}: no directory {d} to write into")
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=os.path.basename(path))
-    os.close(fd)
-    try:
-        write(tmp)
-        try:
-            mode = os.stat(path).st_mode & 0o7777
-        except FileNotFoundError:
-            mode = 0o666 & ~_UMASK
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """:func:`atomic_write` of UTF-8 text."""
-
-    def write(tmp):
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-
-    atomic_write(path, write)

@@ -6,8 +6,9 @@
     ccsim bench dumbbell [--flows N] [--duration S] [--seed N]
     ccsim plot DIR
     ccsim compare BASE OTHER
-    ccsim reproduce keshav91 [--quick] [--seeds N] [--jobs N] [--out DIR] [--only S1,S3] [--scheduler ADDR] [--jitter 1ms]
-                             [--param TARGET.KEY=VALUE ...]
+    ccsim reproduce THESIS [--quick] [--seeds N] [--jobs N] [--out DIR] [--only S1,S3] [--scheduler ADDR] [--jitter 1ms]
+                           [--param TARGET.KEY=VALUE ...]
+    ccsim reproduce --list
 
 Exit status: 0 on success, 2 on bad input (the message names the field and what was
 expected), 1 on an internal error, 130 when interrupted.
@@ -209,7 +210,7 @@ def cmd_experiment(a) -> int:
     text += f"\n{held} of {total} of the chapter's qualitative findings hold on this run.\n"
     print(text, end="")
     if a.out:
-        from .builder import atomic_write_text
+        from ._files import atomic_write_text
         atomic_write_text(a.out, text)
         print(f"wrote {a.out}")
     return 0
@@ -283,53 +284,41 @@ def cmd_plot(a) -> int:
     return 0
 
 
-REPRODUCE_OUT = "results/keshav91"
-
-
 def cmd_reproduce(a) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from .experiments.keshav91.reproduce import parse_only, reproduce
+    from .experiments.kit.registry import all_theses, get_thesis, thesis_ids
+
+    if a.list:
+        for t in all_theses():
+            print(f"{t.id}  {t.title}")
+        return 0
+    if a.thesis is None:
+        return _err(f"reproduce: expected a thesis, one of: {', '.join(thesis_ids())} (ccsim reproduce --list)")
+    thesis = get_thesis(a.thesis)
+
+    from .experiments.kit.reproduce import check_options, prepare, reproduce
+    from .experiments.kit.sections import failure_explanations
+    from .experiments.kit.judge import pass_rates_text
 
     if a.only is not None:
         a.only = ",".join(a.only)
-    if a.seeds is not None and not 1 <= a.seeds <= 1000:
-        return _err(f"--seeds: expected an integer from 1 to 1000, got {a.seeds}")
-    if a.jobs is not None and a.jobs < 1:
-        return _err(f"--jobs: expected a positive integer, got {a.jobs}")
-    try:
-        parse_only(a.only, range(1, 9))
-    except ValueError as e:
-        return _err(str(e))
-    if a.jitter is not None:
-        from .scenario_units import parse_seconds
-
-        try:
-            ok = 0 < parse_seconds(a.jitter) <= 1e6  # the scenario format's longest duration
-        except ValueError:
-            ok = False
-        if not ok:
-            return _err(f"--jitter: expected a positive duration up to 1e6 s such as \"1ms\", got {a.jitter!r}")
     params = a.param or []
-    if params:
-        from .experiments.keshav91.reproduce import REFERENCE, check_params
-        from .experiments.runner import load_reference
-
-        try:
-            check_params(params, load_reference(REFERENCE), parse_only(a.only, range(1, 9)))
-        except ValueError as e:
-            return _err(str(e))
-    if a.out == REPRODUCE_OUT:  # a variant run keeps the plain run's report
+    # Every mistake in the options is reported before anything runs or any directory is made.
+    check_options(seeds=a.seeds, jobs=a.jobs, jitter=a.jitter)
+    prepare(thesis, only=a.only, params=params)
+    default_out = f"results/{thesis.id}"
+    out = a.out or default_out
+    if out == default_out:  # a variant run keeps the plain run's report
         suffix = ([f"jitter-{a.jitter}"] if a.jitter is not None else []) + [re.sub(r"[^A-Za-z0-9._=-]", "_", p.strip())
                                                                            for p in params]
-        if suffix:
-            a.out = "-".join([REPRODUCE_OUT] + suffix)
-    _check_out(a.out)
-    res = reproduce(quick=a.quick, seeds=a.seeds, jobs=a.jobs, out=a.out, only=a.only, scheduler=a.scheduler,
+        out = "-".join([default_out] + suffix)
+    _check_out(out)
+    res = reproduce(thesis, quick=a.quick, seeds=a.seeds, jobs=a.jobs, out=out, only=a.only, scheduler=a.scheduler,
                     jitter=a.jitter, params=params)
     con = Console() if sys.stdout.isatty() else Console(width=130)
-    t = Table(title=f"Keshav 1991 ch. 6 reproduction ({'quick' if res.quick else 'full'}, "
+    t = Table(title=f"{thesis.title} reproduction ({'quick' if res.quick else 'full'}, "
                     f"seeds {res.seeds[0]}..{res.seeds[-1]}, {res.total_seconds:.0f} s)")
     cc = res.cell_counts()
     for col in cc.columns:
@@ -347,8 +336,6 @@ def cmd_reproduce(a) -> int:
     bad = int((res.runs["seeds_ok"] == 0).sum()) if len(res.runs) else 0
     if bad:
         con.print(f"{bad} of {len(res.runs)} scenario files did not run (see the report)")
-    from .experiments.keshav91.report import failure_explanations, pass_rates_text
-
     rates = pass_rates_text(res.cells)
     if rates:
         con.print(f"judged cells passing (known issues aside): {rates}")
@@ -364,7 +351,7 @@ def cmd_compare(a) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from .experiments.compare import compare
+    from .experiments.kit.compare import compare
 
     c = compare(a.base, a.other)
     con = Console() if sys.stdout.isatty() else Console(width=150)
@@ -464,13 +451,19 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("dir")
     pl.set_defaults(func=cmd_plot)
 
-    rp = sub.add_parser("reproduce", help="run a thesis's experiments and write a report comparing every result")
-    rp.add_argument("experiment", choices=["keshav91"], help="keshav91: Keshav 1991, Chapter 6")
-    rp.add_argument("--quick", action="store_true", help="2 seeds and halved durations (about 30 s on 2 cores)")
-    rp.add_argument("--seeds", type=int, metavar="N", help="seeds 1..N (default 5; 2 with --quick)")
+    rp = sub.add_parser("reproduce", help="run a thesis's experiments and write a report comparing every result",
+                        description="THESIS is a registered thesis (ccsim reproduce --list names them).")
+    rp.add_argument("thesis", nargs="?", metavar="THESIS", help="the thesis to reproduce, e.g. keshav91")
+    rp.add_argument("--list", action="store_true", help="list the registered theses (id and title) and exit")
+    rp.add_argument("--quick", action="store_true",
+                    help="fewer seeds and shortened runs, as the thesis sets them (keshav91: 2 seeds, durations "
+                         "halved; about 30 s on 2 cores)")
+    rp.add_argument("--seeds", type=int, metavar="N", help="seeds 1..N (default: the thesis's, and its quick "
+                                                            "number with --quick)")
     rp.add_argument("--jobs", type=int, metavar="N", help="parallel runs (default: one per core)")
-    rp.add_argument("--out", metavar="DIR", default=REPRODUCE_OUT,
-                    help="report directory (default %(default)s; with --jitter J or --param P, %(default)s-jitter-J-P)")
+    rp.add_argument("--out", metavar="DIR",
+                    help="report directory (default results/THESIS; with --jitter J or --param P, "
+                         "results/THESIS-jitter-J-P)")
     rp.add_argument("--only", metavar="S1,S3", action="append",
                     help="only these scenarios (repeatable: --only S1 --only S3 is --only S1,S3)")
     rp.add_argument("--scheduler", metavar="ADDR", help="run on a Dask cluster, e.g. tcp://host:8786")

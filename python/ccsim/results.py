@@ -14,6 +14,8 @@ from typing import Any
 
 import pandas as pd
 
+from ._files import atomic_write
+
 
 def _clean(v: Any) -> Any:
     """NaN/inf -> None so summary.json is strict JSON."""
@@ -24,13 +26,6 @@ def _clean(v: Any) -> Any:
     if isinstance(v, list):
         return [_clean(x) for x in v]
     return v
-
-
-def _atomic(path: Path, write) -> None:
-    """Write ``path`` whole or not at all (:func:`ccsim.builder.atomic_write`)."""
-    from .builder import atomic_write
-
-    atomic_write(path, write)
 
 
 FIGURES = (("cwnd.png", "cwnd", "plot_cwnd"), ("queues.png", "queues", "plot_queues"),
@@ -49,7 +44,7 @@ def write_figures(res, out: Path, *, draw: bool = True) -> list[Path]:
         p = out / name
         frame = getattr(res, trace)
         if draw and len(frame):
-            _atomic(p, lambda t, frame=frame, fn=fn: getattr(_plots, fn)(frame, t, title=res.run["name"]))
+            atomic_write(p, lambda t, frame=frame, fn=fn: getattr(_plots, fn)(frame, t, title=res.run["name"]))
             written.append(p)
         else:
             p.unlink(missing_ok=True)
@@ -198,7 +193,7 @@ class Results:
 
         def put(name: str, write) -> None:
             p = out / name
-            _atomic(p, write)
+            atomic_write(p, write)
             written.append(p)
 
         summary = json.dumps(self.summary(), indent=2, allow_nan=False)

@@ -256,7 +256,7 @@ def sweep(base: dict, sets: list[tuple[str, list]], seeds: list[int], out_dir, *
 
     import pandas as pd
 
-    from .builder import atomic_write_text
+    from ._files import atomic_write_text
 
     out = Path(out_dir)
     (out / "runs").mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,4 @@
-"""Write the Keshav 1991 Chapter 6 scenario files, scenarios/keshav91/*.toml.
+"""Write the Keshav 1991 Chapter 6 scenario files, python/ccsim/scenarios/keshav91/*.toml.
 
     python -m ccsim.experiments.keshav91.make_scenarios            # (re)write the files
     python -m ccsim.experiments.keshav91.make_scenarios --check    # exit 1 if any file is stale
@@ -26,11 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ccsim.builder import atomic_write_text, dumps_toml
+from ccsim._files import atomic_write_text
+from ccsim.builder import dumps_toml
 
-HERE = Path(__file__).resolve().parent
-REFERENCE = HERE / "reference.toml"
-DEFAULT_OUT = HERE.parents[3] / "scenarios" / "keshav91"
+from ccsim.experiments.keshav91 import THESIS
+
+REFERENCE = THESIS.reference
+DEFAULT_OUT = THESIS.scenario_dir  # inside the package: ccsim/scenarios/keshav91
 
 SLOW, FAST = "80kbps", "800kbps"      # 10 and 100 FTP packets/s [C6 §6.6]
 FTP_SIZE, SMALL = "1000B", "40B"      # FTP data; Telnet data and every ACK [C6 §6.6]
@@ -256,7 +258,7 @@ def thesis_lines(ref: dict, n: int, label: str) -> list[str]:
     """One line per (table, phase): 'source: thr, delay, drop, retx' as the thesis prints them."""
     out = []
     for t in ref["tables"]:
-        if t["scenario"] != n:
+        if t["scenario"] != f"S{n}":
             continue
         for phase in t.get("phases", [None]):
             rows = [r for r in t["rows"] if r["pair"] == label and r.get("phase") == phase]

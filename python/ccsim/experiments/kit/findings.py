@@ -1,9 +1,10 @@
 """Findings: the investigated reasons why reproduced cells or checks differ from the thesis.
 
-Each file in findings/*.toml holds [[finding]] entries (format: findings/README.md). A finding
-covers the cells whose scenario, pair, table, metric and source match its scope, and the
-qualitative checks it names. The report prints each failure with the findings that explain it
-and counts the failures no finding explains.
+Each file in a thesis's findings/*.toml holds [[finding]] entries (format: docs/adding-a-thesis.md
+and the thesis's findings/README.md). A finding covers the cells whose scenario, pair (or
+curve), table, metric and source match its scope, and the qualitative checks it names. The
+report prints each failure with the findings that explain it and counts the failures no
+finding explains.
 """
 
 from __future__ import annotations
@@ -12,14 +13,13 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent / "findings"
 KINDS = ("phase", "model-choice", "thesis-inconsistent", "engine-limitation", "open")
 
 
 @dataclass
 class Finding:
     id: str
-    scenario: int
+    scenario: str
     kind: str
     explanation: str
     evidence: str
@@ -30,7 +30,9 @@ class Finding:
     checks: list[str] = field(default_factory=list)
     file: str = ""
 
-    def covers_cell(self, scenario: int, table: str, pair: str, metric: str, source: int) -> bool:
+    def covers_cell(self, scenario: str, table: str, pair: str, metric: str, source: int | None) -> bool:
+        """Does the finding cover this cell? ``pair`` is a curve's name for a curve cell;
+        ``source`` None for a cell that reads no single flow (which a `sources` scope leaves out)."""
         return (self.scenario == scenario
                 and (not self.pairs or pair in self.pairs)
                 and (not self.tables or table in self.tables)
@@ -38,8 +40,9 @@ class Finding:
                 and (not self.sources or source in self.sources))
 
 
-def load(directory: Path = HERE) -> list[Finding]:
-    """Every finding, checked: a malformed file raises ValueError naming the file and field."""
+def load(directory: Path, scenario_ids: list[str] | None = None) -> list[Finding]:
+    """Every finding in ``directory``, checked: a malformed file, or one that names a scenario
+    not among ``scenario_ids`` (when given), raises ValueError naming the file and field."""
     out: list[Finding] = []
     seen: set[str] = set()
     for f in sorted(directory.glob("*.toml")):
@@ -50,6 +53,9 @@ def load(directory: Path = HERE) -> list[Finding]:
             for key in ("id", "scenario", "kind", "explanation", "evidence"):
                 if key not in d:
                     raise ValueError(f"{where}: missing {key!r}")
+            if not isinstance(d["scenario"], str) or (scenario_ids is not None and d["scenario"] not in scenario_ids):
+                expected = f"one of {', '.join(scenario_ids)}" if scenario_ids else 'a scenario id such as "S1"'
+                raise ValueError(f"{where}.scenario: expected {expected}, got {d['scenario']!r}")
             if d["kind"] not in KINDS:
                 raise ValueError(f"{where}.kind: expected one of {', '.join(KINDS)}, got {d['kind']!r}")
             if d["id"] in seen:
@@ -59,7 +65,7 @@ def load(directory: Path = HERE) -> list[Finding]:
             if unknown:
                 raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
             seen.add(d["id"])
-            out.append(Finding(id=d["id"], scenario=int(d["scenario"]), kind=d["kind"],
+            out.append(Finding(id=d["id"], scenario=d["scenario"], kind=d["kind"],
                                explanation=d["explanation"].strip(), evidence=d["evidence"].strip(),
                                pairs=list(d.get("pairs", [])), tables=[str(t) for t in d.get("tables", [])],
                                metrics=list(d.get("metrics", [])), sources=[int(s) for s in d.get("sources", [])],
@@ -73,13 +79,18 @@ def annotate_cells(cells, findings: list[Finding]):
         cells["finding"] = []
         return cells
     cells["finding"] = [
-        ", ".join(f.id for f in findings if f.covers_cell(int(r.scenario), str(r.table), r.pair, r.metric, int(r.source)))
+        ", ".join(f.id for f in findings if f.covers_cell(r.scenario, str(r.table), r.pair, r.metric, _source(r.source)))
         for r in cells.itertuples()
     ]
     return cells
 
 
+def _source(v) -> int | None:
+    return None if v is None or v != v else int(v)
+
+
 def annotate_checks(q, findings: list[Finding]):
+    """Add a `finding` column: the ids of the findings naming each check."""
     if not len(q):
         q["finding"] = []
         return q

@@ -9,12 +9,17 @@ two: the pass counts per class, and every cell and check whose verdict changed.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-CELL_KEY = ["table", "pair", "source", "phase", "metric"]
+# What names a cell across runs. x and item (a sweep's value; an aggregate's or a model's
+# description) are absent from reproductions written before cells had kinds: those are flow
+# cells, and get the values a flow cell has.
+CELL_KEY = ["table", "pair", "source", "phase", "x", "item", "metric"]
+_LATER_KEYS = {"x": math.nan, "item": ""}
 
 
 @dataclass
@@ -32,9 +37,17 @@ def _read(d: Path, name: str) -> pd.DataFrame:
     if not p.is_file():
         raise ValueError(f"{d}: no {name} here; expected the output directory of `ccsim reproduce`")
     try:
-        return pd.read_parquet(p)
+        df = pd.read_parquet(p)
     except Exception as e:  # a truncated or foreign file: say which
         raise ValueError(f"{p}: cannot read ({e})") from None
+    # Scenario ids are strings; reproductions written before that hold Keshav's integers.
+    if "scenario" in df.columns and pd.api.types.is_numeric_dtype(df["scenario"]):
+        df["scenario"] = [f"S{int(n)}" for n in df["scenario"]]
+    if name == "cells.parquet":
+        for col, value in _LATER_KEYS.items():
+            if col not in df.columns:
+                df[col] = value
+    return df
 
 
 def _scores(cells: pd.DataFrame, q: pd.DataFrame) -> dict:
@@ -93,4 +106,4 @@ def compare(base: str | Path, other: str | Path) -> Comparison:
 
 
 def _list(scenarios) -> str:
-    return ",".join(f"S{int(n)}" for n in sorted(scenarios))
+    return ",".join(sorted(str(n) for n in scenarios))

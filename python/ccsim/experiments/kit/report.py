@@ -1,0 +1,218 @@
+"""The reproduction report: Markdown and self-contained HTML, the thesis's figures, Parquet.
+
+The kit writes the skeleton every thesis shares: a header (what ran, how, how long), the
+summary of verdicts, the runs that failed, every table cell by cell, the qualitative checks,
+the findings, the figures and the raw tables. The thesis adds its own through hooks
+(:class:`ccsim.experiments.kit.thesis.Thesis`): ``figures(board, ctx)`` draws figures into a
+:class:`FigureBoard`, ``sections(doc, ctx)`` adds sections after the findings. Every file is
+written under a temporary name and renamed (:func:`ccsim._files.atomic_write`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pandas as pd
+
+from ..._files import atomic_write
+from .document import Doc
+from .judge import pass_rates_text
+from .reference import scenario, scenario_ids, scenario_name
+from .sections import failure_explanations, findings_section, qcheck_section, table_section
+
+
+def pyplot():
+    """matplotlib's pyplot on the non-interactive Agg backend (imported when a figure is drawn)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+@dataclass
+class ReportContext:
+    """What a thesis's hooks may draw from: the outcome (cells, checks, runs, options), the
+    reference, each scenario's FrameData, and the tidy tables (flows, intervals, traces, probes)."""
+    outcome: object
+    ref: dict
+    data: dict
+    tables: object
+
+
+@dataclass
+class FigureBoard:
+    """Where a figure hook puts its figures: ``path(name)`` is a file in the report's figures/
+    directory (name it after the scenario, "s3-windows.png", so a later report can tell its own
+    from an earlier one's); ``add`` shows a drawn file under its scenario with a caption;
+    ``note`` adds a remark (a figure that could not be drawn, what one shows)."""
+    dir: Path
+    images: dict = field(default_factory=dict)   # scenario id -> [(relative path, caption)]
+    notes: dict = field(default_factory=dict)    # scenario id -> [text]
+    written: list = field(default_factory=list)
+
+    def path(self, name: str) -> Path:
+        return self.dir / name
+
+    def add(self, scenario_id: str, path: Path, caption: str) -> None:
+        self.written.append(path)
+        self.images.setdefault(scenario_id, []).append((f"{self.dir.name}/{path.name}", caption))
+
+    def note(self, scenario_id: str, *texts: str) -> None:
+        self.notes.setdefault(scenario_id, []).extend(texts)
+
+
+def write(outcome, ref: dict, data: dict, tables, *, t0: float) -> list[Path]:
+    """Draw the figures and write the report and the tables into ``outcome.out_dir``; returns
+    the files written."""
+    thesis = outcome.thesis
+    out = Path(outcome.out_dir)
+    board = FigureBoard(out / "figures")
+    board.dir.mkdir(parents=True, exist_ok=True)
+    ctx = ReportContext(outcome, ref, data, tables)
+    if thesis.figures:
+        thesis.figures(board, ctx)
+    outcome.total_seconds = time.perf_counter() - t0
+    doc = build_document(outcome, ref, board, ctx)
+    written = list(board.written) + _write_outputs(doc, out, outcome, tables)
+    # The figures directory holds this report's figures only: one an earlier report drew (of
+    # another --only selection) would sit there unlinked, looking current. Figures are named
+    # after their scenario, so a file of the user's own is left alone.
+    prefixes = tuple(f"{sid.lower()}-" for sid in scenario_ids(ref))
+    for old in board.dir.glob("*.png"):
+        if old.name.lower().startswith(prefixes) and old not in written:
+            old.unlink(missing_ok=True)
+    return written
+
+
+def _header(doc: Doc, outcome, ref: dict) -> None:
+    thesis, runs = outcome.thesis, outcome.runs
+    doc.h(1, f"{thesis.title}: reproduction report")
+    ok_runs = int((runs["seeds_ok"] > 0).sum()) if len(runs) else 0
+    fixed = [scenario_name(sc) for sc in ref["scenarios"] if "phases" in sc and sc["scenario"] in outcome.scenarios]
+    quick = (f" ({thesis.quick_seeds} seeds by default, durations x{thesis.quick_factor:g}"
+             + (f" except {', '.join(fixed)}, whose phases are fixed in time)" if fixed else ")"))
+    doc.ul([
+        f"Thesis: {ref.get('thesis', '')}",
+        f"Generated {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} by {outcome.version}",
+        "Mode: " + ("quick" + quick if outcome.quick else "full (the scenario files' own durations)"),
+        f"Seeds: {', '.join(str(s) for s in outcome.seeds)}; scenarios: {', '.join(outcome.scenarios)}",
+        f"Runs: {ok_runs} of {len(runs)} scenario files produced results, {len(outcome.seeds)} seeds each",
+        f"Runtime: {outcome.sim_seconds:.1f} s simulating, {outcome.total_seconds:.1f} s in all",
+    ] + ([f"Processing jitter: {outcome.jitter} on every link (links[].jitter), a phase-sensitivity run: "
+          f"the scenario files themselves have none"] if outcome.jitter else [])
+      + ([f"Parameter overrides (--param): {'; '.join(str(p) for p in outcome.params)}, set in every flow "
+          f"or port they name: a variant reading, not the committed scenario files"] if outcome.params else []))
+    tol = ref["tolerance"]
+    s = tol.get("S", {})
+    doc.p("A cell's simulated value is the median over seeds of what it reads: a flow's metric (the mean of "
+          "its interval means, the first interval discarded), an aggregate over flows taken within each seed, "
+          "a point of a sweep, or a model's value. " + (thesis.method_note + " " if thesis.method_note else "")
+          + f"Rules (reference.toml [tolerance]): an accept range when given; class D: |v - thesis| <= "
+          f"max(rel x thesis, abs), or v < {tol.get('zero_pass', 0.01):g} for a thesis 0; class S: |v - thesis| "
+          f"<= max({s.get('sd_mult', 3):g} x sd, {100 * s.get('rel', 0.1):g}% x thesis, abs floor); class P cells "
+          "are shown but judged by the qualitative checks; known-issue cells are shown with the reason and not "
+          "counted.")
+
+
+def _summary(doc: Doc, outcome, ref: dict) -> None:
+    cells = outcome.cells
+    doc.h(2, "Summary", anchor="summary")
+    cc = outcome.cell_counts()
+    doc.table(list(cc.columns), [[str(x) for x in r] for r in cc.itertuples(index=False)])
+    rates = pass_rates_text(cells)
+    if rates:
+        doc.p(f"Judged cells passing (known issues aside): {rates}.")
+    qc = outcome.qcheck_counts()
+    hard = qc[qc["checks"] == "hard"].iloc[0]
+    doc.p(f"Hard qualitative checks passed: {hard['pass']} of {hard['total']} "
+          f"({hard['fail']} failed, {hard['not run']} not run, {hard['no data']} without data).")
+    doc.table(["Q checks"] + list(qc.columns[1:]), [[str(x) for x in r] for r in qc.itertuples(index=False)])
+    e = failure_explanations(outcome)
+    doc.p(f"Failures covered by a finding (see [Findings](#findings)): {e['explained cells']} of "
+          f"{e['failed cells']} failed cells, {e['explained checks']} of {e['failed hard checks']} failed or "
+          f"data-less hard checks; of those, {e['open cells']} cells and {e['open checks']} checks only by "
+          f"\"open\" findings (cause not yet known).")
+    per_table = []
+    for t in ref.get("tables", []):
+        c = cells[cells["table"] == t["id"]] if len(cells) else cells
+        if c.empty:
+            continue
+        st = c["status"].value_counts().to_dict()
+        per_table.append([t["id"], str(len(c)), str(st.get("PASS", 0)), str(st.get("FAIL", 0)),
+                          str(st.get("KNOWN", 0)), str(st.get("P", 0)), str(st.get("NOT RUN", 0))])
+    doc.p("Per table:")
+    doc.table(["table", "cells", "PASS", "FAIL", "known issue", "P (qchecks)", "not run"], per_table)
+
+
+def build_document(outcome, ref: dict, board: FigureBoard, ctx: ReportContext) -> Doc:
+    doc = Doc()
+    runs = outcome.runs
+    _header(doc, outcome, ref)
+    _summary(doc, outcome, ref)
+    bad = runs[runs["error"] != ""] if len(runs) else runs
+    if len(bad):
+        doc.h(2, "Runs that did not run", anchor="notrun")
+        doc.p("Scenario files that did not validate or whose runs failed (seeds ok = 0: every seed). Their cells "
+              "and the checks that need them are reported as not run.")
+        doc.table(["scenario", "pair", "file", "seeds ok", "error"],
+                  [[r.scenario, r.pair, f"{r.file}.toml", str(r.seeds_ok), r.error] for r in bad.itertuples()])
+    for t in ref.get("tables", []):
+        if t["scenario"] not in outcome.scenarios:
+            continue
+        runs_err = {r.pair: r.error for r in runs.itertuples() if r.scenario == t["scenario"] and r.error}
+        table_section(doc, ref, t, outcome.cells, runs_err)
+    qcheck_section(doc, ref, outcome.qchecks, outcome.scenarios)
+    findings_section(doc, outcome, f"ccsim/experiments/{outcome.thesis.id}/findings/*.toml")
+    if outcome.thesis.sections:
+        outcome.thesis.sections(doc, ctx)
+    doc.h(2, "Figures", anchor="figures")
+    for sid in outcome.scenarios:
+        if sid not in board.images and sid not in board.notes:
+            continue
+        sc = scenario(ref, sid)
+        doc.h(3, f"{scenario_name(sc)}: {sc.get('title', '')}")
+        for path, caption in board.images.get(sid, []):
+            doc.img(path, caption)
+        doc.ul(board.notes.get(sid, []))
+    doc.p("Raw tidy tables next to this report: flows.parquet (per scenario file, seed and flow: batch means and "
+          "sds), intervals.parquet (per interval), traces.parquet (samples once per trace period of the traced "
+          "scenarios: window, outstanding packets, smoothed RTT, and for rate-based sources the estimator state "
+          "probe_gap_s, rate_est_pps, send_rate_pps, alpha; NaN for window protocols), probes.parquet (every "
+          "probe of the packet-pair sources as it happened, with the state right after it), cells.parquet and "
+          "qchecks.parquet (the verdicts above), runs.parquet (one row per scenario file).")
+    return doc
+
+
+def _parquet_safe(df: pd.DataFrame) -> pd.DataFrame:
+    df = df.copy()
+    for c in df.columns:
+        if df[c].dtype == object:
+            df[c] = df[c].map(lambda v: v if v is None or isinstance(v, str) else
+                              (json.dumps(v) if isinstance(v, (list, dict)) else str(v)))
+    return df
+
+
+def _write_outputs(doc: Doc, out: Path, outcome, tables) -> list[Path]:
+    written = []
+
+    def put(name, fn):
+        p = out / name
+        atomic_write(p, fn)
+        written.append(p)
+
+    frames = [("flows", tables.flows), ("intervals", tables.intervals), ("traces", tables.traces),
+              ("cells", outcome.cells), ("qchecks", outcome.qchecks), ("runs", outcome.runs),
+              ("probes", tables.probes)]
+    for name, df in frames:
+        put(f"{name}.parquet", lambda t, df=df: _parquet_safe(df).to_parquet(t, index=False))
+    md = doc.markdown()
+    put("report.md", lambda t: Path(t).write_text(md, encoding="utf-8"))
+    page = doc.html(f"{outcome.thesis.title}: reproduction report")
+    put("report.html", lambda t: Path(t).write_text(page, encoding="utf-8"))
+    return written
