@@ -413,3 +413,13 @@ def test_compare_reads_reproductions_written_before_scenario_ids_were_strings(tm
     c = compare(old, new)
     assert c.note == "" and c.cells.empty and c.checks.empty
     assert c.scores.loc["D cells"].tolist() == [1, 1, 0]
+
+
+def test_bench_runs_shorter_than_the_start_spread_and_reports_setup(cli):
+    # Flows start over the first second, or the first half of a shorter run.
+    r = cli("bench", "dumbbell", "--flows", "20", "--duration", "0.5")
+    assert r.returncode == 0, r.stderr
+    import json
+    out = json.loads(r.stdout)
+    assert out["flows"] == 20 and out["parse_seconds"] >= 0 and out["build_seconds"] >= 0
+    assert out["bottleneck_departures"] > 0

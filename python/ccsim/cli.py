@@ -180,13 +180,14 @@ def cmd_bench(a) -> int:
     # A fresh interpreter that imports only the engine, so peak RSS is the simulator's.
     import subprocess
 
-    code = ("import json, sys; from ccsim import _core; "
-            f"r = dict(_core.bench_dumbbell({a.flows}, {a.duration!r}, {a.seed})); "
+    code = ("import json, sys\nfrom ccsim import _core\ntry:\n"
+            f"    r = dict(_core.bench_dumbbell({a.flows}, {a.duration!r}, {a.seed}))\n"
+            "except _core.ScenarioError as e:\n    print(f'ccsim: error: {e}', file=sys.stderr); sys.exit(2)\n"
             "r['scenario'] = 'dumbbell'; print(json.dumps(r))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     if proc.returncode != 0:
         print(proc.stderr, file=sys.stderr, end="")
-        return 1
+        return proc.returncode if proc.returncode == 2 else 1
     print(proc.stdout, end="")
     return 0
 

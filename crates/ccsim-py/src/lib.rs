@@ -384,6 +384,7 @@ fn bench_dumbbell<'py>(py: Python<'py>, flows: usize, duration: f64, seed: u64) 
     d.set_item("flows", r.flows)?;
     d.set_item("sim_seconds", r.sim_seconds)?;
     d.set_item("wall_seconds", r.wall_seconds)?;
+    d.set_item("parse_seconds", r.parse_seconds)?;
     d.set_item("build_seconds", r.build_seconds)?;
     d.set_item("events", r.events)?;
     d.set_item("events_per_second", r.events_per_second())?;

@@ -31,8 +31,10 @@ pub fn dumbbell_toml(flows: usize, duration_s: f64, seed: u64) -> String {
             "[[links]]\nbetween = [\"right\", \"r{i}\"]\nbandwidth = \"1Gbps\"\ndelay = \"0.5ms\"\nbuffer = \"{bdp_packets}pkt\""
         );
     }
+    // Starts spread over the first second, or the first half of a shorter run.
+    let spread = duration_s.min(2.0) / 2.0;
     for i in 0..flows {
-        let start = i as f64 / flows as f64;
+        let start = spread * i as f64 / flows as f64;
         let _ = writeln!(
             s,
             "[[flows]]\nname = \"f{i}\"\nsrc = \"s{i}\"\ndst = \"r{i}\"\napp = \"ftp\"\ncc = \"newreno\"\npacket_size = \"1500B\"\nack_size = \"40B\"\nstart = \"{start}s\""
@@ -55,6 +57,8 @@ pub struct BenchReport {
     pub flows: usize,
     pub sim_seconds: f64,
     pub wall_seconds: f64,
+    /// Reading the scenario text into a validated `Scenario`, and building its world.
+    pub parse_seconds: f64,
     pub build_seconds: f64,
     pub events: u64,
     pub bottleneck_departures: u64,
@@ -89,7 +93,11 @@ impl BenchReport {
 }
 
 pub fn run_dumbbell(flows: usize, duration_s: f64, seed: u64) -> Result<BenchReport, crate::ScenarioError> {
-    let sc = Scenario::from_toml_str(&dumbbell_toml(flows, duration_s, seed))?;
+    let text = dumbbell_toml(flows, duration_s, seed);
+    let t = Instant::now();
+    let sc = Scenario::from_toml_str(&text)?;
+    let parse_seconds = t.elapsed().as_secs_f64();
+    drop(text);
     let (rss_before_kb, _) = rss_kb();
     let t0 = Instant::now();
     let mut w: World = crate::scenario::build::build_world(&sc)?;
@@ -109,6 +117,7 @@ pub fn run_dumbbell(flows: usize, duration_s: f64, seed: u64) -> Result<BenchRep
         flows,
         sim_seconds: to_secs(w.end),
         wall_seconds,
+        parse_seconds,
         build_seconds,
         events: w.events.processed(),
         bottleneck_departures: bottleneck.stats.departures,

@@ -190,7 +190,7 @@ impl Results {
             });
         }
         let dur = to_secs(sc.duration);
-        let mut names = sc.port_names().into_iter();
+        let mut names = sc.port_names().iter().cloned();
         let ports = w
             .ports
             .iter()

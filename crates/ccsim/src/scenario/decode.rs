@@ -166,17 +166,24 @@ impl<'a> Obj<'a> {
     /// A quantity with a unit, written as a string ("80kbps") or a bare number in the base
     /// unit (from the Python builder).
     pub fn quantity<T>(&mut self, key: &'static str, parse: fn(&str) -> std::result::Result<T, String>) -> Result<Option<T>> {
-        let text = match self.get(key) {
+        let number;
+        let text: &str = match self.get(key) {
             None => return Ok(None),
-            Some(Value::String(s)) => s.clone(),
-            Some(Value::Integer(i)) => i.to_string(),
-            Some(Value::Float(x)) => x.to_string(),
+            Some(Value::String(s)) => s,
+            Some(Value::Integer(i)) => {
+                number = i.to_string();
+                &number
+            }
+            Some(Value::Float(x)) => {
+                number = x.to_string();
+                &number
+            }
             Some(v) => {
                 let expected = parse("?").err().unwrap_or_else(|| "a quantity".into());
                 return Err(self.wrong(key, &expected, v));
             }
         };
-        parse(&text).map(Some).map_err(|expected| ScenarioError::new(self.at(key), format!("expected {expected}, got {text:?}")))
+        parse(text).map(Some).map_err(|expected| ScenarioError::new(self.at(key), format!("expected {expected}, got {text:?}")))
     }
 
     /// A string that must be one of `allowed`.

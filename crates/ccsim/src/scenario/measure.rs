@@ -1,7 +1,7 @@
 //! What a run measures: the interval statistics and the traces.
 
 use super::decode::{string_list, Obj, Result, ScenarioError};
-use super::schema::{port_names, FlowSpec, LinkSpec, MeasureSpec, NameIndex, NodeSpec, Selection};
+use super::schema::{FlowSpec, MeasureSpec, NameIndex, Selection};
 use super::units;
 use crate::sim::SimTime;
 use toml::Value;
@@ -43,10 +43,9 @@ fn decode_selection(o: &mut Obj, key: &'static str, names: &NameIndex, ports: bo
     }
 }
 
-pub fn decode_measure(top: &mut Obj, duration: SimTime, nodes: &[NodeSpec], links: &[LinkSpec], flows: &[FlowSpec]) -> Result<MeasureSpec> {
+pub fn decode_measure(top: &mut Obj, duration: SimTime, port_names: &[String], flows: &[FlowSpec]) -> Result<MeasureSpec> {
     let flow_names: Vec<String> = flows.iter().map(|f| f.name.clone()).collect();
-    let port_names = port_names(nodes, links);
-    let (flow_index, port_index) = (NameIndex::new(&flow_names), NameIndex::new(&port_names));
+    let (flow_index, port_index) = (NameIndex::new(&flow_names), NameIndex::new(port_names));
     let default_interval = duration / 8;
     let mut m = match top.table("measure")? {
         Some(m) => m,

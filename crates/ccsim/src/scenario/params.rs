@@ -64,9 +64,12 @@ impl<'a> Params<'a> {
         p.listing.take().unwrap_or_default()
     }
 
-    fn note(&mut self, name: &'static str, expects: String, default: String, doc: &'static str) {
+    /// Record a parameter when listing (the texts are made only then: decoding a scenario of
+    /// many flows asks for every parameter of every flow).
+    fn note(&mut self, name: &'static str, texts: impl FnOnce() -> (String, String), doc: &'static str) {
         if let Some(l) = self.listing.as_mut() {
             if !l.iter().any(|d| d.name == name) {
+                let (expects, default) = texts();
                 l.push(ParamDoc { name, expects, default, doc });
             }
         }
@@ -88,13 +91,13 @@ impl<'a> Params<'a> {
 
     /// A number in [lo, hi].
     pub fn number(&mut self, key: &'static str, default: f64, lo: f64, hi: f64, doc: &'static str) -> Result<f64> {
-        self.note(key, format!("a number in [{lo}, {hi}]"), format!("{default}"), doc);
+        self.note(key, || (format!("a number in [{lo}, {hi}]"), format!("{default}")), doc);
         Ok(self.obj.number_in(key, lo, hi)?.unwrap_or(default))
     }
 
     /// A number in (lo, hi]: above `lo`, which it may not equal.
     pub fn number_above(&mut self, key: &'static str, default: f64, lo: f64, hi: f64, doc: &'static str) -> Result<f64> {
-        self.note(key, format!("a number in ({lo}, {hi}]"), format!("{default}"), doc);
+        self.note(key, || (format!("a number in ({lo}, {hi}]"), format!("{default}")), doc);
         match self.obj.float(key)? {
             None => Ok(default),
             Some(x) if x > lo && x <= hi => Ok(x),
@@ -104,24 +107,24 @@ impl<'a> Params<'a> {
 
     /// A number in [lo, hi] that is unset by default (`unset` says what that means).
     pub fn optional_number(&mut self, key: &'static str, lo: f64, hi: f64, unset: &str, doc: &'static str) -> Result<Option<f64>> {
-        self.note(key, format!("a number in [{lo}, {hi}]"), unset.to_string(), doc);
+        self.note(key, || (format!("a number in [{lo}, {hi}]"), unset.to_string()), doc);
         self.obj.number_in(key, lo, hi)
     }
 
     /// An integer in [lo, hi].
     pub fn integer(&mut self, key: &'static str, default: u64, lo: u64, hi: u64, doc: &'static str) -> Result<u64> {
-        self.note(key, format!("an integer in [{lo}, {hi}]"), format!("{default}"), doc);
+        self.note(key, || (format!("an integer in [{lo}, {hi}]"), format!("{default}")), doc);
         Ok(self.obj.uint_in(key, lo, hi)?.unwrap_or(default))
     }
 
     pub fn flag(&mut self, key: &'static str, default: bool, doc: &'static str) -> Result<bool> {
-        self.note(key, "true or false".into(), format!("{default}"), doc);
+        self.note(key, || ("true or false".into(), format!("{default}")), doc);
         Ok(self.obj.boolean(key)?.unwrap_or(default))
     }
 
     /// A duration ("2s", "200ms"; a bare number is seconds).
     pub fn duration(&mut self, key: &'static str, default: SimTime, doc: &'static str) -> Result<SimTime> {
-        self.note(key, "a duration".into(), duration_text(default), doc);
+        self.note(key, || ("a duration".into(), duration_text(default)), doc);
         Ok(self.obj.quantity(key, units::duration)?.unwrap_or(default))
     }
 
@@ -133,14 +136,14 @@ impl<'a> Params<'a> {
         options: &[(&'static str, T)],
         doc: &'static str,
     ) -> Result<T> {
-        let names: Vec<&'static str> = options.iter().map(|o| o.0).collect();
+        let names = || options.iter().map(|o| o.0).collect::<Vec<_>>().join(", ");
         let default_name = options.iter().find(|o| o.1 == default).map_or("", |o| o.0);
-        self.note(key, format!("one of: {}", names.join(", ")), format!("{default_name:?}"), doc);
+        self.note(key, || (format!("one of: {}", names()), format!("{default_name:?}")), doc);
         match self.obj.str(key)? {
             None => Ok(default),
             Some(s) => match options.iter().find(|o| o.0 == s) {
                 Some(o) => Ok(o.1),
-                None => Err(self.error(key, format!("unknown value {s:?}; expected one of: {}", names.join(", ")))),
+                None => Err(self.error(key, format!("unknown value {s:?}; expected one of: {}", names()))),
             },
         }
     }
@@ -156,7 +159,7 @@ impl<'a> Params<'a> {
         doc: &'static str,
         parse: impl FnOnce(&Value) -> std::result::Result<T, String>,
     ) -> Result<T> {
-        self.note(key, expects.to_string(), default_text.to_string(), doc);
+        self.note(key, || (expects.to_string(), default_text.to_string()), doc);
         let path = self.at(key);
         match self.obj.get(key) {
             None => Ok(default),

@@ -125,6 +125,8 @@ pub struct Scenario {
     /// Most packets the run may hold at once (queued, on lines, in pipes); past it the run
     /// stops with an error naming the flow that holds the most.
     pub max_live_packets: usize,
+    /// Every port's name, in port order (see [`Scenario::port_names`]).
+    pub ports: Vec<String>,
 }
 
 impl Scenario {
@@ -139,8 +141,8 @@ impl Scenario {
     }
 
     /// Every port's name, in port order (link `i` gives port `2i`, a->b, and `2i + 1`, b->a).
-    pub fn port_names(&self) -> Vec<String> {
-        port_names(&self.nodes, &self.links)
+    pub fn port_names(&self) -> &[String] {
+        &self.ports
     }
 
     pub fn node_index(&self, name: &str) -> Option<usize> {
@@ -209,9 +211,10 @@ fn decode_scenario(v: &Value) -> Result<Scenario> {
     let node_index = NameIndex::new(&node_names);
     let links = super::topology::decode_links(&mut top, &nodes, &node_index)?;
     let flows = super::flows::decode_flows(&mut top, &nodes, &node_index, duration)?;
-    let measure = super::measure::decode_measure(&mut top, duration, &nodes, &links, &flows)?;
+    let ports = port_names(&nodes, &links);
+    let measure = super::measure::decode_measure(&mut top, duration, &ports, &flows)?;
     top.finish()?;
-    Ok(Scenario { name, description, seed, duration, measure, nodes, links, flows, max_live_packets })
+    Ok(Scenario { name, description, seed, duration, measure, nodes, links, flows, max_live_packets, ports })
 }
 
 /// Port names, two per link (`"a->b"`, then `"b->a"`), in port order. A second link between

@@ -48,8 +48,9 @@ pub fn decode_nodes(top: &mut Obj) -> Result<Vec<NodeSpec>> {
 /// `count_in_service` and `jitter`, over `base` (a link's shared settings, for its
 /// `forward` / `reverse` tables).
 fn decode_queue(o: &mut Obj, base: Option<&QueueSpec>, sender_kind: NodeKind) -> Result<QueueSpec> {
-    let names: Vec<&'static str> = DISCIPLINES.iter().map(|d| d.name).collect();
-    let name = o.choice("queue", "queue discipline", &names)?;
+    static NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| DISCIPLINES.iter().map(|d| d.name).collect());
+    let name = o.choice("queue", "queue discipline", names)?;
     let params = o.table("queue_params")?;
     let kind = match (name, params) {
         (None, None) => base.map(|b| b.kind.clone()).unwrap_or_default(),
