@@ -180,7 +180,7 @@ fn unknown_algorithm_names() {
     for name in ["ftp", "telnet", "poisson", "cbr", "onoff"] {
         assert!(e.message.contains(name));
     }
-    assert_err(&with("buffer = \"40pkt\"", "buffer = \"40pkt\"\nqueue = \"red\""), "links[0].queue", &["red", "droptail"]);
+    assert_err(&with("buffer = \"40pkt\"", "buffer = \"40pkt\"\nqueue = \"red2\""), "links[0].queue", &["red2", "droptail", "red"]);
     assert_err(&with("cc = \"jk\"", "cc = \"none\""), "flows[0].cc", &["ftp"]);
 }
 

@@ -228,6 +228,7 @@ disciplines! {
     FqBit: fqbit::FqBit boxed,
     DecBit: decbit::DecBit boxed,
     SqRouter: sq_router::SqRouter boxed,
+    Red: red::Red boxed,
 }
 
 // Not a port discipline: chapter 3's buffering structures for FQ and their evaluation.

@@ -345,6 +345,7 @@ algorithms! {
     PacketPair: pp::PacketPair boxed,
     PacketPair2: pp2::Pp2 boxed,
     SourceQuench: sq::Sq,
+    Vegas: vegas::Vegas boxed,
 }
 
 // Parts shared by several algorithms.
