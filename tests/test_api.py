@@ -8,6 +8,8 @@ import pytest
 
 import ccsim
 from ccsim.builder import dumps_toml
+from conftest import EXAMPLES
+from pathlib import Path
 
 
 def small(seed=1, duration="60s"):
@@ -249,3 +251,27 @@ def test_empty_traces_keep_their_name_columns():
     r = sc.measure(trace_cwnd="none", trace_queues="none").run()
     assert "flow_name" in r.cwnd.columns and "port_name" in r.queues.columns and "flow_name" in r.probes.columns
     assert r.cwnd.empty and r.queues.empty
+
+
+def test_one_parser_for_run_and_validate(tmp_path, cli):
+    # TOML nested past the parser's limit: a clean error from both commands, with or without
+    # overrides (run used to re-parse the file with Python's tomllib and die in a traceback).
+    deep = tmp_path / "deep.toml"
+    deep.write_text('duration = "1s"\ndeep = ' + "[" * 3000 + "]" * 3000 + "\n")
+    for args in (["validate", deep], ["run", deep], ["run", deep, "--seed", "3"]):
+        r = cli(*args)
+        assert r.returncode == 2 and "not valid TOML" in r.stderr and "Traceback" not in r.stderr, args
+    # A seed past 2^63 is refused the same way by both.
+    big = tmp_path / "big.toml"
+    big.write_text(Path(EXAMPLES / "keshav-s1-jk-fcfs.toml").read_text().replace("seed = 1", "seed = 99999999999999999999"))
+    assert cli("validate", big).returncode == cli("run", big).returncode == 2
+    # load_scenario reads with the engine's parser too.
+    assert ccsim.load_scenario(EXAMPLES / "keshav-s1-jk-fcfs.toml")["duration"]
+
+
+def test_a_dict_nested_too_deep_is_a_scenario_error_not_a_crash():
+    x = 1
+    for _ in range(10_000):
+        x = [x]
+    with pytest.raises(ccsim.ScenarioError, match="nested more than 64"):
+        ccsim.validate({"duration": "1s", "nodes": {"hosts": ["a"]}, "x": x})

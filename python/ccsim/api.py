@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 from typing import Any, Mapping, Union
 
@@ -42,42 +41,32 @@ def _read_text(path: Union[str, os.PathLike]) -> str:
 
 
 def load_scenario(path: Union[str, os.PathLike]) -> dict:
-    """Read a scenario file into a dict (the builder's structure). Raises ScenarioError."""
-    text = _read_text(path)
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError(f"not valid TOML: {e}") from None
+    """Read a scenario file into a dict (the builder's structure), with the engine's TOML
+    parser, the one `run` and `validate` use. Raises ScenarioError."""
+    return _core.load_toml(_read_text(path))
 
 
-def _resolve(scenario: ScenarioLike, overrides: Mapping[str, Any] | None) -> Any:
-    """TOML text, a dict, or a Scenario builder -> what the engine accepts."""
+def _resolve(scenario: ScenarioLike) -> Any:
+    """A file path, TOML text, a dict or a Scenario builder -> what the engine accepts: TOML
+    text (read by the engine's own parser) or a dict."""
     from .builder import Scenario
 
     if isinstance(scenario, Scenario):
-        data: Any = scenario.to_dict()
-    elif isinstance(scenario, Mapping):
-        data = dict(scenario)
-    elif isinstance(scenario, (str, os.PathLike)):
+        return scenario.to_dict()
+    if isinstance(scenario, Mapping):
+        return dict(scenario)
+    if isinstance(scenario, (str, os.PathLike)):
         s = os.fspath(scenario)
         # One line without "=" cannot be a scenario's TOML: take it as a path, so a missing
         # file says so instead of failing to parse its name.
         if "\n" not in s and (s.endswith(".toml") or os.path.exists(s) or "=" not in s):
-            if not overrides:
-                return _read_text(s)
-            data = load_scenario(s)
-        else:
-            if not overrides:
-                return s  # TOML text
-            try:
-                data = tomllib.loads(s)
-            except tomllib.TOMLDecodeError as e:
-                raise ScenarioError(f"not valid TOML: {e}") from None
-    else:
-        raise ScenarioError(f"expected a scenario file path, TOML text, a dict or a ccsim.Scenario, got {type(scenario).__name__}")
-    if overrides:
-        data.update({k: v for k, v in overrides.items() if v is not None})
-    return data
+            return _read_text(s)
+        return s  # TOML text
+    raise ScenarioError(f"expected a scenario file path, TOML text, a dict or a ccsim.Scenario, got {type(scenario).__name__}")
+
+
+def _overrides(**values) -> dict:
+    return {k: v for k, v in values.items() if v is not None}
 
 
 def run(scenario: ScenarioLike, *, seed: int | None = None, duration: str | None = None):
@@ -88,9 +77,8 @@ def run(scenario: ScenarioLike, *, seed: int | None = None, duration: str | None
     """
     from .results import Results
 
-    data = _resolve(scenario, {"seed": seed, "duration": duration})
     with _duration_hint(duration):
-        return Results(_core.run(data))
+        return Results(_core.run(_resolve(scenario), _overrides(seed=seed, duration=duration)))
 
 
 class _duration_hint:
@@ -114,6 +102,5 @@ class _duration_hint:
 def validate(scenario: ScenarioLike, *, seed: int | None = None, duration: str | None = None) -> dict:
     """Check a scenario (routing included) without running it; returns a short description.
     ``seed`` and ``duration`` override the scenario's own values, as in :func:`run`."""
-    overrides = {k: v for k, v in (("seed", seed), ("duration", duration)) if v is not None}
     with _duration_hint(duration):
-        return dict(_core.validate(_resolve(scenario, overrides or None)))
+        return dict(_core.validate(_resolve(scenario), _overrides(seed=seed, duration=duration)))

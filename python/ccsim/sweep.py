@@ -33,10 +33,10 @@ def _execute(task: Task):
 
     scenario = task.scenario
     if task.edit is not None:
-        data = api._resolve(scenario, {"seed": task.seed, "duration": task.duration})
+        data = api._resolve(scenario)
         if isinstance(data, str):
-            import tomllib
-            data = tomllib.loads(data)
+            data = api._core.load_toml(data)
+        data.update(api._overrides(seed=task.seed, duration=task.duration))
         data = task.edit(data)
         return api.run(data)
     return api.run(scenario, seed=task.seed, duration=task.duration)

@@ -31,7 +31,19 @@ fn scenario_error(e: EngineError) -> PyErr {
     err
 }
 
+/// Deepest nesting of lists and tables a scenario may have (the scenario format needs four):
+/// deeper data is refused before the recursion below could exhaust the stack.
+const MAX_DEPTH: usize = 64;
+
 fn to_value(obj: &Bound<'_, PyAny>, path: &str) -> Result<Option<toml::Value>, EngineError> {
+    to_value_at(obj, path, 0)
+}
+
+fn to_value_at(obj: &Bound<'_, PyAny>, path: &str, depth: usize) -> Result<Option<toml::Value>, EngineError> {
+    if depth > MAX_DEPTH {
+        let outer: String = path.chars().take_while(|&c| c != '[' && c != '.').collect();
+        return Err(EngineError::new(outer, format!("nested more than {MAX_DEPTH} lists or tables deep; a scenario needs a few")));
+    }
     if obj.is_none() {
         return Ok(None);
     }
@@ -57,7 +69,7 @@ fn to_value(obj: &Bound<'_, PyAny>, path: &str) -> Result<Option<toml::Value>, E
                 EngineError::new(path, format!("expected string keys, got {}", k.repr().map(|r| r.to_string()).unwrap_or_default()))
             })?;
             let sub = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
-            if let Some(val) = to_value(&v, &sub)? {
+            if let Some(val) = to_value_at(&v, &sub, depth + 1)? {
                 t.insert(key, val);
             }
         }
@@ -67,7 +79,7 @@ fn to_value(obj: &Bound<'_, PyAny>, path: &str) -> Result<Option<toml::Value>, E
         let mut out = Vec::new();
         for (i, item) in obj.try_iter().map_err(|_| EngineError::new(path, "expected a list"))?.enumerate() {
             let item = item.map_err(|_| EngineError::new(path, "expected a list"))?;
-            if let Some(v) = to_value(&item, &format!("{path}[{i}]"))? {
+            if let Some(v) = to_value_at(&item, &format!("{path}[{i}]"), depth + 1)? {
                 out.push(v);
             }
         }
@@ -84,15 +96,62 @@ fn to_value(obj: &Bound<'_, PyAny>, path: &str) -> Result<Option<toml::Value>, E
     Err(EngineError::new(path, format!("expected a string, number, boolean, list or table, got a Python {ty}")))
 }
 
-fn parse(scenario: &Bound<'_, PyAny>) -> PyResult<Scenario> {
-    if let Ok(text) = scenario.extract::<String>() {
-        return Scenario::from_toml_str(&text).map_err(scenario_error);
-    }
-    if scenario.downcast::<PyDict>().is_err() {
+/// A scenario given as TOML text or a dict, as a value tree: one parser (the engine's) for
+/// every command. `overrides` (a dict of top-level keys: seed, duration) replace the
+/// scenario's own; None values are ignored.
+fn scenario_value(scenario: &Bound<'_, PyAny>, overrides: Option<&Bound<'_, PyDict>>) -> PyResult<toml::Value> {
+    let mut v = if let Ok(text) = scenario.extract::<String>() {
+        ccsim::scenario::schema::parse_toml(&text).map_err(scenario_error)?
+    } else if scenario.downcast::<PyDict>().is_ok() {
+        to_value(scenario, "").map_err(scenario_error)?.expect("dict is not None")
+    } else {
         return Err(ScenarioError::new_err("expected the scenario as TOML text (str) or a dict"));
+    };
+    if let (Some(o), toml::Value::Table(t)) = (overrides, &mut v) {
+        for (k, val) in o.iter() {
+            let key: String = k.extract()?;
+            if let Some(val) = to_value(&val, &key).map_err(scenario_error)? {
+                t.insert(key, val);
+            }
+        }
     }
-    let v = to_value(scenario, "").map_err(scenario_error)?.expect("dict is not None");
-    Scenario::from_value(&v).map_err(scenario_error)
+    Ok(v)
+}
+
+fn parse(scenario: &Bound<'_, PyAny>, overrides: Option<&Bound<'_, PyDict>>) -> PyResult<Scenario> {
+    Scenario::from_value(&scenario_value(scenario, overrides)?).map_err(scenario_error)
+}
+
+/// A TOML value as Python data (dates as their text).
+fn from_value<'py>(py: Python<'py>, v: &toml::Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        toml::Value::String(s) => PyString::new(py, s).into_any(),
+        toml::Value::Integer(i) => i.into_pyobject(py)?.into_any(),
+        toml::Value::Float(x) => PyFloat::new(py, *x).into_any(),
+        toml::Value::Boolean(b) => PyBool::new(py, *b).to_owned().into_any(),
+        toml::Value::Datetime(d) => PyString::new(py, &d.to_string()).into_any(),
+        toml::Value::Array(a) => {
+            let l = PyList::empty(py);
+            for x in a {
+                l.append(from_value(py, x)?)?;
+            }
+            l.into_any()
+        }
+        toml::Value::Table(t) => {
+            let d = PyDict::new(py);
+            for (k, x) in t {
+                d.set_item(k, from_value(py, x)?)?;
+            }
+            d.into_any()
+        }
+    })
+}
+
+/// TOML text as a dict, read by the engine's parser (the one `run` and `validate` use).
+#[pyfunction]
+fn load_toml<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    let v = ccsim::scenario::schema::parse_toml(text).map_err(scenario_error)?;
+    from_value(py, &v)
 }
 
 fn bm<'py>(py: Python<'py>, b: &BatchMean) -> PyResult<Bound<'py, PyDict>> {
@@ -339,10 +398,12 @@ fn results_to_py<'py>(py: Python<'py>, r: &Results, wall: f64) -> PyResult<Bound
     Ok(out)
 }
 
-/// Validate and run a scenario (TOML text or dict); returns the results as plain data.
+/// Validate and run a scenario (TOML text or dict, with optional top-level overrides);
+/// returns the results as plain data.
 #[pyfunction]
-fn run<'py>(py: Python<'py>, scenario: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
-    let sc = parse(scenario)?;
+#[pyo3(signature = (scenario, overrides=None))]
+fn run<'py>(py: Python<'py>, scenario: &Bound<'py, PyAny>, overrides: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {
+    let sc = parse(scenario, overrides)?;
     let t0 = std::time::Instant::now();
     let res = py.allow_threads(|| ccsim::run(&sc)).map_err(scenario_error)?;
     let wall = t0.elapsed().as_secs_f64();
@@ -352,8 +413,9 @@ fn run<'py>(py: Python<'py>, scenario: &Bound<'py, PyAny>) -> PyResult<Bound<'py
 /// Validate a scenario (TOML text or dict) without running it, routing included; returns a
 /// short description.
 #[pyfunction]
-fn validate<'py>(py: Python<'py>, scenario: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
-    let sc = parse(scenario)?;
+#[pyo3(signature = (scenario, overrides=None))]
+fn validate<'py>(py: Python<'py>, scenario: &Bound<'py, PyAny>, overrides: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {
+    let sc = parse(scenario, overrides)?;
     ccsim::scenario::build::build_world(&sc).map_err(scenario_error)?;
     let d = PyDict::new(py);
     d.set_item("name", &sc.name)?;
@@ -464,5 +526,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_dumbbell, m)?)?;
     m.add_function(wrap_pyfunction!(fq_buffers_report, m)?)?;
     m.add_function(wrap_pyfunction!(registry, m)?)?;
+    m.add_function(wrap_pyfunction!(load_toml, m)?)?;
     Ok(())
 }
