@@ -3,7 +3,10 @@
 //! `VecDeque<u32>` would do the same job in 32 bytes; this ring keeps its head and length
 //! as `u32` beside a boxed power-of-two buffer, 24 bytes. A dumbbell of N flows has four
 //! access ports per flow, each with a pipe and a queue, so the difference is 64 bytes per
-//! flow. The buffer doubles when full and is never shrunk, so steady state allocates nothing.
+//! flow. The buffer doubles when full, so steady state allocates nothing; it halves when a
+//! pop leaves it a quarter full, so memory follows what a port holds rather than the worst
+//! moment it had (the factor-four gap between growing and shrinking keeps a queue from
+//! flapping between sizes).
 
 use super::PacketId;
 
@@ -58,6 +61,9 @@ impl IdRing {
         let id = self.buf[self.head as usize];
         self.head = ((self.head + 1) as usize & (self.buf.len() - 1)) as u32;
         self.len -= 1;
+        if (self.len as usize) * 4 == self.buf.len() && self.buf.len() > SHRINK_ABOVE {
+            self.shrink();
+        }
         Some(id)
     }
 
@@ -89,6 +95,16 @@ impl IdRing {
     fn grow(&mut self) {
         let cap = (self.buf.len() * 2).max(4);
         assert!(cap <= u32::MAX as usize, "packet-id ring beyond 2^32 entries");
+        self.move_to(cap);
+    }
+
+    #[cold]
+    fn shrink(&mut self) {
+        self.move_to(self.buf.len() / 2);
+    }
+
+    /// Copy the ids into a buffer of `cap` slots, the oldest at slot 0.
+    fn move_to(&mut self, cap: usize) {
         let mut next = vec![0 as PacketId; cap].into_boxed_slice();
         for (k, id) in self.iter().enumerate() {
             next[k] = id;
@@ -97,6 +113,9 @@ impl IdRing {
         self.head = 0;
     }
 }
+
+/// Rings of this many slots or fewer are never shrunk (a port's usual few packets).
+const SHRINK_ABOVE: usize = 64;
 
 #[cfg(test)]
 mod tests {
@@ -133,6 +152,27 @@ mod tests {
         }
         assert!(ring.capacity().is_power_of_two());
         assert_eq!(ring.pop_front(), model.pop_front());
+    }
+
+    #[test]
+    fn shrinks_when_a_burst_has_drained_and_keeps_its_order() {
+        let mut ring = IdRing::new();
+        for id in 0..10_000 {
+            ring.push_back(id);
+        }
+        assert_eq!(ring.capacity(), 16_384);
+        for id in 0..9_990 {
+            assert_eq!(ring.pop_front(), Some(id));
+        }
+        assert!(ring.capacity() <= 64, "{} slots for 10 ids", ring.capacity());
+        assert!(ring.iter().eq(9_990..10_000));
+        // Ten in, ten out, forever: no flapping between sizes.
+        let cap = ring.capacity();
+        for id in 10_000..20_000 {
+            ring.push_back(id);
+            assert_eq!(ring.pop_front(), Some(id - 10));
+            assert_eq!(ring.capacity(), cap);
+        }
     }
 
     #[test]

@@ -405,6 +405,7 @@ impl Sender {
             if self.snd_nxt < self.snd_una {
                 self.snd_nxt = self.snd_una;
             }
+            self.slots.shrink_to_fit(self.snd_una, self.high_sent);
             self.dupacks = 0;
             if self.cc.on_new_ack(&info) == AckResponse::RetransmitFirstUnacked && self.snd_una < self.high_sent {
                 self.retransmit.push_back(self.snd_una);

@@ -15,6 +15,9 @@ pub struct SlotInfo {
     pub deadline: SimTime,
 }
 
+/// Rings of this many slots or fewer are never shrunk.
+pub const SHRINK_ABOVE: usize = 64;
+
 /// Sender-side ring of [`SlotInfo`] for sequence numbers in `[base, base + capacity)`.
 ///
 /// Optional parallel arrays hold a per-packet timer back-off exponent (Keshav 1991 §4.4:
@@ -104,6 +107,31 @@ impl SlotRing {
         while ((hi - lo) as usize) > cap {
             cap *= 2;
         }
+        self.move_to(cap, lo, hi);
+    }
+
+    /// Give back room when `lo..hi`, what is outstanding now, fills a quarter of the ring or
+    /// less: halve it (to at least [`SHRINK_ABOVE`] slots), so a sender holds memory for what it
+    /// has in flight, not for the largest window it ever had. Growth doubles and this halves
+    /// at a quarter, so a window that stays put never flaps between sizes.
+    #[inline]
+    pub fn shrink_to_fit(&mut self, lo: u64, hi: u64) {
+        if self.slots.len() > SHRINK_ABOVE && (hi - lo) * 4 <= self.capacity() {
+            self.shrink(lo, hi);
+        }
+    }
+
+    #[cold]
+    fn shrink(&mut self, lo: u64, hi: u64) {
+        let mut cap = self.slots.len();
+        while cap > SHRINK_ABOVE && (hi - lo) * 4 <= cap as u64 {
+            cap /= 2;
+        }
+        self.move_to(cap, lo, hi);
+    }
+
+    /// Copy `lo..hi` into a ring of `cap` slots.
+    fn move_to(&mut self, cap: usize, lo: u64, hi: u64) {
         let mut next = SlotRing::new(cap);
         if let Some(m) = &self.marks {
             if !m.backoff.is_empty() {
@@ -215,6 +243,26 @@ mod tests {
             assert_eq!(r.get(s).first_tx, s * 100);
         }
         assert!(r.capacity() >= 20);
+    }
+    #[test]
+    fn ring_shrinks_to_what_is_outstanding_and_keeps_contents() {
+        let mut r = SlotRing::new(4);
+        r.enable_backoff();
+        r.ensure(0, 100_000);
+        assert_eq!(r.capacity(), 131_072);
+        for s in 99_990..100_000 {
+            r.get_mut(s).first_tx = s;
+            r.set_backoff(s, (s % 7) as u8);
+        }
+        r.shrink_to_fit(99_990, 100_000);
+        assert_eq!(r.capacity(), SHRINK_ABOVE as u64);
+        for s in 99_990..100_000 {
+            assert_eq!((r.get(s).first_tx, r.backoff(s)), (s, (s % 7) as u8));
+        }
+        // A window that fills more than a quarter keeps its ring.
+        let mut r = SlotRing::new(256);
+        r.shrink_to_fit(0, 65);
+        assert_eq!(r.capacity(), 256);
     }
     #[test]
     fn backoff_array_is_optional_and_survives_growth() {
