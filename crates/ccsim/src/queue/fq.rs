@@ -67,6 +67,7 @@
 //! drop), O(log N) per operation; chapter 3's comparison of buffering structures is in
 //! `queue/fq_buffers`.
 
+mod buffer_log;
 mod config;
 mod key_heap;
 mod overflow;
@@ -77,6 +78,7 @@ pub(crate) mod testkit;
 #[cfg(test)]
 mod tests;
 
+pub use buffer_log::{BufferLog, BufferOp};
 pub use config::{ChargeDrops, DropPolicy, FqConfig, RoundNumber};
 pub use round::{UNITS_PER_BIT, UNITS_PER_BYTE};
 
@@ -174,6 +176,8 @@ pub struct FairQueue {
     /// Preemptive mode: the packet last handed to the line and its conversation.
     in_service: Option<(u32, Entry)>,
     last_remaining: u32,
+    /// Chapter 3's trace of buffer operations, when asked for (`fq/buffer_log.rs`).
+    buffer_log: Option<Box<BufferLog>>,
 }
 
 impl Discipline for FairQueue {
@@ -221,6 +225,7 @@ impl FairQueue {
             seq: 0,
             in_service: None,
             last_remaining: 0,
+            buffer_log: None,
         };
         for &(conv, w) in &cfg.weights {
             q.set_weight(conv, w);
@@ -359,13 +364,20 @@ impl QueueDiscipline for FairQueue {
             self.victim_update(id);
         }
 
-        if !self.over_limit(tx) {
-            return Verdict::Accepted;
+        let dropped = if self.over_limit(tx) { Some(self.overflow(&entry, id, tx)) } else { None };
+        if let Some(log) = self.buffer_log.as_deref_mut() {
+            // Accepted into an empty buffer on an idle line: the port sends it at once.
+            let direct = tx.bytes.is_none() && dropped.is_none() && self.pkts == 1;
+            let insert = BufferOp::Insert { bid, conversation: id, packet: entry.seq };
+            log.enqueued(now, insert, direct, dropped.map(|d| d.seq));
         }
-        self.overflow(&entry, id, tx).0
+        match dropped {
+            Some(d) => Verdict::Dropped(d.pkt),
+            None => Verdict::Accepted,
+        }
     }
 
-    fn dequeue(&mut self, _arena: &mut PacketArena, _now: SimTime) -> Option<PacketId> {
+    fn dequeue(&mut self, _arena: &mut PacketArena, now: SimTime) -> Option<PacketId> {
         let id = self.sched.top()?;
         let c = &mut self.convs[id as usize];
         let e = c.queue.pop_front().unwrap();
@@ -386,6 +398,9 @@ impl QueueDiscipline for FairQueue {
             }
         }
         self.last_remaining = e.bytes;
+        if let Some(log) = self.buffer_log.as_deref_mut() {
+            log.dequeued(now, e.seq);
+        }
         if self.preemptive {
             self.in_service = Some((id, e));
         }

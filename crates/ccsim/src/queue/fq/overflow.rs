@@ -12,7 +12,7 @@
 
 use super::key_heap::Slot;
 use super::{ChargeDrops, Conv, Entry, FairQueue, InSched};
-use crate::queue::{BufferLimit, InService, Verdict};
+use crate::queue::{BufferLimit, InService};
 use std::cmp::Reverse;
 
 /// A conversation's position in the heap of drop candidates.
@@ -91,8 +91,8 @@ impl FairQueue {
 
     /// The buffer overflowed after the arrival of `arrival` (already queued, in conversation
     /// `id`): drop one packet, the tail of the conversation with the largest drop key.
-    /// Returns the verdict and the dropped entry.
-    pub(super) fn overflow(&mut self, arrival: &Entry, id: u32, tx: InService) -> (Verdict, Entry) {
+    /// Returns the dropped entry.
+    pub(super) fn overflow(&mut self, arrival: &Entry, id: u32, tx: InService) -> Entry {
         let mut victim = self.victims.top().unwrap();
         if let BufferLimit::Bytes(b) = self.limit {
             // One drop per arrival (the trait reports one packet): if the victim's tail does
@@ -108,8 +108,7 @@ impl FairQueue {
             ChargeDrops::Always => true,
             ChargeDrops::PushedOut => self.convs[victim as usize].queue.back().is_some_and(|t| t.pkt != arrival.pkt),
         };
-        let dropped = self.drop_tail(victim, charge);
-        (Verdict::Dropped(dropped.pkt), dropped)
+        self.drop_tail(victim, charge)
     }
 
     /// Drop the last queued packet of conversation `id`; `charge`: leave F^α as it is.

@@ -330,6 +330,63 @@ fn chapter_3_policy_drops_the_largest_bid() {
     assert_eq!(q.len_packets(), 6);
 }
 
+/// Chapter 3's trace: a packet that finds the line idle and the buffer empty is sent
+/// directly and recorded as nothing; the others are inserts, the overflow's drop follows its
+/// insert, and the line's choice is a get_min. Recording is off until asked for.
+#[test]
+fn buffer_log_records_inserts_drops_and_get_mins() {
+    let mut a = PacketArena::new();
+    let cfg = FqConfig {
+        limit: BufferLimit::Packets(2),
+        count_in_service: false,
+        drop_policy: DropPolicy::MaxBid,
+        charge_drops: ChargeDrops::Always,
+        ..FqConfig::default()
+    };
+    let mut q = FairQueue::new(cfg, 8);
+    assert_eq!(q.take_buffer_operations(), None, "off by default");
+    q.record_buffer_operations();
+    let (p0, _) = add(&mut q, &mut a, 0, 100, 0, None); // idle line, empty buffer
+    assert_eq!(q.dequeue(&mut a, 0), Some(p0));
+    add(&mut q, &mut a, 1, 100, 0, Some(100)); // bid 100
+    add(&mut q, &mut a, 1, 100, 0, Some(100)); // bid 200
+    let (p3, v) = add(&mut q, &mut a, 2, 1000, 0, Some(100)); // bid 1000: the largest, dropped
+    assert_eq!(v, Verdict::Dropped(p3));
+    q.dequeue(&mut a, 100 * SEC).unwrap();
+    let log = q.take_buffer_operations().unwrap();
+    assert_eq!(log.sent_directly, 1);
+    let insert = |bid: u128, flow: u32, packet: u64| BufferOp::Insert { bid: bid * U, conversation: conv(flow), packet };
+    assert_eq!(
+        log.ops,
+        vec![
+            (0, insert(100, 1, 1)),
+            (0, insert(200, 1, 2)),
+            (0, insert(1000, 2, 3)),
+            (0, BufferOp::Drop { packet: 3 }),
+            (100 * SEC, BufferOp::GetMin { packet: 1 }),
+        ]
+    );
+    assert_eq!(q.take_buffer_operations(), None, "taking the record stops recording");
+}
+
+/// Recording changes none of FQ's decisions.
+#[test]
+fn buffer_log_leaves_the_decisions_alone() {
+    let run = |record: bool| {
+        let cfg = FqConfig { limit: BufferLimit::Packets(5), drop_policy: DropPolicy::MaxBid, ..FqConfig::default() };
+        let mut q = FairQueue::new(cfg, 80_000);
+        if record {
+            q.record_buffer_operations();
+        }
+        let (bytes, mut line) = greedy(q, 80_000, &[1000, 576, 40], 4, 20_000);
+        let log = line.q.take_buffer_operations();
+        (bytes, line.drops, log.map(|l| l.ops.len()))
+    };
+    let (plain, recorded) = (run(false), run(true));
+    assert_eq!((&plain.0, &plain.1), (&recorded.0, &recorded.1));
+    assert!(!plain.1.is_empty() && recorded.2.unwrap() > 40_000);
+}
+
 #[test]
 fn byte_buffer_drops_the_arrival_when_one_victim_is_not_enough() {
     let mut a = PacketArena::new();
