@@ -21,23 +21,9 @@
 //! R(t) and activity are driven by F alone, the sending order by B alone; with δ = 0, B = F.
 //!
 //! # Choices where the source is silent or contradicts itself (each a named parameter)
-//! - `drop_policy`: `LongestQueueTail` (ch 2: drop the last packet of the conversation holding
-//!   the most buffer space, measured in the buffer's unit) [REC, G8], or `MaxBid` (ch 3: drop
-//!   the packet with the largest bid). Both insert first, then drop (ch 3's "the new packet may
-//!   itself be dropped"; ch 2's "that can be the packet that just arrived"), so the arriving
-//!   packet counts in its conversation's occupancy. Ties for the longest queue: the
-//!   conversation whose tail has the largest bid, then the latest arrival [REC, A11]
-//!   (`tie_break = "smallest_bid"` reverses the bid order). Ties on bids: the latest arrival is
-//!   dropped. The packet in service is never a drop candidate and does not count in its
-//!   conversation's occupancy.
-//! - `charge_drops`: false [REC, G8]: F^α rolls back to the finish number of α's last kept
-//!   packet (queued, or else last sent), and α goes inactive if that is ≤ R (what the
-//!   chapter 6 simulations did). true: F^α is left unchanged, the dropper is charged (ch 2,
-//!   and ch 3's F^α over every packet "ever queued"). "pushed_out" [EXT]: charged only when
-//!   another conversation's arrival pushes α's queued tail out, not when α's own arrival is
-//!   the packet refused (what an implementation that stamps a packet on arrival and then
-//!   drops either the arrival or another's tail would do; keshav91 finding
-//!   S7-jkfq-throughput).
+//! - `drop_policy`: `LongestQueueTail` (ch 2) [REC, G8] or `MaxBid` (ch 3); `charge_drops`:
+//!   false (ch 6's simulations) [REC, G8], true (ch 2, ch 3) or "pushed_out" [EXT];
+//!   `tie_break`; one drop per arrival with byte-counted buffers: see `fq/overflow.rs`.
 //! - `delta_bits`: δ = 0 (chapter 6). Per-conversation δ^α (ch 3) via `set_delta`.
 //!   `u64::MAX` acts as δ = ∞.
 //! - `weight` / `weights`: n_α = 1 for all; weighted FQ (§2.3) with integer weights (slots per
@@ -56,16 +42,13 @@
 //!   `DropTail`.
 //! - Conversation id = flow·2 + (1 for ACKs): each (flow, direction) is its own conversation
 //!   and ACK streams are separate conversations (ch 6). State lives in a `Vec` indexed by it.
-//! - The `QueueDiscipline` trait reports one dropped packet per arrival. With packet-counted
-//!   buffers one drop always suffices. With byte-counted buffers, if dropping the chosen
-//!   victim's tail does not make room, the arriving packet is dropped instead (the thesis would
-//!   drop several packets).
 //!
 //! Not implemented: Heybey-Davin's approximate round number (an option in M1.4, not the
 //! thesis's algorithm). Buffering: per-conversation FIFOs plus indexed binary heaps over
 //! backlogged conversations (`fq/key_heap.rs`: smallest head bid to send; largest victim key to
 //! drop), O(log N) per operation; chapter 3's comparison of buffering structures is in
-//! `queue/fq_buffers`.
+//! `queue/fq_buffers`, which replays the record of buffer operations FQ keeps when asked
+//! (`fq/buffer_log.rs`).
 
 mod buffer_log;
 mod config;

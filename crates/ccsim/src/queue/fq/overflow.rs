@@ -3,8 +3,30 @@
 //!
 //! Source: Keshav 1991 chapter 2 §2.2.2 (drop the last packet of the conversation holding the
 //! most buffers), chapter 3 §3.2-3.3 (drop the packet with the largest bid), chapters 2, 3
-//! and 6 on charging (gap G8). The choices where the source is silent are listed in the
-//! header of `fq.rs` (`drop_policy`, `charge_drops`, `tie_break`, byte buffers).
+//! and 6 on charging; digest shared/specs/keshav91-fq-packet-pair.md, gaps G8, A11.
+//!
+//! # Choices where the source is silent or contradicts itself (each a named parameter)
+//! - `drop_policy`: `LongestQueueTail` (ch 2: drop the last packet of the conversation holding
+//!   the most buffer space, measured in the buffer's unit) [REC, G8], or `MaxBid` (ch 3: drop
+//!   the packet with the largest bid). Both insert first, then drop (ch 3's "the new packet may
+//!   itself be dropped"; ch 2's "that can be the packet that just arrived"), so the arriving
+//!   packet counts in its conversation's occupancy. Ties for the longest queue: the
+//!   conversation whose tail has the largest bid, then the latest arrival [REC, A11]
+//!   (`tie_break = "smallest_bid"` reverses the bid order). Ties on bids: the latest arrival is
+//!   dropped. The packet in service is never a drop candidate and does not count in its
+//!   conversation's occupancy.
+//! - `charge_drops`: false [REC, G8]: F^α rolls back to the finish number of α's last kept
+//!   packet (queued, or else last sent), and α goes inactive if that is ≤ R (what the
+//!   chapter 6 simulations did). true: F^α is left unchanged, the dropper is charged (ch 2,
+//!   and ch 3's F^α over every packet "ever queued"). "pushed_out" [EXT]: charged only when
+//!   another conversation's arrival pushes α's queued tail out, not when α's own arrival is
+//!   the packet refused (what an implementation that stamps a packet on arrival and then
+//!   drops either the arrival or another's tail would do; keshav91 finding
+//!   S7-jkfq-throughput).
+//! - The `QueueDiscipline` trait reports one dropped packet per arrival. With packet-counted
+//!   buffers one drop always suffices. With byte-counted buffers, if dropping the chosen
+//!   victim's tail does not make room, the arriving packet is dropped instead (the thesis would
+//!   drop several packets).
 //!
 //! Drop candidates are the backlogged conversations, in a heap by [`VictimKey`]: under either
 //! policy the packet to drop is the tail of the conversation with the largest key (bids rise
