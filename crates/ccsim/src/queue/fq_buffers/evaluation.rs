@@ -44,8 +44,9 @@
 //! - Underloaded, once every window has reached W, each arrival's bid is the largest in the
 //!   buffer and LINK's insertion costs exactly 1; LINK's average above 1 there is the start-up
 //!   transient (slow start interleaves new bids deep in the list), which grows with N·W.
-//! - Packets in the trace are named by FQ's arrival number modulo 2^32: distinct among the at
-//!   most B + 1 packets buffered at once, which is all a structure needs.
+//! - Packets in the trace are named by FQ's arrival number modulo 2^32: the packets buffered
+//!   at once have distinct names unless one of them stays while 2^32 others arrive, and
+//!   distinct names among them are all a structure needs.
 
 pub use super::workload::{Workload, GATEWAY_PORT};
 use super::{AnyBuffer, Bid, BoundedHeap, Kind};
