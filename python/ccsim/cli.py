@@ -199,15 +199,15 @@ EXPERIMENTS = {
 
 
 def cmd_experiment(a) -> int:
-    from . import _core
-
     if a.out is not None:
         out = Path(a.out)
         if not a.out or out.is_dir() or (out.exists() and not out.resolve().is_file()):
             return _err(f"--out {a.out!r}: expected the path of a text file to write the report to")
     _check_out(a.out, is_file=True)
     if a.name == "keshav91-fq-buffers":
-        text, held, total = _core.fq_buffers_report(a.seed)
+        from .experiments.keshav91.fq_buffers import report
+
+        text, held, total = report(a.seed)
     text += f"\n{held} of {total} of the chapter's qualitative findings hold on this run.\n"
     print(text, end="")
     if a.out:

@@ -465,12 +465,79 @@ fn bench_dumbbell<'py>(py: Python<'py>, flows: usize, duration: f64, seed: u64) 
     Ok(d)
 }
 
-/// Keshav 1991 chapter 3's cost evaluation of the four FQ buffering structures, as text;
-/// returns (text, checks held, checks in all).
+/// Keshav 1991 chapter 3's buffering workload from a dict of its fields
+/// (`ccsim::queue::fq_buffers::workload::Workload`; errors name the field as `workload.<key>`).
+fn fq_workload(workload: &Bound<'_, PyAny>) -> PyResult<ccsim::queue::fq_buffers::workload::Workload> {
+    if workload.downcast::<PyDict>().is_err() {
+        return Err(ScenarioError::new_err("workload: expected a dict of the workload's fields"));
+    }
+    let v = to_value(workload, "workload").map_err(scenario_error)?.expect("dict is not None");
+    ccsim::queue::fq_buffers::workload::Workload::from_value(&v, "workload").map_err(scenario_error)
+}
+
+/// Keshav 1991 chapter 3: run one buffering workload in the engine (GIL released), replay its
+/// FQ gateway's buffer operations against the four structures, and return the run's
+/// statistics and each structure's costs (in the order LINK, TREE, HEAP, PERC).
 #[pyfunction]
-#[pyo3(signature = (seed=1))]
-fn fq_buffers_report(py: Python<'_>, seed: u64) -> (String, usize, usize) {
-    py.allow_threads(|| ccsim::queue::fq_buffers::evaluation::full_report(seed))
+fn fq_buffers_evaluate<'py>(py: Python<'py>, workload: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+    use ccsim::queue::fq_buffers::evaluation::{evaluate, insert_cost_bound};
+    let w = fq_workload(workload)?;
+    let e = py.allow_threads(|| evaluate(&w)).map_err(scenario_error)?;
+    let out = PyDict::new(py);
+    let wd = PyDict::new(py);
+    wd.set_item("conversations", w.conversations)?;
+    wd.set_item("buffers", w.buffers)?;
+    wd.set_item("duration_s", w.duration_s)?;
+    wd.set_item("max_window", w.max_window)?;
+    wd.set_item("trunk_bps", w.trunk_bps)?;
+    wd.set_item("feeder_bps", w.feeder_bps)?;
+    wd.set_item("propagation_s", w.propagation_s)?;
+    wd.set_item("data_bytes", w.data_bytes)?;
+    wd.set_item("ack_bytes", w.ack_bytes)?;
+    wd.set_item("start_spread_s", w.start_spread_s)?;
+    wd.set_item("delta_bits", w.delta_bits)?;
+    wd.set_item("seed", w.seed)?;
+    out.set_item("workload", wd)?;
+    let s = &e.stats;
+    let sd = PyDict::new(py);
+    sd.set_item("arrivals", s.arrivals)?;
+    sd.set_item("sent_directly", s.sent_directly)?;
+    sd.set_item("inserts", s.inserts)?;
+    sd.set_item("get_mins", s.get_mins)?;
+    sd.set_item("drops", s.drops)?;
+    sd.set_item("timeouts", s.timeouts)?;
+    sd.set_item("retransmissions", s.retransmissions)?;
+    sd.set_item("delivered", s.delivered)?;
+    sd.set_item("mean_buffered", s.mean_buffered)?;
+    sd.set_item("max_buffered", s.max_buffered)?;
+    sd.set_item("trunk_utilisation", s.trunk_utilisation)?;
+    out.set_item("stats", sd)?;
+    let structures = PyList::empty(py);
+    for c in &e.costs {
+        let d = PyDict::new(py);
+        d.set_item("name", c.kind.name())?;
+        d.set_item("inserts", c.inserts)?;
+        d.set_item("insert_ops", c.insert_ops)?;
+        d.set_item("avg_insert", c.avg_insert())?;
+        d.set_item("max_insert", c.max_insert)?;
+        d.set_item("insert_bound", insert_cost_bound(c.kind, w.conversations, w.buffers as usize))?;
+        d.set_item("get_mins", c.get_mins)?;
+        d.set_item("get_min_ops", c.get_min_ops)?;
+        d.set_item("avg_get_min", c.avg_get_min())?;
+        d.set_item("max_get_min", c.max_get_min)?;
+        d.set_item("drops", c.drops)?;
+        d.set_item("insert_convergence", c.insert_convergence.clone())?;
+        d.set_item("same_outcome", c.same_outcome)?;
+        structures.append(d)?;
+    }
+    out.set_item("structures", structures)?;
+    Ok(out)
+}
+
+/// Keshav 1991 chapter 3's buffering workload as scenario text (what `ccsim run` takes).
+#[pyfunction]
+fn fq_buffers_scenario(workload: &Bound<'_, PyAny>) -> PyResult<String> {
+    Ok(fq_workload(workload)?.scenario_toml())
 }
 
 fn param_docs<'py>(py: Python<'py>, docs: &[ccsim::scenario::params::ParamDoc]) -> PyResult<Bound<'py, PyList>> {
@@ -524,7 +591,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(dumbbell_toml, m)?)?;
     m.add_function(wrap_pyfunction!(bench_dumbbell, m)?)?;
-    m.add_function(wrap_pyfunction!(fq_buffers_report, m)?)?;
+    m.add_function(wrap_pyfunction!(fq_buffers_evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(fq_buffers_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(registry, m)?)?;
     m.add_function(wrap_pyfunction!(load_toml, m)?)?;
     Ok(())

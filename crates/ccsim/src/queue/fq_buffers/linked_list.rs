@@ -80,7 +80,6 @@ impl OrderedList {
 
 impl BoundedHeap for OrderedList {
     fn insert(&mut self, bid: Bid, conversation: u32, packet: u32) {
-        debug_assert!(!bid.is_nan());
         // Scan from the tail for the last node with bid <= the new bid.
         let mut at = self.tail;
         while at != NIL {
@@ -146,12 +145,12 @@ mod tests {
     #[test]
     fn hand_computed_costs() {
         let mut l = OrderedList::with_capacity(8);
-        assert_eq!(cost_of(&mut l, |l| l.insert(10.0, 0, 0)), 0); // empty list
-        assert_eq!(cost_of(&mut l, |l| l.insert(20.0, 0, 1)), 1); // after the tail
-        assert_eq!(cost_of(&mut l, |l| l.insert(30.0, 0, 2)), 1);
-        assert_eq!(cost_of(&mut l, |l| l.insert(15.0, 1, 3)), 3); // 30, 20, then 10 <= 15
-        assert_eq!(cost_of(&mut l, |l| l.insert(5.0, 2, 4)), 4); // all four examined
-        assert_eq!(cost_of(&mut l, |l| l.insert(30.0, 3, 5)), 1); // tie with the tail: after it
+        assert_eq!(cost_of(&mut l, |l| l.insert(10, 0, 0)), 0); // empty list
+        assert_eq!(cost_of(&mut l, |l| l.insert(20, 0, 1)), 1); // after the tail
+        assert_eq!(cost_of(&mut l, |l| l.insert(30, 0, 2)), 1);
+        assert_eq!(cost_of(&mut l, |l| l.insert(15, 1, 3)), 3); // 30, 20, then 10 <= 15
+        assert_eq!(cost_of(&mut l, |l| l.insert(5, 2, 4)), 4); // all four examined
+        assert_eq!(cost_of(&mut l, |l| l.insert(30, 3, 5)), 1); // tie with the tail: after it
         assert_eq!(cost_of(&mut l, |l| assert_eq!(l.remove_min().unwrap().packet, 4)), 0);
         assert_eq!(cost_of(&mut l, |l| assert_eq!(l.remove_max().unwrap().packet, 5)), 0);
         assert_eq!(l.cost(), 10);
@@ -164,7 +163,7 @@ mod tests {
         let mut l = OrderedList::with_capacity(4);
         for round in 0..100u32 {
             for k in 0..4 {
-                l.insert((round * 4 + k) as f64, k, k);
+                l.insert((round * 4 + k) as Bid, k, k);
             }
             for _ in 0..4 {
                 l.remove_min();

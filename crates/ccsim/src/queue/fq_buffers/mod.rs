@@ -45,7 +45,6 @@
 //!
 //! # Preconditions
 //!
-//! - Bids are finite (never NaN).
 //! - Conversation ids are small dense integers (PERC indexes a table by them).
 //! - PERC exploits §3.3's fact 2: within a conversation bids never decrease. It requires a new
 //!   item's bid to be at least the bid of the conversation's last *queued* item (an empty
@@ -60,14 +59,16 @@ pub mod evaluation;
 pub mod linked_list;
 pub mod per_conversation;
 pub mod tree;
+pub mod workload;
 
 pub use double_heap::DoubleHeap;
 pub use linked_list::OrderedList;
 pub use per_conversation::PerConversation;
 pub use tree::BinaryTree;
 
-/// A bid number (FQ's tag), in the units of the round number (bits, with the line rate = 1).
-pub type Bid = f64;
+/// A bid number (FQ's tag), in FQ's round units (`fq::UNITS_PER_BIT` per bit): exact
+/// integers, so the structures order equal and unequal bids exactly as FQ did.
+pub type Bid = u128;
 
 /// What a bounded heap stores and returns.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -311,8 +312,7 @@ pub(crate) mod testkit {
     use crate::sim::Rng;
     use std::collections::BTreeMap;
 
-    /// Reference bounded heap: a sorted map on (bid, insertion sequence). Test bids are
-    /// integers, so the map can key on i64.
+    /// Reference bounded heap: a sorted map on (bid, insertion sequence).
     #[derive(Default)]
     pub struct Reference {
         map: BTreeMap<(i64, u64), (u32, u32)>,
@@ -325,7 +325,7 @@ pub(crate) mod testkit {
             self.seq += 1;
         }
         fn to_item(k: (i64, u64), v: (u32, u32)) -> Item {
-            Item { bid: k.0 as f64, conversation: v.0, packet: v.1 }
+            Item { bid: k.0 as Bid, conversation: v.0, packet: v.1 }
         }
         pub fn remove_min(&mut self) -> Option<Item> {
             let (&k, _) = self.map.iter().next()?;
@@ -379,7 +379,7 @@ pub(crate) mod testkit {
                             want.push(r.remove_max().unwrap());
                         }
                         let mut got = Vec::new();
-                        h.insert_bounded(bid as f64, c, pkt, max, |it| got.push(it));
+                        h.insert_bounded(bid as Bid, c, pkt, max, |it| got.push(it));
                         assert_eq!(got, want, "{}: sequence {s} step {step}: bounded insert drops", h.name());
                         queued[c as usize] += 1;
                         for it in &got {
@@ -387,7 +387,7 @@ pub(crate) mod testkit {
                         }
                     } else {
                         r.insert(bid, c, pkt);
-                        h.insert(bid as f64, c, pkt);
+                        h.insert(bid as Bid, c, pkt);
                         queued[c as usize] += 1;
                     }
                 } else {
@@ -418,12 +418,12 @@ pub(crate) mod testkit {
     /// Ties: equal bids leave FIFO by remove_min and LIFO by remove_max.
     pub fn check_ties<H: BoundedHeap>(mut h: H) {
         for (i, c) in [3u32, 1, 2, 0].iter().enumerate() {
-            h.insert(7.0, *c, i as u32);
+            h.insert(7, *c, i as u32);
         }
         let order: Vec<u32> = std::iter::from_fn(|| h.remove_min()).map(|it| it.packet).collect();
         assert_eq!(order, vec![0, 1, 2, 3], "{}: FIFO among equal bids", h.name());
         for (i, c) in [3u32, 1, 2, 0].iter().enumerate() {
-            h.insert(7.0, *c, i as u32);
+            h.insert(7, *c, i as u32);
         }
         let order: Vec<u32> = std::iter::from_fn(|| h.remove_max()).map(|it| it.packet).collect();
         assert_eq!(order, vec![3, 2, 1, 0], "{}: latest equal bid dropped first", h.name());

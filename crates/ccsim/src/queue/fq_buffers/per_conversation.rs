@@ -173,7 +173,6 @@ impl TwinHeaps for PerConversation {
 
 impl BoundedHeap for PerConversation {
     fn insert(&mut self, bid: Bid, conversation: u32, packet: u32) {
-        debug_assert!(!bid.is_nan());
         let c = conversation as usize;
         if c >= self.convs.len() {
             self.convs.resize(c + 1, EMPTY);
@@ -273,7 +272,7 @@ mod tests {
                 0..=2 => {
                     let c = (rng.next_u64() % 8) as usize;
                     last[c] += rng.next_u64() % 7;
-                    p.insert(last[c] as f64, c as u32, i);
+                    p.insert(last[c] as Bid, c as u32, i);
                 }
                 3 => {
                     p.remove_min();
@@ -290,14 +289,14 @@ mod tests {
     fn hand_computed_costs() {
         let mut p = PerConversation::with_capacity(8, 3);
         // Conversation 0 becomes backlogged: one entry in each heap, no exchange.
-        assert_eq!(cost_of(&mut p, |p| p.insert(10.0, 0, 0)), 0);
+        assert_eq!(cost_of(&mut p, |p| p.insert(10, 0, 0)), 0);
         // Conversation 1 (head = tail = 5): rises in the min-heap (1), not in the max-heap.
-        assert_eq!(cost_of(&mut p, |p| p.insert(5.0, 1, 1)), 1);
+        assert_eq!(cost_of(&mut p, |p| p.insert(5, 1, 1)), 1);
         // min [c1:5, c0:10], max [c0:10, c1:5]. Conversation 1's tail becomes 20: it rises to
         // the max-heap root (1); the min-heap is untouched.
-        assert_eq!(cost_of(&mut p, |p| p.insert(20.0, 1, 2)), 1);
+        assert_eq!(cost_of(&mut p, |p| p.insert(20, 1, 2)), 1);
         // Same conversation again: already at the root, no exchange.
-        assert_eq!(cost_of(&mut p, |p| p.insert(30.0, 1, 3)), 0);
+        assert_eq!(cost_of(&mut p, |p| p.insert(30, 1, 3)), 0);
         assert_eq!(p.backlogged(), 2);
         // get_min: c1's head 5 leaves; its new head 20 sinks below c0:10 (1).
         assert_eq!(cost_of(&mut p, |p| assert_eq!(p.remove_min().unwrap().packet, 1)), 1);
@@ -323,7 +322,7 @@ mod tests {
         for i in 0..4000u32 {
             let c = (rng.next_u64() % n as u64) as usize;
             last[c] += 1 + rng.next_u64() % 100;
-            worst = worst.max(cost_of(&mut p, |p| p.insert(last[c] as f64, c as u32, i)));
+            worst = worst.max(cost_of(&mut p, |p| p.insert(last[c] as Bid, c as u32, i)));
         }
         assert!(p.len() == 4000 && worst <= 2 * 4, "worst insert {worst}");
     }
@@ -333,7 +332,7 @@ mod tests {
         let mut p = PerConversation::with_capacity(4, 4);
         for round in 0..100u32 {
             for k in 0..4 {
-                p.insert((round * 10 + k) as f64, k, k);
+                p.insert((round * 10 + k) as Bid, k, k);
             }
             for _ in 0..2 {
                 p.remove_min();

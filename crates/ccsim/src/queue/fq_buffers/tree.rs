@@ -151,7 +151,6 @@ impl BinaryTree {
 
 impl BoundedHeap for BinaryTree {
     fn insert(&mut self, bid: Bid, conversation: u32, packet: u32) {
-        debug_assert!(!bid.is_nan());
         let i = self.alloc(Node { bid, conversation, packet, left: NIL, right: NIL, parent: NIL });
         self.len += 1;
         if self.root == NIL {
@@ -220,12 +219,13 @@ mod tests {
     #[test]
     fn hand_computed_costs() {
         let mut t = BinaryTree::with_capacity(8);
-        assert_eq!(cost_of(&mut t, |t| t.insert(10.0, 0, 0)), 0); // becomes the root
-        assert_eq!(cost_of(&mut t, |t| t.insert(20.0, 0, 1)), 1); // 10 -> right
-        assert_eq!(cost_of(&mut t, |t| t.insert(30.0, 0, 2)), 2); // 10, 20 -> right
-        assert_eq!(cost_of(&mut t, |t| t.insert(15.0, 1, 3)), 2); // 10, 20 -> left
-        assert_eq!(cost_of(&mut t, |t| t.insert(5.0, 2, 4)), 1); // 10 -> left
-                                                                 // Smallest is 5, a leaf under 10: the new smallest is its parent (one link).
+        assert_eq!(cost_of(&mut t, |t| t.insert(10, 0, 0)), 0); // becomes the root
+        assert_eq!(cost_of(&mut t, |t| t.insert(20, 0, 1)), 1); // 10 -> right
+        assert_eq!(cost_of(&mut t, |t| t.insert(30, 0, 2)), 2); // 10, 20 -> right
+        assert_eq!(cost_of(&mut t, |t| t.insert(15, 1, 3)), 2); // 10, 20 -> left
+        assert_eq!(cost_of(&mut t, |t| t.insert(5, 2, 4)), 1); // 10 -> left
+
+        // Smallest is 5, a leaf under 10: the new smallest is its parent (one link).
         assert_eq!(cost_of(&mut t, |t| assert_eq!(t.remove_min().unwrap().packet, 4)), 1);
         // Smallest is the root 10: the new smallest is the leftmost of its right subtree,
         // 20 then 15 (two links).
@@ -241,7 +241,7 @@ mod tests {
         let mut t = BinaryTree::with_capacity(100);
         let mut total = 0;
         for k in 0..100u32 {
-            total += cost_of(&mut t, |t| t.insert(k as f64, 0, k));
+            total += cost_of(&mut t, |t| t.insert(k as Bid, 0, k));
         }
         assert_eq!(t.height(), 100);
         assert_eq!(total, (0..100).sum::<u64>());
@@ -252,7 +252,7 @@ mod tests {
         let mut t = BinaryTree::with_capacity(4);
         for round in 0..100u32 {
             for k in 0..4 {
-                t.insert(((k * 7 + round) % 5) as f64, k, k);
+                t.insert(((k * 7 + round) % 5) as Bid, k, k);
             }
             for _ in 0..2 {
                 t.remove_min();
