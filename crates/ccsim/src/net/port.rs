@@ -155,7 +155,7 @@ impl Port {
         self.extras.as_deref().map(|e| e.accounting).unwrap_or_default()
     }
 
-    #[inline]
+    #[inline(always)]
     fn account(&mut self, now: SimTime) {
         if self.features & feature::ACCOUNTING != 0 {
             let (p, b) = (self.qdisc.len_packets(), self.qdisc.len_bytes());
@@ -336,7 +336,7 @@ impl Port {
 
     /// Something was queued: start it if the line is idle, else make sure the transmitter
     /// will look again when the line frees.
-    #[inline]
+    #[inline(always)]
     fn kick(&mut self, busy: bool, arena: &mut PacketArena, now: SimTime, events: &mut EventQueue, id: u32) {
         if !self.txdone_pending {
             if busy {
@@ -353,7 +353,7 @@ impl Port {
     }
 
     /// The next packet to transmit: the control lane's first, else the discipline's.
-    #[inline]
+    #[inline(always)]
     fn next_packet(&mut self, arena: &mut PacketArena, now: SimTime) -> Option<PacketId> {
         if self.lane_waiting {
             return self.lane_pop(arena);
@@ -361,7 +361,7 @@ impl Port {
         self.qdisc.dequeue(arena, now)
     }
 
-    #[inline]
+    #[inline(always)]
     fn has_waiting(&self) -> bool {
         self.lane_waiting || self.qdisc.len_packets() > 0
     }

@@ -156,8 +156,7 @@ impl Sender {
     /// The window the sender may have outstanding now, in packets.
     #[inline]
     pub fn usable_window(&self) -> u64 {
-        let c = self.cc.cwnd();
-        let w = if c >= 1.0 { c as u64 } else { self.min_window as u64 };
+        let w = self.cc.cwnd().floor().max(self.min_window as f64) as u64;
         w.min(self.max_window as u64)
     }
 
