@@ -346,4 +346,4 @@ impl PortIntervalTable {
 }
 
 /// The departures of the ports `[measure] trace_departures` selects, one table per port.
-pub use crate::net::port_features::DepartureLog;
+pub use crate::net::port::DepartureLog;

@@ -3,7 +3,6 @@
 pub mod id_ring;
 pub mod packet;
 pub mod port;
-pub mod port_features;
 pub mod routing;
 
 pub use id_ring::IdRing;

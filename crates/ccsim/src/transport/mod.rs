@@ -3,6 +3,7 @@
 //! with one file per algorithm in [`cc`]. The sink sends one cumulative ACK per data packet.
 pub mod cc;
 pub mod config;
+mod pacer;
 pub mod rtt;
 pub mod sender;
 pub mod seqspace;

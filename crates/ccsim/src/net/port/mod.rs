@@ -16,11 +16,14 @@
 //! by their time (`on_tx_done`, `on_pipe_arrival`; only preemptive ports check), so nothing
 //! is cancelled.
 
-use super::port_features::{ControlLane, DepartureLog, PortExtras, QueueAccounting};
+mod features;
+
 use crate::net::{IdRing, PacketArena, PacketId};
-use crate::queue::{BufferLimit, InService, Qdisc, QueueDiscipline, Verdict};
+use crate::queue::{InService, Qdisc, QueueDiscipline, Verdict};
 use crate::sim::rng::Rng;
 use crate::sim::{time::tx_time, EventKind, EventQueue, SimTime};
+use features::PortExtras;
+pub use features::{DepartureLog, QueueAccounting};
 
 /// Bit-time unit: picoseconds per second x 8 bits per byte.
 const BIT_PS: u64 = 8 * crate::sim::PS_PER_SEC;
@@ -62,7 +65,7 @@ pub struct Port {
     /// Which of the rarely used features are on (`feature` bits).
     features: u8,
     /// State of the rarely used features (preemption, jitter, the control lane, loss,
-    /// accounting, the departure log; `port_features`), boxed so that the ordinary port, of
+    /// accounting, the departure log; `features.rs`), boxed so that the ordinary port, of
     /// which a large topology has thousands, stays small.
     extras: Option<Box<PortExtras>>,
 }
@@ -104,112 +107,6 @@ impl Port {
 
     fn extras_mut(&mut self) -> &mut PortExtras {
         self.extras.get_or_insert_with(Default::default)
-    }
-
-    /// Give the port a control lane: its buffer is `limit` (as the discipline counts it).
-    pub fn enable_control_lane(&mut self, limit: BufferLimit, count_in_service: bool) {
-        self.extras_mut().lane = Some(ControlLane { queue: IdRing::new(), bytes: 0, limit, count_in_service });
-    }
-
-    /// The discipline raises signals: the world collects them after each arrival.
-    pub fn set_signals(&mut self, on: bool) {
-        self.set_feature(feature::SIGNALS, on);
-    }
-
-    /// The discipline raises signals.
-    #[inline]
-    pub fn signals(&self) -> bool {
-        self.features & feature::SIGNALS != 0
-    }
-
-    /// Lose each packet leaving the line with probability `p`, drawn from `rng`.
-    pub fn set_loss(&mut self, p: f64, rng: Rng) {
-        self.extras_mut().loss = (p > 0.0).then_some((p, rng));
-        self.set_feature(feature::LOSSY, p > 0.0);
-    }
-
-    /// The port loses packets (`lose` decides for each).
-    #[inline]
-    pub fn lossy(&self) -> bool {
-        self.features & feature::LOSSY != 0
-    }
-
-    /// Whether the packet now leaving the pipe is lost (lossy ports only).
-    #[cold]
-    pub fn lose(&mut self) -> bool {
-        let e = self.extras.as_deref_mut().expect("a lossy port has extras");
-        let lost = e.loss.as_mut().is_some_and(|(p, rng)| rng.uniform_open0() <= *p);
-        e.lost += lost as u64;
-        lost
-    }
-
-    /// Integrate the queue length over time (for port statistics per interval).
-    pub fn enable_accounting(&mut self) {
-        self.extras_mut();
-        self.set_feature(feature::ACCOUNTING, true);
-    }
-
-    /// The queue's time integrals up to `now` (zero unless accounting is on).
-    pub fn accounting(&mut self, now: SimTime) -> QueueAccounting {
-        self.account(now);
-        self.extras.as_deref().map(|e| e.accounting).unwrap_or_default()
-    }
-
-    #[inline(always)]
-    fn account(&mut self, now: SimTime) {
-        if self.features & feature::ACCOUNTING != 0 {
-            let (p, b) = (self.qdisc.len_packets(), self.qdisc.len_bytes());
-            if let Some(e) = self.extras.as_deref_mut() {
-                e.accounting.advance(now, p, b);
-            }
-        }
-    }
-
-    /// Log every transmission start (the departure trace).
-    pub fn enable_departure_log(&mut self) {
-        self.extras_mut().departures = Some(DepartureLog::default());
-        self.set_feature(feature::DEPARTURES, true);
-    }
-
-    /// The departures logged so far.
-    pub fn departure_log(&self) -> Option<&DepartureLog> {
-        self.extras.as_deref().and_then(|e| e.departures.as_ref())
-    }
-
-    /// The departures logged so far, taken out of the port.
-    pub fn take_departures(&mut self) -> Option<DepartureLog> {
-        self.extras.as_deref_mut().and_then(|e| e.departures.take())
-    }
-
-    /// The port's cumulative counters now (queue integrals included: accounting must be on
-    /// for them).
-    pub fn snapshot(&mut self, now: SimTime) -> crate::measure::PortSnapshot {
-        let acc = self.accounting(now);
-        let (control_drops, lost) = self.control_drops_and_losses();
-        crate::measure::PortSnapshot {
-            departures: self.stats.departures,
-            bytes: self.stats.bytes_departed,
-            busy_ps: self.stats.busy_ps,
-            drops: self.stats.drops,
-            marks: self.qdisc.marks(),
-            control_drops,
-            lost,
-            packet_ps: acc.packet_ps,
-            byte_ps: acc.byte_ps,
-        }
-    }
-
-    /// Control packets dropped for want of room, and packets lost on the line.
-    pub fn control_drops_and_losses(&self) -> (u64, u64) {
-        self.extras.as_deref().map_or((0, 0), |e| (e.control_drops, e.lost))
-    }
-
-    fn set_feature(&mut self, bit: u8, on: bool) {
-        if on {
-            self.features |= bit;
-        } else {
-            self.features &= !bit;
-        }
     }
 
     /// Deliver each packet an extra uniform [0, `jitter`) late at the far end, drawn from
@@ -364,44 +261,6 @@ impl Port {
     #[inline(always)]
     fn has_waiting(&self) -> bool {
         self.lane_waiting || self.qdisc.len_packets() > 0
-    }
-
-    #[cold]
-    fn lane_pop(&mut self, arena: &PacketArena) -> Option<PacketId> {
-        let lane = self.extras.as_deref_mut().and_then(|e| e.lane.as_mut()).expect("a waiting lane");
-        let p = lane.queue.pop_front()?;
-        lane.bytes -= arena.get(p).size as u64;
-        self.lane_waiting = !lane.queue.is_empty();
-        Some(p)
-    }
-
-    /// A control packet arrives to be sent out of this port: it joins the control lane if
-    /// the buffer has room. Returns it if it was dropped.
-    #[cold]
-    pub fn receive_control(
-        &mut self,
-        pkt: PacketId,
-        arena: &mut PacketArena,
-        now: SimTime,
-        events: &mut EventQueue,
-        id: u32,
-    ) -> Option<PacketId> {
-        self.account(now);
-        let busy = now < self.busy_until;
-        let in_service = busy.then_some(self.in_service_bytes);
-        let size = arena.get(pkt).size;
-        let qdisc = &self.qdisc;
-        let e = self.extras.as_deref_mut().expect("ports carrying control packets have a lane");
-        let lane = e.lane.as_mut().expect("ports carrying control packets have a lane");
-        if !lane.has_room(qdisc, size, in_service) {
-            e.control_drops += 1;
-            return Some(pkt);
-        }
-        lane.queue.push_back(pkt);
-        lane.bytes += size as u64;
-        self.lane_waiting = true;
-        self.kick(busy, arena, now, events, id);
-        None
     }
 
     /// Stop the packet on the line (it is the newest in the pipe), hand it back to the
