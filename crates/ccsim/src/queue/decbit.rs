@@ -28,7 +28,7 @@
 //!   capacity_factor x capacity, is implied by it: max-min puts somebody over its share exactly
 //!   when total demand exceeds that capacity, so while the queue is long but demand is below
 //!   capacity_factor x capacity nobody is marked (the gateway holds utilisation near the
-//!   capacity factor: Scenario 6's ~88%). `mark_all_when_underloaded = true` instead marks
+//!   capacity factor, as Scenario 6 shows). `mark_all_when_underloaded = true` instead marks
 //!   everyone in that case (plain DECbit whenever selection finds no culprit).
 //! - `selective = false` gives the original, non-selective DECbit (every data packet marked
 //!   while the average is over the threshold).
@@ -37,13 +37,10 @@
 //!   threshold. `inclusive = true` gives the spec's reading, average >= threshold (as Peterson &
 //!   Davie describe DECbit). The difference is not academic in deterministic runs: a line
 //!   carrying back-to-back packets with nobody waiting has an average of exactly 1 (the knee
-//!   DECbit aims at), which `inclusive` calls congestion. Scenario 3 (DEC/DEC, FTP pkt/s, thesis
-//!   off 3.84/3.48, on 1.37/1.59): strict 3.44/3.23 and 1.23/1.18, inclusive 2.38/2.17 and
-//!   0.59/0.58. Scenario 6 with the sinks on 80 kb/s lines (findings/s6.toml): strict
-//!   5.99/6.15/6.11 short, 2.96 long (thesis 6.08/6.14/6.15, 2.67); inclusive 6.02/6.93/6.93,
-//!   1.97: a conversation alone on its 80 kb/s sink line, receiving a burst at line rate, shows
-//!   exactly 1.0 and is always over its share of 0.9 x the line (372 of the long's 383 marks in
-//!   100 s come at an average of exactly 1.000).
+//!   DECbit aims at), which `inclusive` calls congestion, and a conversation alone on its
+//!   line, receiving a burst at line rate, then counts as over its share. Scenarios 3 and 6
+//!   fit the strict test (keshav91 findings S3-decdec-window-timing and those of
+//!   findings/s6.toml measure both).
 //! - Strict ">" for "more than its fair share".
 //! - Measurement window for the fair share: `FairShareWindow::Cycle` (default) uses the same
 //!   interval as the queue average, as §3.3(2) says ("over the same averaging interval"); the

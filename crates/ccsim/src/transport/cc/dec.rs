@@ -29,18 +29,15 @@
 //!   slip into a queue the FTP's constant RTT has trained the timer on, from firing it;
 //!   `min_rto = "0s"` removes it). The spec's [REC] is Jacobson's srtt + 2 x mean
 //!   deviation (`rto_k = 2` selects it), but with the window pinned at 1 the samples are
-//!   nearly constant, the deviation decays to zero and the timer expires with the ACK:
-//!   Scenario 4's DEC/DEC FTP then gets 0.118 pkt/s with 0.03 drops/s, where 2 x srtt gives
-//!   the thesis's row exactly (0.476 pkt/s at 2.10 s, no drops or retransmissions) and
-//!   Scenario 7's DEC/DEC no retransmissions (srtt + 2 x deviation: 0.006/s, thesis 0)
-//!   (`ccsim reproduce keshav91`, 5 seeds; keshav91 finding S4-fcfs-phase-lock; test
+//!   nearly constant, the deviation decays to zero and the timer expires with the ACK, which
+//!   Scenario 4's and 7's DEC/DEC rows (no retransmissions in the thesis) rule out; 2 x srtt
+//!   gives them (keshav91 finding S4-fcfs-phase-lock; test
 //!   dec_window_of_one_behind_a_full_queue_never_times_out).
-//!   The spec reads Scenario 8's DEC source 2 (retransmission rate = throughput, RTT about
-//!   12.3 s on its long path) as spurious timeouts timed from the latest transmission:
-//!   `rtt_sample = "latest"` does that (an ACK of the original that arrives after a
-//!   retransmission is timed from the retransmission, so the timer settles where
-//!   2 x srtt = path RTT - srtt, i.e. srtt = RTT / 3, 12.1 s on the 36 s path), but it also
-//!   traps Scenario 4's FTP while its queue fills (keshav91 finding
+//!   The spec reads Scenario 8's DEC source 2 (retransmission rate = throughput on its long
+//!   path) as spurious timeouts timed from the latest transmission: `rtt_sample = "latest"`
+//!   does that (an ACK of the original that arrives after a retransmission is timed from the
+//!   retransmission, so the timer settles where 2 x srtt = path RTT - srtt, i.e. srtt = RTT /
+//!   3), but it also traps Scenario 4's FTP while its queue fills (keshav91 finding
 //!   S8-dec-latest-send-sampling), so the default stays "last". `rtt_sample = "first"` gives
 //!   G10's other alternative, Generic's first-transmission sampling.
 //! - Which ACKs a decision counts (`count_acks`): "all" (default; new and duplicate, one per

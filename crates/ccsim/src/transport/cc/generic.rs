@@ -15,28 +15,25 @@
 //!   covering it or by the ACK that packet itself caused (the sink ACKs every packet and the
 //!   ACK names it), so a packet received out of order behind a loss is not resent. This
 //!   reading fits chapter 6 best (drop = retransmission rate in every G cell; S2 G/FCFS
-//!   segregation and Telnet shut-out; S3 G/FCFS): `ccsim reproduce keshav91` passes 305 D
-//!   cells and 120 hard checks with it, 301 and 118 with "expired" (keshav91 finding
-//!   S2-generic-retransmission-reading). "expired": only cumulative ACKs stop timers, so the
-//!   packets held by the sink behind a hole are resent too (S8's spurious retransmissions
-//!   fit this one better); "go_back_n": one timer for the oldest packet and, when it
-//!   expires, resend from the oldest unacknowledged packet onwards;
+//!   segregation and Telnet shut-out; S3 G/FCFS; the scores of both readings are in keshav91
+//!   finding S2-generic-retransmission-reading). "expired": only cumulative ACKs stop timers,
+//!   so the packets held by the sink behind a hole are resent too (S8's spurious
+//!   retransmissions fit this one better); "go_back_n": one timer for the oldest packet and,
+//!   when it expires, resend from the oldest unacknowledged packet onwards;
 //! - `rtt_samples` = "every_acked": an ACK that newly acknowledges several packets gives one
 //!   sample per packet, each from its own first transmission. After a repaired hole the
 //!   packets the sink held behind it count with their whole wait, so each loss lengthens the
-//!   timer several times over. With it Table 6.4's G/FQ drop = retx rates come out at
-//!   0.09/s (thesis 0.08; 0.125 with one sample per ACK) and Scenario 5's PP/G FQ row matches
-//!   (PP 3.31 each with no loss, one Generic source in backoff); "one_per_ack" samples only
-//!   the packet whose ACK it is (keshav91 finding S2-generic-rtt-samples);
+//!   timer several times over: Keshav's "retransmission timer backoff", which Table 6.4's
+//!   G/FQ loss rates and Scenario 5's PP/G FQ row need; "one_per_ack" samples only the packet
+//!   whose ACK it is (both measured in keshav91 finding S2-generic-rtt-samples);
 //! - `sample_packet` = "cumulative": an ACK's own sample (the delay metric; the estimator too
 //!   under "one_per_ack") times the packet its cumulative number names, the last one received
 //!   in order, as a source does that keeps only a send time per window slot and looks it up
 //!   by the ACK number (REAL's generic(), whose listing in the REAL 5.0 Programmer's Manual
 //!   declares `time_sent[MWS]` and `last_ack`; spec G9: "the send time of the acknowledged
-//!   packet"). The duplicate ACKs behind a hole then time the packet before it. Table 6.4's
-//!   G/FQ RTTs come out at 2.72-2.76 s (thesis 2.55-2.85; seed medians of `ccsim reproduce
-//!   keshav91`); "echoed", the packet that caused the ACK, gives 2.45-2.47 and misses two
-//!   of them (keshav91 finding S2-generic-rtt-samples).
+//!   packet"). The duplicate ACKs behind a hole then time the packet before it, which
+//!   Table 6.4's G/FQ RTTs need; "echoed", the packet that caused the ACK, is the other
+//!   reading (keshav91 finding S2-generic-rtt-samples).
 
 use super::{AckInfo, AckResponse, Algorithm, CongestionControl, TimeoutInfo};
 use crate::scenario::decode::Result;

@@ -16,9 +16,9 @@
 //!   Karn's rule, one timer per connection, continuous-time timers (spec §2.6 [REC]);
 //! - a fast retransmission restarts the timer (`TimerMode::SingleBsd`), as 4.3BSD-Tahoe's
 //!   `tcp_input` does (TCPT_REXMT cleared, re-armed by `tcp_output`). Without the restart,
-//!   under FQ the retransmission waits behind the flow's own queue (1.3 s in Scenario 2) past
-//!   the deadline of the last new ACK and is sent again: Table 6.4's JK/FQ retransmission
-//!   rate came out at 1.8 x the drop rate (thesis: equal);
+//!   under FQ the retransmission waits behind the flow's own queue past the deadline of the
+//!   last new ACK and is sent again, so Table 6.4's JK/FQ retransmission rate exceeds the
+//!   drop rate, where the thesis has them equal;
 //! - minimum RTO 1 s, 4.3BSD's TCPTV_MIN (two 500 ms ticks). The thesis is silent; without a
 //!   floor, a Telnet's sparse samples drive srtt + 2 mdev below the next RTT and Scenario 1
 //!   shows spurious retransmissions that Table 6.3 does not (`min_rto = "0s"` removes it).
