@@ -829,4 +829,52 @@ mod tests {
         let got = s.rtt.srtt().unwrap() as f64 / SEC as f64;
         assert!((got - want).abs() < 1e-9, "{got} vs {want}");
     }
+
+    fn recorder(s: &Sender) -> &crate::transport::cc::test_recorder::Recorder {
+        match &s.cc {
+            Cc::TestRecorder(r) => r,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn the_algorithm_codes_what_it_sends_and_hears_what_timed_out() {
+        use crate::transport::cc::test_recorder::Recorder;
+        let d = Recorder::sender_defaults();
+        let mut s = Sender::new(Cc::from(Recorder::build(&(), 4)), 4, d.rto, TimerMode::PerPacket);
+        s.app_limit = 100;
+        let codes: Vec<u8> = (0..4).map(|_| s.next_transmission(0).unwrap().code).collect();
+        assert_eq!(codes, [0, 1, 2, 3], "code_for gives each new packet its code");
+        // Packet 1's own ACK (echo 1, cumulative 0: a duplicate behind packet 0).
+        s.on_ack(0, 1, 0, 0, false, false, 1, SEC / 10);
+        assert_eq!(recorder(&s).echoes, [(1, false, 1)]);
+        // Every timer expires at the initial 1 s RTO; the oldest (0) is the one reported.
+        assert!(s.on_timer(SEC));
+        let t = recorder(&s).timeouts[0];
+        assert_eq!((t.seq, t.flight, t.high_sent, t.now), (0, 4, 4, SEC));
+        let tx = s.next_transmission(SEC).unwrap();
+        assert_eq!((tx.seq, tx.retransmission, tx.code), (0, true, 0xFF));
+        // Feedback reaches it with what is outstanding.
+        s.on_feedback(&Feedback { seq: Some(2), code: 7, ..Feedback::default() });
+        let fb = recorder(&s).feedback[0];
+        assert_eq!((fb.seq, fb.code, fb.outstanding), (Some(2), 7, 4));
+    }
+
+    #[test]
+    fn an_algorithm_that_may_hold_shuts_the_window_at_zero() {
+        use crate::transport::cc::test_recorder::Recorder;
+        let d = Recorder::sender_defaults();
+        let mut held = Sender::new(Cc::from(Recorder::build(&(), 4)), 4, d.rto, d.timers);
+        held.app_limit = 100;
+        if let Cc::TestRecorder(r) = &mut held.cc {
+            r.window = 0.0;
+        }
+        assert_eq!(held.usable_window(), 0);
+        assert_eq!(held.next_transmission(0), None);
+        // Others send one packet whatever their window says (Generic's of 0 here).
+        let mut other = Sender::new(Cc::from(Generic::new(0)), 4, d.rto, d.timers);
+        other.app_limit = 100;
+        assert_eq!(other.usable_window(), 1);
+        assert!(other.next_transmission(0).is_some());
+    }
 }

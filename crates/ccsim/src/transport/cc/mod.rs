@@ -225,6 +225,8 @@ algorithms! {
     PacketPair2: pp2::Pp2 boxed,
     SourceQuench: sq::Sq,
     Vegas: vegas::Vegas boxed,
+    #[cfg(test)]
+    TestRecorder: test_recorder::Recorder boxed,
 }
 
 // Parts shared by several algorithms.

@@ -37,36 +37,36 @@ pub(super) fn decode_with<A: Algorithm>(p: &mut Params) -> Result<(A::Config, Se
     Ok((cfg, sender))
 }
 
-/// Generates, from one line per algorithm (`Variant: module::Type`, `boxed` for large state):
+/// Generates, from one line per algorithm (attributes such as `#[cfg(test)]` may precede it) (`Variant: module::Type`, `boxed` for large state):
 /// the module declaration, the [`Cc`] enum and its dispatch, the [`CcConfig`] enum of decoded
 /// parameters, and the [`ALGORITHMS`] table.
 macro_rules! algorithms {
-    ($($variant:ident : $module:ident :: $ty:ident $($boxed:ident)?),* $(,)?) => {
-        $(pub mod $module;)*
+    ($($(#[$meta:meta])* $variant:ident : $module:ident :: $ty:ident $($boxed:ident)?),* $(,)?) => {
+        $($(#[$meta])* pub mod $module;)*
 
         /// The algorithms, as an enum so the per-ACK path is a `match`, not a virtual call.
         #[derive(Clone, Debug)]
         pub enum Cc {
-            $($variant(algorithms!(@store $module::$ty $(, $boxed)?)),)*
+            $($(#[$meta])* $variant(algorithms!(@store $module::$ty $(, $boxed)?)),)*
         }
 
         /// An algorithm's decoded parameters (what a flow spec holds).
         #[derive(Clone, Debug, PartialEq)]
         pub enum CcConfig {
-            $($variant(<$module::$ty as Algorithm>::Config),)*
+            $($(#[$meta])* $variant(<$module::$ty as Algorithm>::Config),)*
         }
 
         macro_rules! dispatch {
             ($self:ident, $c:ident => $e:expr) => {
                 match $self {
-                    $(Cc::$variant($c) => $e,)*
+                    $($(#[$meta])* Cc::$variant($c) => $e,)*
                 }
             };
         }
 
         /// Every registered algorithm, in registration order.
         pub static ALGORITHMS: &[AlgorithmInfo] = &[
-            $(AlgorithmInfo {
+            $($(#[$meta])* AlgorithmInfo {
                 name: <$module::$ty as Algorithm>::NAME,
                 summary: <$module::$ty as Algorithm>::SUMMARY,
                 trace_columns: <$module::$ty as Algorithm>::TRACE_COLUMNS,
@@ -76,7 +76,7 @@ macro_rules! algorithms {
             },)*
         ];
 
-        $(impl From<$module::$ty> for Cc {
+        $($(#[$meta])* impl From<$module::$ty> for Cc {
             fn from(a: $module::$ty) -> Cc {
                 Cc::$variant(algorithms!(@wrap a $(, $boxed)?))
             }
@@ -86,12 +86,12 @@ macro_rules! algorithms {
             /// The algorithm, built for a flow with this maximum window.
             pub fn build(&self, max_window: u32) -> Cc {
                 match self {
-                    $(CcConfig::$variant(c) => Cc::from(<$module::$ty as Algorithm>::build(c, max_window)),)*
+                    $($(#[$meta])* CcConfig::$variant(c) => Cc::from(<$module::$ty as Algorithm>::build(c, max_window)),)*
                 }
             }
             pub fn name(&self) -> &'static str {
                 match self {
-                    $(CcConfig::$variant(_) => <$module::$ty as Algorithm>::NAME,)*
+                    $($(#[$meta])* CcConfig::$variant(_) => <$module::$ty as Algorithm>::NAME,)*
                 }
             }
             pub fn info(&self) -> &'static AlgorithmInfo {
@@ -102,25 +102,25 @@ macro_rules! algorithms {
         impl Cc {
             pub fn name(&self) -> &'static str {
                 match self {
-                    $(Cc::$variant(_) => <$module::$ty as Algorithm>::NAME,)*
+                    $($(#[$meta])* Cc::$variant(_) => <$module::$ty as Algorithm>::NAME,)*
                 }
             }
             /// Heap held by the boxed variants (their state; not their logs).
             pub fn memory_bytes(&self) -> usize {
                 match self {
-                    $(Cc::$variant(_) => algorithms!(@heap $module::$ty $(, $boxed)?),)*
+                    $($(#[$meta])* Cc::$variant(_) => algorithms!(@heap $module::$ty $(, $boxed)?),)*
                 }
             }
             /// The algorithm asks for [`CongestionControl::code_for`] on every data packet.
             pub fn marks_packets(&self) -> bool {
                 match self {
-                    $(Cc::$variant(_) => <$module::$ty as Algorithm>::MARKS_PACKETS,)*
+                    $($(#[$meta])* Cc::$variant(_) => <$module::$ty as Algorithm>::MARKS_PACKETS,)*
                 }
             }
             /// The algorithm may hold its window at zero.
             pub fn may_hold(&self) -> bool {
                 match self {
-                    $(Cc::$variant(_) => <$module::$ty as Algorithm>::MAY_HOLD,)*
+                    $($(#[$meta])* Cc::$variant(_) => <$module::$ty as Algorithm>::MAY_HOLD,)*
                 }
             }
         }

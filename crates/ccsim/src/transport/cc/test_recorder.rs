@@ -1,0 +1,65 @@
+//! A test-only algorithm that records what the sender hands it: the sequence numbers that
+//! timed out, the feedback that arrived, the ACKs' echoes; it marks every data packet it sends
+//! with a code (the sequence number's low byte, 0xFF for a retransmission) and can hold its
+//! window at zero. Registered under `#[cfg(test)]` only, so the hooks no thesis uses yet are
+//! tested through the real sender.
+
+use super::{AckInfo, AckResponse, Algorithm, CongestionControl, Feedback, TimeoutInfo};
+use crate::scenario::decode::Result;
+use crate::scenario::params::Params;
+use crate::transport::config::SenderConfig;
+
+#[derive(Clone, Debug, Default)]
+pub struct Recorder {
+    pub window: f64,
+    pub timeouts: Vec<TimeoutInfo>,
+    pub feedback: Vec<Feedback>,
+    /// (echo_seq, echo_retx, code) of every ACK.
+    pub echoes: Vec<(u64, bool, u8)>,
+}
+
+impl Algorithm for Recorder {
+    const NAME: &'static str = "test_recorder";
+    const SUMMARY: &'static str = "test only: records the sender's callbacks";
+    type Config = ();
+    const MARKS_PACKETS: bool = true;
+    const MAY_HOLD: bool = true;
+
+    fn sender_defaults() -> SenderConfig {
+        super::reno::rfc6298_defaults()
+    }
+    fn decode(_p: &mut Params, _sender: &mut SenderConfig) -> Result<()> {
+        Ok(())
+    }
+    fn build(_cfg: &(), max_window: u32) -> Self {
+        Recorder { window: max_window as f64, ..Default::default() }
+    }
+}
+
+impl CongestionControl for Recorder {
+    fn cwnd(&self) -> f64 {
+        self.window
+    }
+    fn on_new_ack(&mut self, _ack: &AckInfo) -> AckResponse {
+        AckResponse::Nothing
+    }
+    fn on_dup_ack(&mut self, _count: u32, _ack: &AckInfo) -> bool {
+        false
+    }
+    fn on_timeout(&mut self, t: &TimeoutInfo) {
+        self.timeouts.push(*t);
+    }
+    fn on_ack_info(&mut self, a: &AckInfo) {
+        self.echoes.push((a.echo_seq, a.echo_retx, a.code));
+    }
+    fn on_feedback(&mut self, fb: &Feedback) {
+        self.feedback.push(*fb);
+    }
+    fn code_for(&mut self, seq: u64, retransmission: bool, _code: u8) -> u8 {
+        if retransmission {
+            0xFF
+        } else {
+            seq as u8
+        }
+    }
+}
