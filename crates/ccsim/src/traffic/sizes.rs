@@ -76,8 +76,9 @@ impl PacketSizes {
         PacketSizes { seed, steps }
     }
 
-    /// Size in bytes of the data packet with sequence number `seq`.
-    #[inline]
+    /// Size in bytes of the data packet with sequence number `seq`. Kept out of line, so the
+    /// per-packet code of flows of one size stays as small as it was.
+    #[inline(never)]
     pub fn size_of(&self, seq: u64) -> u32 {
         let h = splitmix64_output(self.seed, seq);
         let (last, rest) = self.steps.split_last().expect("a mix has at least one size");
@@ -89,8 +90,9 @@ impl PacketSizes {
         last.size
     }
 
-    /// Bytes of the `count` data packets from sequence number `first` on.
-    #[inline]
+    /// Bytes of the `count` data packets from sequence number `first` on (out of line, as
+    /// `size_of`).
+    #[inline(never)]
     pub fn bytes(&self, first: u64, count: u64) -> u64 {
         (first..first + count).map(|seq| self.size_of(seq) as u64).sum()
     }
