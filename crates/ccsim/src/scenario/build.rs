@@ -7,6 +7,7 @@ use crate::net::routing::{explicit_path, Adjacency, Router};
 use crate::net::{PacketArena, Port};
 use crate::queue::{PortSetup, Qdisc, QueueDiscipline};
 use crate::sim::{events::MAX_TARGET, EventKind, EventQueue, Rng};
+use crate::traffic::sizes::PacketSizes;
 use crate::traffic::App;
 use crate::transport::cc::CongestionControl;
 use crate::transport::cc::{AlgorithmInfo, ALGORITHMS};
@@ -178,6 +179,11 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
             s
         });
         let rng = Rng::stream(sc.seed, &format!("flow/{}", fs.name));
+        // A stream of its own, so a size mix changes no other random numbers.
+        let sizes = fs.packet_sizes.as_ref().map(|mix| {
+            let seed = Rng::stream(sc.seed, &format!("flow/{}/packet_sizes", fs.name)).next_u64();
+            PacketSizes::new(mix, seed)
+        });
         flows.push(Flow {
             name: fs.name.clone(),
             src: fs.src as u32,
@@ -190,6 +196,7 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
             sink: Sink::new(),
             app: App::new(fs.app.clone(), fs.start, fs.stop, rng),
             packet_size: fs.packet_size,
+            sizes,
             ack_size: fs.ack_size,
             class: fs.class,
             next_seq: 0,

@@ -7,6 +7,8 @@ use super::schema::{FlowSpec, NameIndex, NodeKind, NodeSpec, TransportSpec};
 use super::topology::node_ref;
 use super::units;
 use crate::sim::{time::from_secs, SimTime, PS_PER_SEC};
+use crate::traffic::pareto::{ParetoOnOff, DEFAULT_MEAN_OFF, DEFAULT_MEAN_ON, DEFAULT_SHAPE};
+use crate::traffic::sizes::{SizeMix, MAX_SIZES, SHARE_SUM_TOLERANCE};
 use crate::traffic::{AppKind, APP_NAMES};
 use crate::transport::cc::{algorithm, newreno::NewReno, Algorithm, ALGORITHMS};
 use std::collections::HashSet;
@@ -55,13 +57,68 @@ fn decode_transport(params: Option<Obj>, name: &str, path: String) -> Result<Tra
     Ok(spec)
 }
 
-fn gap_from_rate(o: &mut Obj, size: u32, required_for: &str) -> Result<Option<SimTime>> {
+/// Most bytes in a packet.
+const MAX_PACKET_BYTES: u64 = 65_535;
+
+/// A flow's data packet sizes: one (`packet_size`, else `default_size`) or a mix
+/// (`packet_sizes`, a list of `{size, share}` tables; traffic::sizes), not both. Returns the
+/// mean size and the mix; a mix of one size is that size.
+fn decode_packet_sizes(o: &mut Obj, default_size: u64) -> Result<(f64, Option<SizeMix>)> {
+    let single = o.quantity("packet_size", units::size)?;
+    if single.is_some_and(|v| v > MAX_PACKET_BYTES) {
+        return Err(ScenarioError::new(o.at("packet_size"), format!("expected at most {MAX_PACKET_BYTES} bytes, got {}", single.unwrap())));
+    }
+    let path = o.at("packet_sizes");
+    let Some(items) = o.array("packet_sizes")? else { return Ok((single.unwrap_or(default_size) as f64, None)) };
+    if single.is_some() {
+        return Err(ScenarioError::new(path, "give either packet_size (one size) or packet_sizes (a mix), not both"));
+    }
+    if items.is_empty() || items.len() > MAX_SIZES {
+        return Err(ScenarioError::new(
+            path,
+            format!("expected a list of 1 to {MAX_SIZES} sizes with their shares, e.g. [{{size = \"100B\", share = 0.4}}, {{size = \"1000B\", share = 0.6}}]"),
+        ));
+    }
+    let mut entries: Vec<(u32, f64)> = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let mut e = Obj::new(item, &format!("{path}[{i}]"))?;
+        let size = e.quantity("size", units::size)?.ok_or_else(|| e.missing("size", "a size such as \"500B\""))?;
+        if size > MAX_PACKET_BYTES {
+            return Err(ScenarioError::new(e.at("size"), format!("expected at most {MAX_PACKET_BYTES} bytes, got {size}")));
+        }
+        if entries.iter().any(|&(s, _)| s as u64 == size) {
+            return Err(ScenarioError::new(
+                e.at("size"),
+                format!("size {size} B is listed twice; give each size once, with its whole share"),
+            ));
+        }
+        let share = e.float("share")?.ok_or_else(|| e.missing("share", "the fraction of packets of this size, e.g. 0.4"))?;
+        if !(share > 0.0 && share <= 1.0) {
+            return Err(ScenarioError::new(e.at("share"), format!("expected a fraction of packets in (0, 1], got {share}")));
+        }
+        e.finish()?;
+        entries.push((size as u32, share));
+    }
+    let sum: f64 = entries.iter().map(|e| e.1).sum();
+    if (sum - 1.0).abs() > SHARE_SUM_TOLERANCE {
+        return Err(ScenarioError::new(path, format!("expected shares summing to 1 (within {SHARE_SUM_TOLERANCE:e}), got {sum}")));
+    }
+    if entries.len() == 1 {
+        return Ok((entries[0].0 as f64, None));
+    }
+    entries.iter_mut().for_each(|e| e.1 /= sum);
+    let mix = SizeMix { entries };
+    Ok((mix.mean(), Some(mix)))
+}
+
+/// The packet spacing of a `rate` (packets/s) or a `bitrate` (of packets of the flow's mean size).
+fn gap_from_rate(o: &mut Obj, mean_size: f64, required_for: &str) -> Result<Option<SimTime>> {
     let rate = o.quantity("rate", units::packet_rate)?;
     let bitrate = o.quantity("bitrate", units::bandwidth)?;
     match (rate, bitrate) {
         (Some(_), Some(_)) => Err(ScenarioError::new(o.at("bitrate"), "give either rate or bitrate, not both")),
         (Some(r), None) => Ok(Some(from_secs(1.0 / r).max(1))),
-        (None, Some(b)) => Ok(Some(from_secs(size as f64 * 8.0 / b as f64).max(1))),
+        (None, Some(b)) => Ok(Some(from_secs(mean_size * 8.0 / b as f64).max(1))),
         (None, None) if required_for.is_empty() => Ok(None),
         (None, None) => {
             Err(ScenarioError::new(o.at("rate"), format!("is required for app {required_for:?} (\"10pps\"), or give bitrate (\"40kbps\")")))
@@ -69,7 +126,51 @@ fn gap_from_rate(o: &mut Obj, size: u32, required_for: &str) -> Result<Option<Si
     }
 }
 
-fn decode_app(o: &mut Obj, app: &str, packet_size: u32, duration: SimTime) -> Result<AppKind> {
+/// A Pareto on/off source (traffic::pareto): its peak (`rate` or `bitrate`), `shape`, the
+/// mean ON period as a duration (`mean_on`) or in packets (`burst`), and `mean_off`.
+fn decode_pareto(o: &mut Obj, mean_size: f64) -> Result<ParetoOnOff> {
+    let gap = gap_from_rate(o, mean_size, "pareto")?.expect("required");
+    let shape = match o.float("shape")? {
+        None => DEFAULT_SHAPE,
+        Some(a) if a > 1.0 && a <= 1000.0 => a,
+        Some(a) => {
+            return Err(ScenarioError::new(
+                o.at("shape"),
+                format!("expected a shape above 1 and at most 1000 (a Pareto distribution of shape 1 or less has no mean), got {a}"),
+            ))
+        }
+    };
+    let mean_on = o.quantity("mean_on", units::duration)?;
+    let burst = o.float("burst")?;
+    let gap_text = format!("{} s", gap as f64 / PS_PER_SEC as f64);
+    let burst = match (mean_on, burst) {
+        (Some(_), Some(_)) => {
+            return Err(ScenarioError::new(o.at("burst"), "give either mean_on (a duration) or burst (packets), not both"))
+        }
+        (None, Some(b)) if (1.0..=1e12).contains(&b) => b,
+        (None, Some(b)) => {
+            return Err(ScenarioError::new(o.at("burst"), format!("expected a mean of 1 to 1e12 packets per ON period, got {b}")))
+        }
+        (_, None) => {
+            let b = mean_on.unwrap_or(DEFAULT_MEAN_ON) as f64 / gap as f64;
+            if b < 1.0 {
+                let default = if mean_on.is_none() { " (500ms by default)" } else { "" };
+                return Err(ScenarioError::new(
+                    o.at("mean_on"),
+                    format!(
+                        "expected at least one packet's spacing at the peak rate ({gap_text}){default}: every ON period sends a packet; \
+                         give a longer mean_on, a higher peak, or burst in packets"
+                    ),
+                ));
+            }
+            b
+        }
+    };
+    let mean_off = o.quantity("mean_off", units::duration)?.unwrap_or(DEFAULT_MEAN_OFF);
+    Ok(ParetoOnOff { gap, shape, burst, mean_off })
+}
+
+fn decode_app(o: &mut Obj, app: &str, mean_size: f64, duration: SimTime) -> Result<AppKind> {
     Ok(match app {
         "ftp" => {
             let packets = o.uint("packets")?;
@@ -83,7 +184,7 @@ fn decode_app(o: &mut Obj, app: &str, packet_size: u32, duration: SimTime) -> Re
         }
         "telnet" | "poisson" => {
             let gap = o.quantity("mean_gap", units::duration)?;
-            let from_rate = gap_from_rate(o, packet_size, "")?;
+            let from_rate = gap_from_rate(o, mean_size, "")?;
             let mean_gap = match (gap, from_rate) {
                 (Some(_), Some(_)) => return Err(ScenarioError::new(o.at("mean_gap"), "give either mean_gap or rate, not both")),
                 (Some(g), None) => g,
@@ -102,9 +203,10 @@ fn decode_app(o: &mut Obj, app: &str, packet_size: u32, duration: SimTime) -> Re
                 AppKind::Poisson { mean_gap }
             }
         }
-        "cbr" => AppKind::Cbr { gap: gap_from_rate(o, packet_size, "cbr")?.unwrap() },
+        "cbr" => AppKind::Cbr { gap: gap_from_rate(o, mean_size, "cbr")?.unwrap() },
+        "pareto" => AppKind::Pareto(decode_pareto(o, mean_size)?),
         "onoff" => {
-            let gap = gap_from_rate(o, packet_size, "onoff")?.unwrap();
+            let gap = gap_from_rate(o, mean_size, "onoff")?.unwrap();
             let path = o.at("on");
             let items = o.array("on")?.ok_or_else(|| {
                 ScenarioError::new(path.clone(), "is required for app \"onoff\": a list of [start, end] periods, e.g. [[\"0s\", \"300s\"]]")
@@ -181,12 +283,10 @@ pub fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex, durati
             ));
         }
         let default_size = if app_name == "telnet" { 40 } else { 1000 };
-        let packet_size = o.quantity("packet_size", units::size)?.unwrap_or(default_size);
+        let (mean_size, packet_sizes) = decode_packet_sizes(&mut o, default_size)?;
         let ack_size = o.quantity("ack_size", units::size)?.unwrap_or(40);
-        for (key, v) in [("packet_size", packet_size), ("ack_size", ack_size)] {
-            if v > 65_535 {
-                return Err(ScenarioError::new(o.at(key), format!("expected at most 65535 bytes, got {v}")));
-            }
+        if ack_size > MAX_PACKET_BYTES {
+            return Err(ScenarioError::new(o.at("ack_size"), format!("expected at most {MAX_PACKET_BYTES} bytes, got {ack_size}")));
         }
         let max_window = o.uint_in("max_window", 1, 100_000_000)?.unwrap_or(1_000_000) as u32;
         let start = o.quantity("start", units::duration)?.unwrap_or(0);
@@ -199,7 +299,7 @@ pub fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex, durati
         }
         let fq_weight = o.uint_in("fq_weight", 1, 1_000_000)?.unwrap_or(1) as u32;
         let class = o.uint_in("class", 0, 255)?.unwrap_or(0) as u8;
-        let app = decode_app(&mut o, app_name, packet_size as u32, duration)?;
+        let app = decode_app(&mut o, app_name, mean_size, duration)?;
         let params = o.table("params")?;
         let transport = decode_transport(params, cc_name, o.at("params"))?;
         let route = decode_node_list(&mut o, "route", nodes, index)?;
@@ -222,7 +322,8 @@ pub fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex, durati
             app,
             transport,
             max_window,
-            packet_size: packet_size as u32,
+            packet_size: mean_size.round() as u32,
+            packet_sizes,
             ack_size: ack_size as u32,
             start,
             stop,

@@ -11,6 +11,7 @@ use super::decode::{Obj, Result, ScenarioError};
 use super::units;
 use crate::queue::{BufferLimit, QdiscConfig};
 use crate::sim::SimTime;
+use crate::traffic::sizes::SizeMix;
 use crate::traffic::AppKind;
 use crate::transport::cc::CcConfig;
 use crate::transport::SenderConfig;
@@ -73,7 +74,10 @@ pub struct FlowSpec {
     pub app: AppKind,
     pub transport: TransportSpec,
     pub max_window: u32,
+    /// Bytes of its data packets; with a mix, the mix's mean, rounded (for reports).
     pub packet_size: u32,
+    /// A mix of data packet sizes (`packet_sizes`), if given.
+    pub packet_sizes: Option<SizeMix>,
     pub ack_size: u32,
     pub start: SimTime,
     pub stop: SimTime,

@@ -9,13 +9,20 @@
 //! - CBR: constant gaps (the ill-behaved source of Scenario 4);
 //! - on/off: CBR during listed on-periods (Scenario 3's background source).
 //!
+//! and, in a file of its own, ns-2's Pareto on/off source (`pareto`, Hua 2002 ch. 5). A flow's
+//! packet sizes (one, or a mix: `sizes`) are the flow's, not the source's.
+//!
 //! Whether a source is flow-controlled is the flow's transport (`cc = "none"` or not), not the
 //! source's; Telnet and Poisson differ only in their defaults.
 
+pub mod pareto;
+pub mod sizes;
+
 use crate::sim::{Rng, SimTime};
+use pareto::{BurstState, ParetoOnOff};
 
 /// The application names scenarios use (`app = "..."`).
-pub const APP_NAMES: &[&str] = &["ftp", "telnet", "poisson", "cbr", "onoff"];
+pub const APP_NAMES: &[&str] = &["ftp", "telnet", "poisson", "cbr", "onoff", "pareto"];
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum AppKind {
@@ -36,6 +43,7 @@ pub enum AppKind {
         gap: SimTime,
         on: Vec<(SimTime, SimTime)>,
     },
+    Pareto(ParetoOnOff),
 }
 
 impl AppKind {
@@ -46,6 +54,7 @@ impl AppKind {
             AppKind::Poisson { .. } => "poisson",
             AppKind::Cbr { .. } => "cbr",
             AppKind::OnOff { .. } => "onoff",
+            AppKind::Pareto(_) => "pareto",
         }
     }
 }
@@ -55,29 +64,48 @@ pub struct App {
     pub kind: AppKind,
     pub start: SimTime,
     pub stop: SimTime,
-    /// The random stream of the sources with random gaps (Telnet, Poisson), boxed: the
-    /// other sources, FTPs above all, never draw from it, and a large run has one per flow.
-    rng: Option<Box<Rng>>,
+    /// The state of the sources with random gaps (Telnet, Poisson, Pareto), boxed: the other
+    /// sources, FTPs above all, never draw, and a large run has one per flow.
+    random: Option<Box<RandomState>>,
+}
+
+/// A random source's stream, and where a Pareto source is in its cycle.
+#[derive(Clone, Debug)]
+struct RandomState {
+    rng: Rng,
+    burst: BurstState,
 }
 
 impl App {
     pub fn new(kind: AppKind, start: SimTime, stop: SimTime, rng: Rng) -> Self {
-        let rng = matches!(kind, AppKind::Telnet { .. } | AppKind::Poisson { .. }).then(|| Box::new(rng));
-        App { kind, start, stop, rng }
+        let random = matches!(kind, AppKind::Telnet { .. } | AppKind::Poisson { .. } | AppKind::Pareto(_))
+            .then(|| Box::new(RandomState { rng, burst: BurstState::default() }));
+        App { kind, start, stop, random }
     }
 
     pub fn memory_bytes(&self) -> usize {
-        let rng = self.rng.as_ref().map_or(0, |_| std::mem::size_of::<Rng>());
-        rng + match &self.kind {
-            AppKind::OnOff { on, .. } => on.capacity() * 16,
-            _ => 0,
-        }
+        let random = self.random.as_ref().map_or(0, |_| std::mem::size_of::<RandomState>());
+        random
+            + match &self.kind {
+                AppKind::OnOff { on, .. } => on.capacity() * 16,
+                _ => 0,
+            }
+    }
+
+    fn random(&mut self) -> &mut RandomState {
+        self.random.as_mut().expect("sources with random gaps have a stream")
     }
 
     /// An exponential gap of mean `mean_gap` from the source's stream.
     fn exponential_gap(&mut self, mean_gap: SimTime) -> SimTime {
-        let rng = self.rng.as_mut().expect("sources with random gaps have a stream");
-        rng.exponential(mean_gap as f64).round() as SimTime
+        self.random().rng.exponential(mean_gap as f64).round() as SimTime
+    }
+
+    /// The wait of a Pareto source from its last packet (or its start) to its next one.
+    fn pareto_gap(&mut self) -> SimTime {
+        let AppKind::Pareto(source) = &self.kind else { unreachable!("only Pareto sources have bursts") };
+        let state = self.random.as_mut().expect("sources with random gaps have a stream");
+        source.next_gap(&mut state.burst, &mut state.rng)
     }
 
     /// True for sources that produce packets one at a time (all but FTP).
@@ -92,6 +120,8 @@ impl App {
             AppKind::Telnet { mean_gap } | AppKind::Poisson { mean_gap } => self.start.saturating_add(self.exponential_gap(mean_gap)),
             AppKind::Cbr { .. } => self.start,
             AppKind::OnOff { .. } => self.start,
+            // ns-2: the first packet after a gap and a full OFF period.
+            AppKind::Pareto(_) => self.start.saturating_add(self.pareto_gap()),
         };
         self.fit(t)
     }
@@ -102,6 +132,7 @@ impl App {
             AppKind::Ftp { .. } => return None,
             AppKind::Telnet { mean_gap } | AppKind::Poisson { mean_gap } => now.saturating_add(self.exponential_gap(mean_gap).max(1)),
             AppKind::Cbr { gap } | AppKind::OnOff { gap, .. } => now.saturating_add(gap),
+            AppKind::Pareto(_) => now.saturating_add(self.pareto_gap()),
         };
         self.fit(t)
     }
@@ -139,6 +170,28 @@ mod tests {
             t = n;
         }
         assert_eq!(ticks, vec![0, 10, 20, 100, 110, 120]);
+    }
+    #[test]
+    fn pareto_ticks_follow_its_cycle_from_the_flows_stream_until_stop() {
+        let source = ParetoOnOff { gap: 10, shape: 1.9, burst: 4.0, mean_off: 1000 };
+        let mut a = App::new(AppKind::Pareto(source.clone()), 500, 200_000, Rng::from_seed(8));
+        // The same draws, made directly from a copy of the stream.
+        let (mut rng, mut state) = (Rng::from_seed(8), BurstState::default());
+        let mut t = a.first_tick().unwrap();
+        let mut expected = 500 + source.next_gap(&mut state, &mut rng);
+        assert!(t >= 500 + 10 + 474, "first packet after a gap and an OFF period (of scale 473.7)");
+        let mut n = 1;
+        loop {
+            assert_eq!(t, expected);
+            expected += source.next_gap(&mut state, &mut rng);
+            match a.next_tick(t) {
+                Some(next) => t = next,
+                None => break,
+            }
+            n += 1;
+        }
+        assert!(expected >= 200_000 && t < 200_000, "ticks run until the stop time");
+        assert!(n > 100, "{n} packets");
     }
     #[test]
     fn stop_time_ends_a_source() {

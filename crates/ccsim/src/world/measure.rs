@@ -122,7 +122,11 @@ impl World {
                 .flows
                 .iter()
                 .map(|f| {
-                    f.name.capacity() + f.sender.as_ref().map_or(0, |s| s.memory_bytes()) + f.sink.memory_bytes() + f.app.memory_bytes()
+                    f.name.capacity()
+                        + f.sender.as_ref().map_or(0, |s| s.memory_bytes())
+                        + f.sink.memory_bytes()
+                        + f.app.memory_bytes()
+                        + f.sizes.as_ref().map_or(0, |s| s.memory_bytes())
                 })
                 .sum::<usize>();
         let ports: usize = self.ports.capacity() * size_of::<Port>() + self.ports.iter().map(|p| p.memory_bytes()).sum::<usize>();

@@ -10,6 +10,7 @@ use crate::measure::{CwndTrace, DropTrace, EventTrace, FlowCounters, IntervalTab
 use crate::net::{Packet, PacketArena, PacketKind, Port};
 use crate::queue::Signal;
 use crate::sim::{Event, EventKind, EventQueue, SimTime};
+use crate::traffic::sizes::PacketSizes;
 use crate::traffic::App;
 use crate::transport::sender::NEVER;
 use crate::transport::{Sender, Sink};
@@ -28,7 +29,11 @@ pub struct Flow {
     pub sender: Option<Sender>,
     pub sink: Sink,
     pub app: App,
+    /// Bytes of its data packets (with a mix, the mix's mean, rounded: for reports only).
     pub packet_size: u32,
+    /// Its packet-size mix, if it has one: then a packet's size is a function of its sequence
+    /// number ([`Flow::data_size`]).
+    pub sizes: Option<PacketSizes>,
     pub ack_size: u32,
     /// Traffic class of its packets.
     pub class: u8,
@@ -37,6 +42,27 @@ pub struct Flow {
     /// Counters of the current measurement interval, and of the intervals already closed.
     pub cur: FlowCounters,
     pub total: FlowCounters,
+}
+
+impl Flow {
+    /// Bytes of its data packet `seq` (a retransmission's are its original's). A flow of one
+    /// size pays one predictable branch.
+    #[inline]
+    pub fn data_size(&self, seq: u64) -> u32 {
+        match &self.sizes {
+            None => self.packet_size,
+            Some(mix) => mix.size_of(seq),
+        }
+    }
+
+    /// Bytes of its `count` data packets from sequence number `first` on.
+    #[inline]
+    pub fn data_bytes(&self, first: u64, count: u64) -> u64 {
+        match &self.sizes {
+            None => count * self.packet_size as u64,
+            Some(mix) => mix.bytes(first, count),
+        }
+    }
 }
 
 /// A flow whose window is traced, and where its algorithm's own trace columns and event log go.
@@ -259,7 +285,7 @@ impl World {
                     arrive_at: now,
                     echo_seq: 0,
                     flow: f,
-                    size: flow.packet_size,
+                    size: flow.data_size(flow.next_seq),
                     route: flow.route,
                     hop: 0,
                     route_len: flow.route_len,

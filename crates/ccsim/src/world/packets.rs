@@ -61,6 +61,7 @@ impl World {
         let now = self.now;
         let pkt = *self.packets.get(pid);
         let flow = &mut self.flows[pkt.flow as usize];
+        debug_assert_eq!(pkt.size, flow.data_size(pkt.seq), "flow {}: data packet {} arrived with another size", flow.name, pkt.seq);
         flow.cur.received += 1;
         flow.cur.originals += u64::from(!pkt.has(flags::RETX));
         flow.cur.owd_sum += to_secs(now - pkt.tx_time);
@@ -73,7 +74,8 @@ impl World {
         }
         let d = flow.sink.on_data(pkt.seq);
         flow.cur.delivered += d.in_order;
-        flow.cur.delivered_bytes += d.in_order * flow.packet_size as u64;
+        // The packets delivered now are the in_order ones just below the new rcv_nxt.
+        flow.cur.delivered_bytes += flow.data_bytes(flow.sink.rcv_nxt - d.in_order, d.in_order);
         flow.cur.acks_sent += 1;
         // The data packet becomes its ACK, in place.
         let mut fl = 0;
@@ -159,7 +161,7 @@ impl World {
                 arrive_at: now,
                 echo_seq: 0,
                 flow: f,
-                size: flow.packet_size,
+                size: flow.data_size(tx.seq),
                 route: flow.route,
                 hop: 0,
                 route_len: flow.route_len,
