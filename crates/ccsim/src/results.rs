@@ -171,7 +171,7 @@ impl Results {
                 dst: sc.nodes[f.dst as usize].name.clone(),
                 app: spec.app.name(),
                 cc: f.sender.as_ref().map(|s| s.cc.name()).unwrap_or("none"),
-                packet_size: f.packet_size,
+                packet_size: spec.packet_size,
                 totals: *t,
                 goodput_pps: bm(i as u32, &tables.intervals.goodput_pps),
                 original_pps: bm(i as u32, &tables.intervals.original_pps),

@@ -182,7 +182,7 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         // A stream of its own, so a size mix changes no other random numbers.
         let sizes = fs.packet_sizes.as_ref().map(|mix| {
             let seed = Rng::stream(sc.seed, &format!("flow/{}/packet_sizes", fs.name)).next_u64();
-            PacketSizes::new(mix, seed)
+            Box::new(PacketSizes::new(mix, seed))
         });
         flows.push(Flow {
             name: fs.name.clone(),
@@ -195,7 +195,8 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
             sender,
             sink: Sink::new(),
             app: App::new(fs.app.clone(), fs.start, fs.stop, rng),
-            packet_size: fs.packet_size,
+            // 0 marks a size mix (`Flow::data_size`).
+            packet_size: if sizes.is_some() { 0 } else { fs.packet_size },
             sizes,
             ack_size: fs.ack_size,
             class: fs.class,

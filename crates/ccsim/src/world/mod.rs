@@ -29,11 +29,11 @@ pub struct Flow {
     pub sender: Option<Sender>,
     pub sink: Sink,
     pub app: App,
-    /// Bytes of its data packets (with a mix, the mix's mean, rounded: for reports only).
+    /// Bytes of its data packets; 0 when they follow a size mix (`sizes`; use `data_size`).
     pub packet_size: u32,
     /// Its packet-size mix, if it has one: then a packet's size is a function of its sequence
     /// number ([`Flow::data_size`]).
-    pub sizes: Option<PacketSizes>,
+    pub sizes: Option<Box<PacketSizes>>,
     pub ack_size: u32,
     /// Traffic class of its packets.
     pub class: u8,
@@ -49,19 +49,34 @@ impl Flow {
     /// size pays one predictable branch.
     #[inline]
     pub fn data_size(&self, seq: u64) -> u32 {
-        match &self.sizes {
-            None => self.packet_size,
-            Some(mix) => mix.size_of(seq),
+        // A flow with a size mix has `packet_size` 0, so one-size flows read nothing more.
+        if self.packet_size != 0 {
+            self.packet_size
+        } else {
+            self.mixed_size(seq)
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn mixed_size(&self, seq: u64) -> u32 {
+        self.sizes.as_ref().expect("a flow of packet_size 0 has a size mix").size_of(seq)
     }
 
     /// Bytes of its `count` data packets from sequence number `first` on.
     #[inline]
     pub fn data_bytes(&self, first: u64, count: u64) -> u64 {
-        match &self.sizes {
-            None => count * self.packet_size as u64,
-            Some(mix) => mix.bytes(first, count),
+        if self.packet_size != 0 {
+            count * self.packet_size as u64
+        } else {
+            self.mixed_bytes(first, count)
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn mixed_bytes(&self, first: u64, count: u64) -> u64 {
+        self.sizes.as_ref().expect("a flow of packet_size 0 has a size mix").bytes(first, count)
     }
 }
 
