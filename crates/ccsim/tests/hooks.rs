@@ -219,3 +219,34 @@ fn explicit_routes_visit_each_node_once_and_forward_only_through_switches() {
         .build();
     assert!(ccsim::run_toml(&text).unwrap_err().message.contains("no route"));
 }
+
+#[test]
+fn control_packets_cross_ports_whose_disciplines_follow_their_line() {
+    // Quenches for "one" return over a->sw's reverse port, a DECbit gateway (then RED): both
+    // model their line (DECbit's regeneration cycles, RED's idle time) and must count the
+    // line time a control packet takes (a debug build asserts DECbit's line state).
+    for queue in ["decbit", "red"] {
+        let text = ScenarioText::new("20s")
+            .measure("2s")
+            .nodes(&["a", "sink"], &["sw"])
+            .link("a", "sw", "2Mbps")
+            .str("queue", queue)
+            .str("buffer", "10pkt")
+            .link("sw", "sink", "1Mbps")
+            .str("delay", "10ms")
+            .str("buffer", "10pkt")
+            .str("queue", "sq_router")
+            .flow("a", "sink")
+            .str("name", "one")
+            .str("cc", "sq")
+            .raw("max_window", 20)
+            .flow("sink", "a")
+            .str("name", "back")
+            .str("cc", "newreno")
+            .raw("max_window", 40)
+            .build();
+        let r = run(&text);
+        assert!(flow(&r, "one").control.received > 0, "{queue}");
+        assert!(flow(&r, "back").totals.delivered > 0, "{queue}: the reverse traffic flows");
+    }
+}

@@ -463,6 +463,12 @@ impl QueueDiscipline for DecBit {
     fn marks(&self) -> u64 {
         self.stats.marked
     }
+    /// A control packet took the line: it counts as the packet in service, as one of ours.
+    fn line_taken(&mut self, now: SimTime, bytes: u32) {
+        self.advance(now);
+        self.in_service = true;
+        self.busy_until = now + tx_time(bytes, self.bandwidth_bps);
+    }
     #[inline]
     fn enqueue(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict {
         self.advance(now);

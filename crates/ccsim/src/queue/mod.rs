@@ -89,6 +89,10 @@ pub trait QueueDiscipline {
     /// Hand over the signals raised since the last call (called after every arrival, for
     /// disciplines with [`Discipline::SIGNALS`] only).
     fn drain_signals(&mut self, _out: &mut dyn FnMut(Signal)) {}
+    /// The port put on the line, at `now`, a packet of `bytes` this discipline did not hand it
+    /// (a control packet from the port's priority lane): disciplines that follow their line
+    /// (DECbit's averaging, RED's idle time) count it as busy.
+    fn line_taken(&mut self, _now: SimTime, _bytes: u32) {}
 }
 
 /// The port a discipline is built for.
@@ -315,6 +319,9 @@ impl QueueDiscipline for Qdisc {
     }
     fn drain_signals(&mut self, out: &mut dyn FnMut(Signal)) {
         dispatch!(self, q => q.drain_signals(out))
+    }
+    fn line_taken(&mut self, now: SimTime, bytes: u32) {
+        dispatch!(self, q => q.line_taken(now, bytes))
     }
 }
 

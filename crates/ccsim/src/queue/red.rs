@@ -307,6 +307,11 @@ impl QueueDiscipline for Red {
         Some(p)
     }
 
+    /// A control packet took the line: the line is not idle while it is sent.
+    fn line_taken(&mut self, now: SimTime, bytes: u32) {
+        self.busy_until = now + tx_time(bytes, self.bandwidth_bps);
+    }
+
     fn len_packets(&self) -> u32 {
         self.inner.len_packets()
     }

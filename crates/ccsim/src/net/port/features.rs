@@ -235,11 +235,13 @@ impl Port {
     }
 
     #[cold]
-    pub(super) fn lane_pop(&mut self, arena: &PacketArena) -> Option<PacketId> {
+    pub(super) fn lane_pop(&mut self, arena: &PacketArena, now: SimTime) -> Option<PacketId> {
         let lane = self.extras.as_deref_mut().and_then(|e| e.lane.as_mut()).expect("a waiting lane");
         let p = lane.queue.pop_front()?;
-        lane.bytes -= arena.get(p).size as u64;
+        let size = arena.get(p).size;
+        lane.bytes -= size as u64;
         self.lane_waiting = !lane.queue.is_empty();
+        self.qdisc.line_taken(now, size);
         Some(p)
     }
 

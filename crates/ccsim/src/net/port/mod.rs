@@ -253,7 +253,7 @@ impl Port {
     #[inline(always)]
     fn next_packet(&mut self, arena: &mut PacketArena, now: SimTime) -> Option<PacketId> {
         if self.lane_waiting {
-            return self.lane_pop(arena);
+            return self.lane_pop(arena, now);
         }
         self.qdisc.dequeue(arena, now)
     }
