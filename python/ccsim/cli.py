@@ -433,7 +433,8 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--scheduler", metavar="ADDR", help="run on a Dask cluster, e.g. tcp://host:8786")
     sw.set_defaults(func=cmd_sweep)
 
-    e = sub.add_parser("experiment", help="run a thesis experiment that is not a network scenario",
+    e = sub.add_parser("experiment", help="run a thesis experiment that is not a table reproduction (e.g. chapter 3's "
+                                          "buffering structures, measured on an engine run's trace)",
                        description="\n".join(f"{k}: {v}" for k, v in EXPERIMENTS.items()))
     e.add_argument("name", choices=sorted(EXPERIMENTS))
     e.add_argument("--seed", type=_seed, default=1)

@@ -10,6 +10,9 @@
   (scenario, protocol pair) run; the generated files are committed and ship in the package.
 - ``figures.py``, ``pp_figures.py``: the figures in the thesis's forms (utility diagrams,
   windows over time, the packet-pair estimator), the kit's figure hook.
+- ``fq_buffers.py`` with ``fq_buffers_reference.toml`` and ``fq_buffers_findings.md``: chapter
+  3's costs of the four FQ buffering structures, replayed from the engine's FQ on ordinary
+  runs (``ccsim experiment keshav91-fq-buffers``).
 
 Running, judging and the report are the reproduction kit's (:mod:`ccsim.experiments.kit`);
 this module only describes the thesis to it (:data:`THESIS`).
