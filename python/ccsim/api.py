@@ -69,16 +69,113 @@ def _overrides(**values) -> dict:
     return {k: v for k, v in values.items() if v is not None}
 
 
-def run(scenario: ScenarioLike, *, seed: int | None = None, duration: str | None = None):
+class RunInterrupted(KeyboardInterrupt):
+    """A run stopped by Ctrl-C (or SIGTERM under the ``ccsim`` command) before its end.
+    ``results`` holds what it measured up to then: ``results.run["duration_s"]`` is how far it
+    got, ``results.run["interrupted"]`` is True, and the interval table has the intervals it
+    closed."""
+
+    def __init__(self, results):
+        super().__init__("the run was interrupted")
+        self.results = results
+
+
+# A run shows its progress once it has taken this long and looks like taking this much longer.
+PROGRESS_AFTER_S = 2.0
+PROGRESS_IF_LEFT_S = 3.0
+
+
+def run(scenario: ScenarioLike, *, seed: int | None = None, duration: str | None = None,
+        progress: bool | str | None = None, time_limit: float | None = None):
     """Validate and run a scenario; returns :class:`ccsim.Results`.
 
     ``scenario`` is a path to a TOML file, TOML text, a dict or a :class:`ccsim.Scenario`.
     ``seed`` and ``duration`` override the scenario's own values.
+
+    The engine runs in slices of a fifth of a second, so a long run can show its progress
+    (``progress``: a bar on standard error with the estimated time left, for runs that take
+    more than a few seconds; the default shows it when standard error is a terminal;
+    ``"notice"`` prints only a line with the estimate) and can
+    be stopped: Ctrl-C raises :class:`RunInterrupted` carrying what was measured, and
+    ``time_limit`` (wall seconds) ends the run there and returns those results, marked
+    ``run["interrupted"]``.
     """
+    import sys
+    import time
+
     from .results import Results
 
+    if progress is None:
+        progress = sys.stderr.isatty()
     with _duration_hint(duration):
-        return Results(_core.run(_resolve(scenario), _overrides(seed=seed, duration=duration)))
+        sim = _core.Simulation(_resolve(scenario), _overrides(seed=seed, duration=duration))
+    t0 = time.monotonic()
+    bar = None
+    try:
+        while not sim.advance(0.2):
+            elapsed = time.monotonic() - t0
+            if time_limit is not None and elapsed >= time_limit:
+                sim.stop()
+                break
+            if progress and elapsed >= PROGRESS_AFTER_S:
+                if bar is None and _time_left(sim, elapsed) >= PROGRESS_IF_LEFT_S:
+                    bar = _Progress(sim, elapsed, animate=progress is True)
+                if bar is not None:
+                    bar.update(sim, elapsed)
+    except KeyboardInterrupt:
+        sim.stop()
+        raise RunInterrupted(Results(sim.results())) from None
+    finally:
+        if bar is not None:
+            bar.close()
+    return Results(sim.results())
+
+
+def _time_left(sim, elapsed: float) -> float:
+    """Wall seconds the run needs yet at its pace so far (inf before it has moved)."""
+    done = sim.now_s
+    return (sim.duration_s - done) * elapsed / done if done > 0 else float("inf")
+
+
+class _Progress:
+    """A line with the estimate, then (``animate``) a progress bar over simulated time with the
+    pace and the time left."""
+
+    def __init__(self, sim, elapsed: float, animate: bool = True):
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+        console = Console(stderr=True)
+        console.print(f"ccsim: this run needs about {_duration_text(_time_left(sim, elapsed))} more at "
+                      f"{sim.events / elapsed:,.0f} events per wall second "
+                      f"({sim.events / max(sim.now_s, 1e-12):,.3g} per simulated second); Ctrl-C stops it "
+                      f"and keeps what it measured", highlight=False, markup=False)
+        self.bar = None
+        if animate:
+            self.bar = Progress(TextColumn("simulated {task.completed:.3g} of {task.total:g} s"), BarColumn(),
+                                TextColumn("{task.fields[pace]}"), TimeRemainingColumn(), transient=True,
+                                console=console)
+            self.task = self.bar.add_task("run", total=sim.duration_s, pace="")
+            self.bar.start()
+
+    def update(self, sim, elapsed: float) -> None:
+        if self.bar is not None:
+            rate = sim.now_s / elapsed if elapsed > 0 else 0.0
+            self.bar.update(self.task, completed=sim.now_s, pace=f"{rate:.3g} simulated s per wall s")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _duration_text(seconds: float) -> str:
+    if seconds == float("inf"):
+        return "an unknown time"
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 class _duration_hint:

@@ -78,17 +78,24 @@ def _fmt(mean: float, sd: float | None = None, digits: int = 3) -> str:
     return s
 
 
+def _text(value) -> str:
+    """A value as table text: rich never reads a user's names as markup."""
+    from rich.markup import escape
+
+    return escape(str(value))
+
+
 def _print_table(res) -> None:
     from rich.console import Console
     from rich.table import Table
 
     run = res.run
-    t = Table(title=f"{run['name']}: seed {run['seed']}, {run['duration_s']:g} s, "
+    t = Table(title=f"{_text(run['name'])}: seed {run['seed']}, {run['duration_s']:g} s, "
                     f"intervals of {run['interval_s']:g} s (first {run['discard']} discarded)")
     for col in ("flow", "app/cc", "goodput (pkt/s)", "delay RTT (s)", "drops (/s)", "retx (/s)", "sent", "timeouts"):
         t.add_column(col, justify="left" if col in ("flow", "app/cc") else "right")
     for _, f in res.flows.iterrows():
-        t.add_row(str(f["name"]), f"{f['app']}/{f['cc']}",
+        t.add_row(_text(f["name"]), f"{f['app']}/{f['cc']}",
                   _fmt(f["goodput_pps"], f["goodput_pps_sd"]), _fmt(f["delay_s"], f["delay_s_sd"]),
                   _fmt(f["drop_rate"], f["drop_rate_sd"]), _fmt(f["retx_rate"], f["retx_rate_sd"]),
                   str(int(f["sent"])), str(int(f["timeouts"])))
@@ -106,7 +113,20 @@ def cmd_run(a) -> int:
     if a.out:
         api.validate(a.file, seed=a.seed, duration=a.duration)  # a bad scenario fails before --out exists
         _check_out(a.out)
-    res = api.run(a.file, seed=a.seed, duration=a.duration)
+    try:
+        res = api.run(a.file, seed=a.seed, duration=a.duration, progress=True if sys.stderr.isatty() else "notice")
+    except api.RunInterrupted as stop:
+        # Ctrl-C or SIGTERM: keep what was measured, say so, and exit as interrupted.
+        res = stop.results
+        print(f"ccsim: interrupted after {res.run['duration_s']:.6g} simulated seconds; the results "
+              f"below cover that much", file=sys.stderr)
+        if not a.quiet:
+            _print_table(res)
+        if a.out:
+            paths = res.write(a.out, plots=not a.no_plots)
+            print(f"kept {len(paths)} files in {a.out}/ (the run up to the interruption): "
+                  + ", ".join(p.name for p in paths))
+        return 130
     if not a.quiet:
         _print_table(res)
     if a.out:
@@ -257,11 +277,11 @@ def cmd_sweep(a) -> int:
         g = table.groupby(pcols + ["name"], dropna=False) if pcols else table.groupby(["name"])
         agg = g.agg(goodput=("goodput_pps", "mean"), goodput_sd=("goodput_pps", "std"),
                     delay=("delay_s", "mean"), drops=("drop_rate", "mean"), seeds=("seed", "nunique")).reset_index()
-        t = Table(title=f"sweep of {a.file}: {table['seed'].nunique()} seeds, mean over seeds")
+        t = Table(title=f"sweep of {_text(a.file)}: {table['seed'].nunique()} seeds, mean over seeds")
         for c in agg.columns:
-            t.add_column(c.removeprefix("param:"), justify="left" if c in pcols + ["name"] else "right")
+            t.add_column(_text(c.removeprefix("param:")), justify="left" if c in pcols + ["name"] else "right")
         for _, r in agg.iterrows():
-            t.add_row(*[f"{v:.4g}" if isinstance(v, float) else str(v) for v in r.values])
+            t.add_row(*[f"{v:.4g}" if isinstance(v, float) else _text(v) for v in r.values])
         (Console() if sys.stdout.isatty() else Console(width=160)).print(t)
     pcols = [c for c in table.columns if c.startswith("param:")]
     runs = len(table[pcols + ["seed"]].drop_duplicates()) if len(table) else 0
@@ -325,14 +345,14 @@ def cmd_reproduce(a) -> int:
     for col in cc.columns:
         t.add_column(str(col), justify="left" if col == "class" else "right")
     for row in cc.itertuples(index=False):
-        t.add_row(*[str(x) for x in row])
+        t.add_row(*[_text(x) for x in row])
     con.print(t)
     q = Table(title="qualitative checks")
     qc = res.qcheck_counts()
     for col in qc.columns:
         q.add_column(str(col), justify="left" if col == "checks" else "right")
     for row in qc.itertuples(index=False):
-        q.add_row(*[str(x) for x in row])
+        q.add_row(*[_text(x) for x in row])
     con.print(q)
     bad = int((res.runs["seeds_ok"] == 0).sum()) if len(res.runs) else 0
     if bad:
@@ -357,12 +377,12 @@ def cmd_compare(a) -> int:
     c = compare(a.base, a.other)
     con = Console() if sys.stdout.isatty() else Console(width=150)
     if c.note:
-        con.print(c.note)
-    t = Table(title=f"passes: {a.base} -> {a.other}")
+        con.print(c.note, markup=False)
+    t = Table(title=f"passes: {_text(a.base)} -> {_text(a.other)}")
     for col in ("", "base", "other", "change"):
         t.add_column(col, justify="left" if not col else "right")
     for name, r in c.scores.iterrows():
-        t.add_row(str(name), str(r["base"]), str(r["other"]), f"{r['change']:+d}")
+        t.add_row(_text(name), str(r["base"]), str(r["other"]), f"{r['change']:+d}")
     con.print(t)
     if len(c.cells):
         ct = Table(title=f"{len(c.cells)} cells changed status")
@@ -370,7 +390,7 @@ def cmd_compare(a) -> int:
             ct.add_column(col, justify="right" if col in ("src", "thesis", "base", "other") else "left")
         for r in c.cells.to_dict("records"):
             phase = r["phase"] if isinstance(r["phase"], str) else ""
-            ct.add_row(str(r["table"]), str(r["pair"]), str(r["source"]), phase, str(r["metric"]), str(r["class"]),
+            ct.add_row(_text(r["table"]), _text(r["pair"]), _text(r["source"]), _text(phase), _text(r["metric"]), _text(r["class"]),
                        _fmt(r["thesis"]), _fmt(r["sim_base"]), _fmt(r["sim_other"]),
                        f"{r['status_base']} -> {r['status_other']}")
         con.print(ct)
@@ -380,7 +400,7 @@ def cmd_compare(a) -> int:
             qt.add_column(col)
         for r in c.checks.to_dict("records"):
             detail = r.get("detail") if isinstance(r.get("detail"), str) else ""
-            qt.add_row(str(r["id"]), str(r["severity"]), f"{r['status_base']} -> {r['status_other']}", detail[:160])
+            qt.add_row(_text(r["id"]), _text(r["severity"]), f"{r['status_base']} -> {r['status_other']}", _text(detail[:160]))
         con.print(qt)
     if not len(c.cells) and not len(c.checks):
         con.print("no cell or check changed status")
@@ -488,7 +508,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     from ._core import ScenarioError
+    import signal
 
+    def terminate(signum, frame):
+        raise KeyboardInterrupt  # SIGTERM stops a run as Ctrl-C does: what was measured is kept
+
+    try:
+        signal.signal(signal.SIGTERM, terminate)
+    except ValueError:
+        pass  # not the main thread (an embedding): leave SIGTERM as it is
     try:
         return a.func(a)
     except ScenarioError as e:

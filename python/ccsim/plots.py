@@ -16,6 +16,11 @@ def _pick(df: pd.DataFrame, key: str) -> list:
     return names[:MAX_LINES]
 
 
+def plain(text) -> str:
+    """A user's name as matplotlib should show it: `$` escaped, so it is never read as math."""
+    return str(text).replace("$", r"\$")
+
+
 def twin_legend(ax, twin, *, loc: str) -> None:
     """One legend for an axis and its twinx() partner."""
     h1, l1 = ax.get_legend_handles_labels()
@@ -29,11 +34,11 @@ def plot_cwnd(cwnd: pd.DataFrame, path: str, *, title: str = "") -> None:
     shown = _pick(cwnd, "flow_name")
     for name in shown:
         d = cwnd[cwnd["flow_name"] == name]
-        ax.step(d["time_s"], d["cwnd"], where="post", lw=1.0, label=str(name))
+        ax.step(d["time_s"], d["cwnd"], where="post", lw=1.0, label=plain(name))
     ax.set_xlabel("time (s)")
     ax.set_ylabel("window (packets)")
     more = cwnd["flow_name"].nunique() - len(shown)
-    ax.set_title(f"{title}: congestion window" + (f" (first {len(shown)} of {len(shown) + more} flows)" if more else ""))
+    ax.set_title(f"{plain(title)}: congestion window" + (f" (first {len(shown)} of {len(shown) + more} flows)" if more else ""))
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper right", ncol=2)
     fig.tight_layout()
@@ -47,10 +52,10 @@ def plot_queues(queues: pd.DataFrame, path: str, *, title: str = "") -> None:
     shown = _pick(queues, "port_name")
     for name in shown:
         d = queues[queues["port_name"] == name]
-        ax.step(d["time_s"], d["packets"], where="post", lw=1.0, label=str(name))
+        ax.step(d["time_s"], d["packets"], where="post", lw=1.0, label=plain(name))
     ax.set_xlabel("time (s)")
     ax.set_ylabel("queue (packets)")
-    ax.set_title(f"{title}: queue length")
+    ax.set_title(f"{plain(title)}: queue length")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper right")
     fig.tight_layout()
@@ -70,7 +75,7 @@ def plot_probes(probes: pd.DataFrame, path: str, *, title: str = "") -> None:
         ax.step(d["time_s"], d["rate_est_pps"], where="post", lw=1.2, color="#1f5fbf", label="predicted rate")
         ax.step(d["time_s"], d["send_rate_pps"], where="post", lw=0.9, color="#d2691e", label="sending rate")
         ax.set_ylabel("packets/s")
-        ax.set_title(f"{title}: {name}" if title else str(name), fontsize=10)
+        ax.set_title(f"{plain(title)}: {plain(name)}" if title else plain(name), fontsize=10)
         ax.grid(alpha=0.3)
         top = pd.concat([d["rate_est_pps"], d["send_rate_pps"]]).quantile(0.99)
         if top == top and top > 0:

@@ -53,6 +53,74 @@ fn run<'py>(py: Python<'py>, scenario: &Bound<'py, PyAny>, overrides: Option<&Bo
     results_to_py(py, &res, wall)
 }
 
+/// A run driven in slices of wall time from Python (progress, Ctrl-C): `advance(seconds)`
+/// runs about that long with the GIL released and says whether the run is over; `stop()`
+/// ends it where it is; `results()` returns what was measured (the whole run, or up to the
+/// stop).
+#[pyclass(module = "ccsim._core")]
+struct Simulation {
+    sim: Option<ccsim::Simulation>,
+    wall: f64,
+}
+
+impl Simulation {
+    fn get(&mut self) -> PyResult<&mut ccsim::Simulation> {
+        self.sim.as_mut().ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("the simulation has already given its results"))
+    }
+}
+
+#[pymethods]
+impl Simulation {
+    #[new]
+    #[pyo3(signature = (scenario, overrides=None))]
+    fn new(py: Python<'_>, scenario: &Bound<'_, PyAny>, overrides: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let sc = parse(scenario, overrides)?;
+        let sim = py.allow_threads(|| ccsim::Simulation::new(sc)).map_err(scenario_error)?;
+        Ok(Simulation { sim: Some(sim), wall: 0.0 })
+    }
+
+    /// Run for about `seconds` of wall time; True when the run is over.
+    fn advance(&mut self, py: Python<'_>, seconds: f64) -> PyResult<bool> {
+        let sim = self.get()?;
+        let budget = std::time::Duration::from_secs_f64(seconds.clamp(0.0, 3600.0));
+        let t0 = std::time::Instant::now();
+        let done = py.allow_threads(|| sim.advance_for(budget));
+        self.wall += t0.elapsed().as_secs_f64();
+        Ok(done)
+    }
+
+    /// End the run where it is.
+    fn stop(&mut self) -> PyResult<()> {
+        self.get()?.stop();
+        Ok(())
+    }
+
+    /// Simulated seconds so far, and the run's length.
+    #[getter]
+    fn now_s(&mut self) -> PyResult<f64> {
+        Ok(ccsim::sim::time::to_secs(self.get()?.world.now))
+    }
+
+    #[getter]
+    fn duration_s(&mut self) -> PyResult<f64> {
+        Ok(ccsim::sim::time::to_secs(self.get()?.scenario.duration))
+    }
+
+    /// Events run so far.
+    #[getter]
+    fn events(&mut self) -> PyResult<u64> {
+        Ok(self.get()?.world.events.processed())
+    }
+
+    /// The results, as `run` returns them (the simulation is spent afterwards).
+    fn results<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let sim =
+            self.sim.take().ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("the simulation has already given its results"))?;
+        let res = py.allow_threads(|| sim.finish()).map_err(scenario_error)?;
+        results_to_py(py, &res, self.wall)
+    }
+}
+
 /// Validate a scenario (TOML text or dict) without running it, routing included; returns a
 /// short description.
 #[pyfunction]
@@ -238,5 +306,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fq_buffers_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(registry, m)?)?;
     m.add_function(wrap_pyfunction!(load_toml, m)?)?;
+    m.add_class::<Simulation>()?;
     Ok(())
 }

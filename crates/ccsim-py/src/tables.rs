@@ -73,6 +73,7 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &Results, wall: f64) -> PyResult<B
     run.set_item("name", &r.name)?;
     run.set_item("seed", r.seed)?;
     run.set_item("duration_s", r.duration_s)?;
+    run.set_item("interrupted", r.interrupted)?;
     run.set_item("interval_s", r.interval_s)?;
     run.set_item("discard", r.discard)?;
     run.set_item("events", r.events)?;

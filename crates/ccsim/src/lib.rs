@@ -26,7 +26,8 @@ pub fn run(sc: &Scenario) -> Result<Results, ScenarioError> {
 }
 
 /// The results of a world that has run, or the error of a run stopped because it held
-/// [`world::MAX_LIVE_PACKETS`] packets at once (naming the flow with the most of them).
+/// as many packets at once as its `[limits] packet_memory` allows (naming the flow with the
+/// most of them).
 pub fn finish(sc: &Scenario, world: &mut world::World) -> Result<Results, ScenarioError> {
     if world.overflow.is_some() {
         let held = world.packets.live_per_flow(sc.flows.len());
@@ -34,17 +35,67 @@ pub fn finish(sc: &Scenario, world: &mut world::World) -> Result<Results, Scenar
         return Err(ScenarioError::new(
             format!("flows[{f}]"),
             format!(
-                "the run stopped at {:.6} s simulated, holding {} packets queued or in flight, {most} of them flow \
-                 \"{}\"'s: it offers more than its path carries into an unlimited queue (a host's own queue is \
-                 unlimited unless the link's forward or reverse table sets a buffer), or its path holds that \
-                 many; lower its rate or give the queue a buffer",
+                "the run stopped at {:.6} s simulated, holding {} packets queued or in flight (limits.packet_memory \
+                 allows {} at {} bytes each), {most} of them flow \"{}\"'s: it offers more than its path carries \
+                 into an unlimited queue (a host's own queue is unlimited unless the link's forward or reverse table \
+                 sets a buffer), or its path holds that many; lower its rate, give the queue a buffer, or raise \
+                 limits.packet_memory",
                 sim::time::to_secs(world.now),
                 world.packets.live(),
+                sc.limits.live_packets(),
+                scenario::limits::BYTES_PER_LIVE_PACKET,
                 sc.flows[f].name
             ),
         ));
     }
     Ok(Results::take(sc, world))
+}
+
+/// A run driven in slices of wall time, so a caller can show progress, stop it, and keep
+/// what was measured.
+pub struct Simulation {
+    pub scenario: Scenario,
+    pub world: world::World,
+    done: bool,
+}
+
+/// Events between two looks at the clock.
+const SLICE_EVENTS: u64 = 1 << 16;
+
+impl Simulation {
+    pub fn new(scenario: Scenario) -> Result<Simulation, ScenarioError> {
+        let world = scenario::build::build_world(&scenario)?;
+        Ok(Simulation { scenario, world, done: false })
+    }
+
+    /// Run for about `wall` of wall time (or to the end); true when the run is over.
+    pub fn advance_for(&mut self, wall: std::time::Duration) -> bool {
+        let t0 = std::time::Instant::now();
+        while !self.done {
+            self.done = self.world.advance(SLICE_EVENTS);
+            if t0.elapsed() >= wall {
+                break;
+            }
+        }
+        self.done
+    }
+
+    /// Stop the run where it is (it then finishes as an interrupted run).
+    pub fn stop(&mut self) {
+        if !self.done {
+            self.world.stop_here();
+            self.done = true;
+        }
+    }
+
+    /// The results (of the whole run, or up to where it was stopped).
+    pub fn finish(mut self) -> Result<Results, ScenarioError> {
+        if !self.done {
+            self.stop();
+        }
+        self.world.close();
+        finish(&self.scenario, &mut self.world)
+    }
 }
 
 /// Parse, validate and run TOML text.

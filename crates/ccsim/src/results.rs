@@ -68,6 +68,9 @@ pub struct Results {
     pub name: String,
     pub seed: u64,
     pub duration_s: f64,
+    /// The run was stopped before the scenario's end (interrupted): `duration_s` is how far it
+    /// got, and only the intervals closed by then are in the table.
+    pub interrupted: bool,
     pub interval_s: f64,
     pub discard: u32,
     pub flows: Vec<FlowSummary>,
@@ -189,7 +192,8 @@ impl Results {
                 conserved,
             });
         }
-        let dur = to_secs(sc.duration);
+        // The time simulated: the scenario's duration, or less for a run stopped early.
+        let dur = to_secs(w.end.min(sc.duration));
         let mut names = sc.port_names().iter().cloned();
         let ports = w
             .ports
@@ -220,6 +224,7 @@ impl Results {
             name: sc.name.clone(),
             seed: sc.seed,
             duration_s: dur,
+            interrupted: w.stopped,
             interval_s: to_secs(sc.measure.interval),
             discard: sc.measure.discard,
             flows,

@@ -164,23 +164,52 @@ fn a_lossy_link_loses_about_its_probability() {
 }
 
 #[test]
-fn the_live_packet_limit_is_the_scenarios_to_set() {
-    // A 1000 pkt/s source into a 100 pkt/s line with an unlimited host queue.
+fn the_run_s_packet_memory_is_the_scenarios_to_set() {
+    // A 10 000 pkt/s source into a 100 pkt/s line with an unlimited host queue: 1 MiB of packet
+    // memory holds 8192 packets (128 bytes each), reached in under a second.
     let text = ScenarioText::new("10s")
-        .raw("max_live_packets", 500)
+        .table("limits")
+        .str("packet_memory", "1MiB")
         .measure("1s")
         .nodes(&["a", "b"], &[])
         .link("a", "b", "800kbps")
         .flow("a", "b")
         .str("app", "cbr")
         .str("cc", "none")
-        .str("rate", "1000pps")
+        .str("rate", "10000pps")
         .build();
     let e = ccsim::run_toml(&text).unwrap_err();
     assert_eq!(e.path, "flows[0]");
-    assert!(e.message.contains("holding 500 packets"), "{}", e.message);
-    let e = ccsim::run_toml(&text.replace("max_live_packets = 500", "max_live_packets = 0")).unwrap_err();
-    assert_eq!(e.path, "max_live_packets");
+    assert!(e.message.contains("holding 8192 packets") && e.message.contains("limits.packet_memory"), "{}", e.message);
+    let e = ccsim::run_toml(&text.replace("packet_memory = \"1MiB\"", "packet_memory = \"1kB\"")).unwrap_err();
+    assert_eq!(e.path, "limits.packet_memory");
+    // The arena never grows past the limit.
+    let (sc, mut w) = {
+        let sc = ccsim::Scenario::from_toml_str(&text).unwrap();
+        let w = ccsim::scenario::build::build_world(&sc).unwrap();
+        (sc, w)
+    };
+    w.run();
+    assert_eq!(w.packets.capacity_used(), sc.limits.live_packets());
+    assert!(w.packets.memory_bytes() <= 8192 * 64 + 8192 * 4 + 4096, "{}", w.packets.memory_bytes());
+}
+
+#[test]
+fn tables_that_would_not_fit_are_refused_before_the_run() {
+    // 200 flows measured in 10 us intervals for a second: 2e7 rows, 2.4 GB (issue 18).
+    let mut t = ScenarioText::new("1s").table("measure").str("interval", "10us").raw("discard", 0).raw("trace_cwnd", false);
+    t = t.nodes(&["a", "b"], &[]).link("a", "b", "10Mbps");
+    for i in 0..200 {
+        t = t.flow("a", "b").str("name", format!("t{i}")).str("app", "telnet");
+    }
+    let text = t.build();
+    let e = ccsim::Scenario::from_toml_str(&text).and_then(|sc| ccsim::scenario::build::build_world(&sc).map(|_| ())).unwrap_err();
+    assert_eq!(e.path, "measure.interval");
+    assert!(e.message.contains("limits.table_memory") && e.message.contains("GB"), "{}", e.message);
+    // Raised, it builds.
+    let raised = text.replace("duration = \"1s\"\n", "duration = \"1s\"\n[limits]\ntable_memory = \"4GB\"\n");
+    let sc = ccsim::Scenario::from_toml_str(&raised).unwrap();
+    assert!(ccsim::scenario::build::build_world(&sc).is_ok());
 }
 
 #[test]

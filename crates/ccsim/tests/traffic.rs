@@ -360,3 +360,37 @@ fn random_scenarios_with_pareto_sources_and_size_mixes_conserve_packets() {
         }
     }
 }
+
+#[test]
+fn a_window_controlled_cbr_offered_beyond_its_window_costs_no_event_per_offer() {
+    // 1e12 packets/s offered to a JK window on a 1 Mb/s line: the window lets ~125/s through.
+    // Offers are counted when the sender runs out, not ticked one event each, so the run has
+    // a few thousand events; with its backlog never empty it is the same as an FTP.
+    let cbr = ScenarioText::new("5s")
+        .measure("1s")
+        .nodes(&["a", "b"], &[])
+        .link("a", "b", "1Mbps")
+        .flow("a", "b")
+        .str("app", "cbr")
+        .str("cc", "jk")
+        .str("rate", "1e12pps")
+        .build();
+    let r = common::run(&cbr);
+    assert!(r.events < 100_000, "{} events", r.events);
+    let ftp = common::run(&cbr.replace("app = \"cbr\"", "app = \"ftp\"").replace("rate = \"1e12pps\"\n", ""));
+    assert_eq!(r.flows[0].totals.sent, ftp.flows[0].totals.sent);
+    assert_eq!(r.flows[0].totals.delivered, ftp.flows[0].totals.delivered);
+    // Offered slower than the line, it sends every packet it offers as it offers it: 50 pkt/s
+    // at 0, 0.02, ..., 5 s (events at the end still run).
+    let slow = common::run(&cbr.replace("1e12pps", "50pps"));
+    assert_eq!(slow.flows[0].totals.sent, 251);
+    // Offered a little faster than the line: the source pauses and resumes; every offer
+    // before the end is counted once (the line sends ~125/s, 150/s are offered).
+    let r = common::run(
+        &cbr.replace("1e12pps", "150pps")
+            .replace("duration = \"5s\"", "duration = \"5s\"\n")
+            .replace("cc = \"jk\"", "cc = \"jk\"\nstop = \"4s\""),
+    );
+    let t = &r.flows[0].totals;
+    assert!(t.sent <= 600 && t.sent > 450, "{}", t.sent);
+}

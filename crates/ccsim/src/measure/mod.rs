@@ -75,6 +75,9 @@ pub struct IntervalTable {
 }
 
 impl IntervalTable {
+    /// Bytes one row takes.
+    pub const ROW_BYTES: usize = 4 * 2 + 8 * 9 + 8 * 5;
+
     pub fn push(&mut self, flow: u32, interval: u32, start_s: f64, end_s: f64, c: &FlowCounters) {
         let len = end_s - start_s;
         self.flow.push(flow);

@@ -133,9 +133,21 @@ impl PacketArena {
         } else if self.slots.len() >= limit {
             None
         } else {
+            if self.slots.len() == self.slots.capacity() {
+                self.grow(limit);
+            }
             self.slots.push(p);
             Some((self.slots.len() - 1) as PacketId)
         }
+    }
+
+    /// Double the slots, but never past `limit`: the arena stays within the run's packet
+    /// memory even while it grows.
+    #[cold]
+    fn grow(&mut self, limit: usize) {
+        let len = self.slots.len();
+        let want = (len * 2).max(64).min(limit.max(len + 1));
+        self.slots.reserve_exact(want - len);
     }
 
     #[inline]

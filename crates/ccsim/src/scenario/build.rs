@@ -1,8 +1,9 @@
 //! Scenario -> World.
 
 use super::decode::{Result, ScenarioError};
+use super::limits::{check_tables, TablePart};
 use super::schema::{NodeKind, QueueSpec, Scenario, Selection};
-use crate::measure::{CwndTrace, DropTrace, EventTrace, IntervalTable, QueueTrace, EVENT_LOG_CAPACITY};
+use crate::measure::{CwndTrace, DepartureLog, DropTrace, EventTrace, IntervalTable, PortIntervalTable, QueueTrace, EVENT_LOG_CAPACITY};
 use crate::net::routing::{explicit_path, Adjacency, Router};
 use crate::net::{PacketArena, Port};
 use crate::queue::{PortSetup, Qdisc, QueueDiscipline};
@@ -78,6 +79,63 @@ fn trace_layout(sc: &Scenario, traced: &[u32], flows: &mut [Flow]) -> (Vec<Trace
         })
         .collect();
     (layout, trace, event_traces)
+}
+
+/// The run's tables, estimated before it runs, against `[limits] table_memory`
+/// (`scenario::limits`): each part at its most (every interval, every sample, every packet a
+/// traced port's line could send at the smallest size any flow uses).
+#[allow(clippy::too_many_arguments)]
+fn check_table_memory(
+    sc: &Scenario,
+    ports: &[Port],
+    flows: &[Flow],
+    routes: &[u32],
+    traced_flows: &[TracedFlow],
+    traced_ports: &[u32],
+    cwnd_trace: &CwndTrace,
+    stat_ports: &[u32],
+    departure_ports: &[u32],
+) -> Result<()> {
+    let m = &sc.measure;
+    let secs = crate::sim::time::to_secs(sc.duration);
+    let intervals = (sc.duration / m.interval) as f64;
+    let samples = (sc.duration / m.trace_period + 1) as f64;
+    let smallest = sc.flows.iter().map(|f| f.packet_size.min(f.ack_size)).min().unwrap_or(40).max(1) as f64;
+    let departures: f64 = departure_ports.iter().map(|&p| secs * ports[p as usize].bandwidth_bps() as f64 / (8.0 * smallest)).sum();
+    // A traced flow's event log keeps at most EVENT_LOG_CAPACITY records a sample, and a
+    // probing flow records at most one per two packets it sends.
+    let events: f64 = traced_flows
+        .iter()
+        .filter(|t| t.events.is_some())
+        .map(|t| {
+            let f = &flows[t.flow as usize];
+            let line = ports[routes[f.route as usize] as usize].bandwidth_bps() as f64;
+            (samples * EVENT_LOG_CAPACITY as f64).min(secs * line / (16.0 * f.packet_size.max(1) as f64)) * 52.0
+        })
+        .sum();
+    let parts = [
+        TablePart {
+            field: "measure.interval",
+            what: format!("{} flows x {intervals:.3e} intervals", sc.flows.len()),
+            bytes: sc.flows.len() as f64 * intervals * IntervalTable::ROW_BYTES as f64,
+        },
+        TablePart {
+            field: "measure.trace_period",
+            what: format!("{samples:.3e} samples of {} traced flows and {} queues", traced_flows.len(), traced_ports.len()),
+            bytes: samples * (traced_flows.len() as f64 * cwnd_trace.row_bytes() as f64 + traced_ports.len() as f64 * 24.0) + events,
+        },
+        TablePart {
+            field: "measure.port_stats",
+            what: format!("{} ports x {intervals:.3e} intervals", stat_ports.len()),
+            bytes: stat_ports.len() as f64 * intervals * PortIntervalTable::ROW_BYTES as f64,
+        },
+        TablePart {
+            field: "measure.trace_departures",
+            what: format!("up to {departures:.3e} departures"),
+            bytes: departures * DepartureLog::ROW_BYTES as f64,
+        },
+    ];
+    check_tables(&sc.limits, &parts)
 }
 
 pub fn build_world(sc: &Scenario) -> Result<World> {
@@ -280,6 +338,7 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         }
         events.schedule(0, EventKind::TraceSample, 0);
     }
+    check_table_memory(sc, &ports, &flows, &routes, &traced_flows, &traced_ports, &cwnd_trace, &stat_ports, &departure_ports)?;
     events.plan();
     let mut intervals = IntervalTable::default();
     intervals.reserve_exact((sc.duration / sc.measure.interval) as usize * sc.flows.len());
@@ -305,7 +364,7 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         drop_census,
         census_touched: Vec::new(),
         peak_live_packets: 0,
-        live_packet_limit: sc.max_live_packets,
+        live_packet_limit: sc.limits.live_packets(),
         overflow: None,
         link_changes,
         port_snaps: vec![Default::default(); stat_ports.len()],
@@ -313,5 +372,6 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         port_intervals: Default::default(),
         control: if lanes { vec![Default::default(); sc.flows.len()] } else { Vec::new() },
         signal_buf: Vec::new(),
+        stopped: false,
     })
 }

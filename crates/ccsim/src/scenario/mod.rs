@@ -3,6 +3,7 @@
 pub mod build;
 pub mod decode;
 pub mod flows;
+pub mod limits;
 pub mod measure;
 pub mod params;
 pub mod schema;

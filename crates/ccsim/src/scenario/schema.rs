@@ -126,9 +126,8 @@ pub struct Scenario {
     pub nodes: Vec<NodeSpec>,
     pub links: Vec<LinkSpec>,
     pub flows: Vec<FlowSpec>,
-    /// Most packets the run may hold at once (queued, on lines, in pipes); past it the run
-    /// stops with an error naming the flow that holds the most.
-    pub max_live_packets: usize,
+    /// What the run may use (`[limits]`).
+    pub limits: super::limits::Limits,
     /// Every port's name, in port order (see [`Scenario::port_names`]).
     pub ports: Vec<String>,
 }
@@ -209,7 +208,7 @@ fn decode_scenario(v: &Value) -> Result<Scenario> {
         return Err(ScenarioError::new("duration", "expected a positive duration, got 0"));
     }
 
-    let max_live_packets = top.uint_in("max_live_packets", 1, 1 << 31)?.map_or(crate::world::MAX_LIVE_PACKETS, |n| n as usize);
+    let limits = super::limits::Limits::decode(&mut top)?;
     let nodes = super::topology::decode_nodes(&mut top)?;
     let node_names: Vec<String> = nodes.iter().map(|n| n.name.clone()).collect();
     let node_index = NameIndex::new(&node_names);
@@ -218,7 +217,7 @@ fn decode_scenario(v: &Value) -> Result<Scenario> {
     let ports = port_names(&nodes, &links);
     let measure = super::measure::decode_measure(&mut top, duration, &ports, &flows)?;
     top.finish()?;
-    Ok(Scenario { name, description, seed, duration, measure, nodes, links, flows, max_live_packets, ports })
+    Ok(Scenario { name, description, seed, duration, measure, nodes, links, flows, limits, ports })
 }
 
 /// Port names, two per link (`"a->b"`, then `"b->a"`), in port order. A second link between

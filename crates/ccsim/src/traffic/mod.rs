@@ -67,6 +67,11 @@ pub struct App {
     /// The state of the sources with random gaps (Telnet, Poisson, Pareto), boxed: the other
     /// sources, FTPs above all, never draw, and a large run has one per flow.
     random: Option<Box<RandomState>>,
+    /// A window-controlled CBR source whose sender has data waiting: it stops ticking (an
+    /// event per offered packet that could not be sent would be waste) and its packets are
+    /// counted when the sender next runs out ([`App::count_offers`]); this is the time of the
+    /// first packet not yet counted. `SimTime::MAX` while it ticks.
+    pub paused_at: SimTime,
 }
 
 /// A random source's stream, and where a Pareto source is in its cycle.
@@ -80,7 +85,7 @@ impl App {
     pub fn new(kind: AppKind, start: SimTime, stop: SimTime, rng: Rng) -> Self {
         let random = matches!(kind, AppKind::Telnet { .. } | AppKind::Poisson { .. } | AppKind::Pareto(_))
             .then(|| Box::new(RandomState { rng, burst: BurstState::default() }));
-        App { kind, start, stop, random }
+        App { kind, start, stop, random, paused_at: SimTime::MAX }
     }
 
     pub fn memory_bytes(&self) -> usize {
@@ -135,6 +140,26 @@ impl App {
             AppKind::Pareto(_) => now.saturating_add(self.pareto_gap()),
         };
         self.fit(t)
+    }
+
+    /// A source whose packets can be counted without an event each: CBR.
+    pub fn is_countable(&self) -> bool {
+        matches!(self.kind, AppKind::Cbr { .. })
+    }
+
+    /// The packets a countable source offers at `from`, `from + gap`, ... up to `until`
+    /// (inclusive) and before `stop`, and the time of the next one (None past `stop`): the
+    /// same instants its ticks would have had.
+    pub fn count_offers(&self, from: SimTime, until: SimTime) -> (u64, Option<SimTime>) {
+        let AppKind::Cbr { gap } = self.kind else { unreachable!("only CBR sources are counted") };
+        if from > until || from >= self.stop {
+            return (0, (from < self.stop).then_some(from));
+        }
+        let by_time = (until - from) / gap + 1;
+        let by_stop = (self.stop - from).div_ceil(gap);
+        let n = by_time.min(by_stop);
+        let next = from.saturating_add(n.saturating_mul(gap));
+        (n, (next < self.stop && next != SimTime::MAX).then_some(next))
     }
 
     /// Move `t` into an on-period (on/off sources) and drop it if past `stop`.

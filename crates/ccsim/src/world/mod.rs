@@ -111,13 +111,6 @@ pub const NO_COLUMN: u8 = u8::MAX;
 /// Most trace columns of its own an algorithm may declare.
 pub const MAX_OWN_COLUMNS: usize = 16;
 
-/// Most packets a run may hold at once (queued, in transmission, in pipes): about 2 GB of
-/// packets. A source that offers more than its path carries into an unlimited queue (a
-/// host's own queue is unlimited by default) gets there, or a path of vast bandwidth-delay
-/// product; the run then stops with an error naming the flow that holds the most, instead of
-/// exhausting memory.
-pub const MAX_LIVE_PACKETS: usize = 1 << 25;
-
 pub struct World {
     pub now: SimTime,
     pub end: SimTime,
@@ -144,7 +137,7 @@ pub struct World {
     pub drop_census: Vec<u32>,
     pub census_touched: Vec<u32>,
     pub peak_live_packets: usize,
-    /// Packets the run may hold at once ([`MAX_LIVE_PACKETS`]; smaller in tests).
+    /// Packets the run may hold at once (`[limits] packet_memory`, `scenario::limits`).
     pub live_packet_limit: usize,
     /// The first flow whose packet would have passed the limit; the run stops there.
     pub overflow: Option<u32>,
@@ -159,6 +152,8 @@ pub struct World {
     pub control: Vec<ControlCounts>,
     /// Scratch for the signals a port hands over.
     pub signal_buf: Vec<Signal>,
+    /// The run was stopped before its end time by whoever drove it (`stop_here`).
+    pub stopped: bool,
 }
 
 mod control;
@@ -172,6 +167,33 @@ impl World {
             self.now = ev.time;
             self.handle(ev);
         }
+        self.close();
+    }
+
+    /// Run at most `max_events` events; true when the run has reached its end (then call
+    /// [`World::close`]). For runs driven in slices (progress, interruption).
+    pub fn advance(&mut self, max_events: u64) -> bool {
+        for _ in 0..max_events {
+            match self.events.pop_due(self.end) {
+                Some(ev) => {
+                    self.now = ev.time;
+                    self.handle(ev);
+                }
+                None => return true,
+            }
+        }
+        false
+    }
+
+    /// End the run here, before its end time: what was measured so far is kept (intervals
+    /// closed so far, totals to now).
+    pub fn stop_here(&mut self) {
+        self.end = self.now;
+        self.stopped = true;
+    }
+
+    /// Finish the run at its end time: the last totals and traces.
+    pub fn close(&mut self) {
         self.now = self.end;
         self.drain_event_logs();
         self.peak_live_packets = self.peak_live_packets.max(self.packets.capacity_used());
@@ -275,14 +297,45 @@ impl World {
     }
 
     fn on_flow_stop(&mut self, f: u32) {
+        self.catch_up_offers(f);
         if let Some(s) = self.flows[f as usize].sender.as_mut() {
             s.app_limit = s.app_limit.min(s.high_sent);
         }
     }
 
+    /// A paused CBR source (`App::paused_at`): count what it has offered up to now. Returns
+    /// true if that gave the sender more to send.
+    #[cold]
+    fn catch_up_offers(&mut self, f: u32) -> bool {
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        let (Some(s), from) = (flow.sender.as_mut(), flow.app.paused_at) else { return false };
+        if from == SimTime::MAX {
+            return false;
+        }
+        let (n, next) = flow.app.count_offers(from, now);
+        s.app_limit += n;
+        flow.app.paused_at = next.unwrap_or(SimTime::MAX);
+        if s.snd_nxt >= s.app_limit {
+            // Out of data again: tick from the next packet on.
+            if let Some(t) = next {
+                flow.app.paused_at = SimTime::MAX;
+                self.events.schedule(t, EventKind::SourceTick, f);
+            }
+        }
+        n > 0
+    }
+
     fn on_source_tick(&mut self, f: u32) {
         let now = self.now;
         let flow = &mut self.flows[f as usize];
+        if let (true, Some(s)) = (flow.app.is_countable(), flow.sender.as_ref()) {
+            if s.snd_nxt < s.app_limit {
+                // Its earlier packets still wait for the window: stop ticking, count later.
+                flow.app.paused_at = now;
+                return;
+            }
+        }
         if let Some(next) = flow.app.next_tick(now) {
             self.events.schedule(next, EventKind::SourceTick, f);
         }

@@ -142,6 +142,10 @@ impl World {
             let tx = match sender.next_transmission(now) {
                 Some(tx) => tx,
                 None => {
+                    if sender.snd_nxt >= sender.app_limit && flow.app.paused_at != crate::sim::SimTime::MAX && self.catch_up_offers(f) {
+                        continue; // a paused source had offered more
+                    }
+                    let sender = self.flows[f as usize].sender.as_mut().expect("a sender");
                     if sender.is_paced() {
                         if let Some(t) = sender.pace_arm() {
                             self.events.schedule(t, EventKind::PaceTick, f);

@@ -1,0 +1,89 @@
+"""Inputs that once crashed, exhausted memory or never finished (tests/repro/, from the
+project's shared/repro/): each gets an answer now, a clean error naming the field (exit 2) or
+a run that ends, with no traceback, within a memory limit the scenario's own size justifies."""
+
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPRO = Path(__file__).resolve().parent / "repro"
+MEMORY = 3 << 30  # address space allowed each run: the interpreter, numpy and pandas included
+
+
+def _limit_memory():
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+
+
+def ccsim(*args, cwd, timeout=120, interrupt_after=None, sig=signal.SIGINT):
+    exe = Path(sys.executable).parent / "ccsim"
+    proc = subprocess.Popen([str(exe), *map(str, args)], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, preexec_fn=_limit_memory, env={**os.environ, "COLUMNS": "160"})
+    if interrupt_after is not None:
+        time.sleep(interrupt_after)
+        proc.send_signal(sig)
+    out, err = proc.communicate(timeout=timeout)
+    return proc.returncode, out, err
+
+
+@pytest.mark.parametrize("name, field", [
+    ("deep-array-run.toml", "not valid TOML"),
+    ("mem-intervals-x-flows.toml", "measure.interval: the run's tables would need"),
+    ("mem-trace-period.toml", "measure.trace_period: the run's tables would need"),
+    ("mem-live-packets.toml", "flows[0]: the run stopped at"),
+    ("mem-live-packets-fq.toml", "flows[0]: the run stopped at"),
+])
+def test_refused_cleanly_naming_the_field(name, field, tmp_path):
+    code, out, err = ccsim("run", REPRO / name, "--out", tmp_path / "out", cwd=tmp_path)
+    assert code == 2, err
+    assert field in err and "Traceback" not in err
+    assert not (tmp_path / "out" / "summary.json").exists()
+
+
+@pytest.mark.parametrize("name", ["rich-markup-name.toml", "rich-markup-flow-name.toml", "mathtext-name.toml",
+                                  "hang-offered-rate.toml"])
+def test_runs_to_the_end(name, tmp_path):
+    code, out, err = ccsim("run", REPRO / name, "--out", tmp_path / "out", cwd=tmp_path, timeout=60)
+    assert code == 0, err
+    assert "Traceback" not in err
+    assert (tmp_path / "out" / "summary.json").exists() and (tmp_path / "out" / "cwnd.png").exists()
+
+
+def test_a_python_dict_nested_too_deep_is_an_error_not_a_crash(tmp_path):
+    code = ("import runpy, sys\nimport ccsim\ntry:\n    runpy.run_path(sys.argv[1])\n"
+            "except ccsim.ScenarioError as e:\n    print(e); sys.exit(2)\n")
+    r = subprocess.run([sys.executable, "-c", code, str(REPRO / "deep-dict-segfault.py")], capture_output=True,
+                       text=True, preexec_fn=_limit_memory, timeout=60)
+    assert r.returncode == 2, r.stderr
+    assert "nested more than 64" in r.stdout
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_run_that_would_take_hours_stops_cleanly_and_keeps_what_it_measured(sig, tmp_path):
+    # 1e15 bit/s and no delay: ACK-clocked packets at ~1e11 a simulated second. Ctrl-C (or
+    # SIGTERM) stops it: exit 130, what was measured written in full, nothing half-written.
+    code, out, err = ccsim("run", REPRO / "hang-fast-link.toml", "--out", tmp_path / "out", cwd=tmp_path,
+                           interrupt_after=4, sig=sig)
+    assert code == 130, err
+    assert "Traceback" not in err
+    assert "interrupted after" in err and "kept" in out
+    from ccsim import Results
+
+    kept = Results.read(tmp_path / "out")
+    assert kept.run["interrupted"] and 0 < kept.run["duration_s"] < 1
+    assert not [p for p in (tmp_path / "out").iterdir() if p.name.startswith(".")], "no temporary files left"
+
+
+def test_the_api_stops_at_a_time_limit_and_says_how_far_it_got():
+    import ccsim
+
+    t0 = time.monotonic()
+    res = ccsim.run(REPRO / "hang-fast-link.toml", time_limit=1.0, progress=False)
+    assert time.monotonic() - t0 < 10
+    assert res.run["interrupted"] and 0 < res.run["duration_s"] < 1
+    assert res.flows.loc[0, "sent"] > 0
