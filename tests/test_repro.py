@@ -20,13 +20,14 @@ def _limit_memory():
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
 
 
-def ccsim(*args, cwd, timeout=120, interrupt_after=None, sig=signal.SIGINT):
+def ccsim(*args, cwd, timeout=120, interrupt_after=None, sig=signal.SIGINT, limit_memory=True):
     exe = Path(sys.executable).parent / "ccsim"
     proc = subprocess.Popen([str(exe), *map(str, args)], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, preexec_fn=_limit_memory, env={**os.environ, "COLUMNS": "160"})
+                            text=True, preexec_fn=_limit_memory if limit_memory else None,
+                            env={**os.environ, "COLUMNS": "160"}, start_new_session=True)
     if interrupt_after is not None:
         time.sleep(interrupt_after)
-        proc.send_signal(sig)
+        os.killpg(proc.pid, sig)  # the whole group, as a terminal's Ctrl-C does
     out, err = proc.communicate(timeout=timeout)
     return proc.returncode, out, err
 
@@ -87,3 +88,15 @@ def test_the_api_stops_at_a_time_limit_and_says_how_far_it_got():
     assert time.monotonic() - t0 < 10
     assert res.run["interrupted"] and 0 < res.run["duration_s"] < 1
     assert res.flows.loc[0, "sent"] > 0
+
+
+def test_an_interrupted_sweep_says_what_it_kept(tmp_path):
+    scenario = Path(__file__).resolve().parent.parent / "python" / "ccsim" / "scenarios" / "keshav91" / "s7-jk-fcfs.toml"
+    # (No address-space limit here: a process pool's threads reserve address space freely.)
+    code, out, err = ccsim("sweep", scenario, "--seeds", "1..400", "--out", tmp_path / "sw", "--jobs", "1",
+                           cwd=tmp_path, interrupt_after=5, limit_memory=False)
+    assert code == 130, err
+    assert "Traceback" not in err
+    kept = len(list((tmp_path / "sw" / "runs").glob("*.json")))
+    assert f"kept {kept} finished runs" in err and kept > 0
+    assert not [p for p in (tmp_path / "sw" / "runs").iterdir() if not p.name.endswith(".json")]

@@ -86,7 +86,7 @@ PROGRESS_IF_LEFT_S = 3.0
 
 
 def run(scenario: ScenarioLike, *, seed: int | None = None, duration: str | None = None,
-        progress: bool | str | None = None, time_limit: float | None = None):
+        progress: bool | str | None = None, time_limit: float | None = None, stop=None):
     """Validate and run a scenario; returns :class:`ccsim.Results`.
 
     ``scenario`` is a path to a TOML file, TOML text, a dict or a :class:`ccsim.Scenario`.
@@ -98,7 +98,8 @@ def run(scenario: ScenarioLike, *, seed: int | None = None, duration: str | None
     ``"notice"`` prints only a line with the estimate) and can
     be stopped: Ctrl-C raises :class:`RunInterrupted` carrying what was measured, and
     ``time_limit`` (wall seconds) ends the run there and returns those results, marked
-    ``run["interrupted"]``.
+    ``run["interrupted"]``. ``stop`` (a ``threading.Event``) does the same when another
+    thread sets it (sweeps use it to stop their runs at once).
     """
     import sys
     import time
@@ -114,7 +115,7 @@ def run(scenario: ScenarioLike, *, seed: int | None = None, duration: str | None
     try:
         while not sim.advance(0.2):
             elapsed = time.monotonic() - t0
-            if time_limit is not None and elapsed >= time_limit:
+            if (time_limit is not None and elapsed >= time_limit) or (stop is not None and stop.is_set()):
                 sim.stop()
                 break
             if progress and elapsed >= PROGRESS_AFTER_S:

@@ -266,7 +266,14 @@ def cmd_sweep(a) -> int:
         except ValueError as e:
             return _err(str(e))
         api.validate(data)
-    table, failures = sweep.sweep(base, sets, seeds, a.out, workers=a.jobs, scheduler=a.scheduler)
+    try:
+        table, failures = sweep.sweep(base, sets, seeds, a.out, workers=a.jobs, scheduler=a.scheduler)
+    except KeyboardInterrupt:
+        runs = Path(a.out) / "runs"
+        kept = len(list(runs.glob("*.json"))) if runs.is_dir() else 0
+        print(f"ccsim: interrupted; kept {kept} finished runs in {runs}/ (the same command continues from "
+              f"them)", file=sys.stderr)
+        return 130
     for params, seed, msg in failures:
         print(f"run failed: {params} seed {seed}: {msg}", file=sys.stderr)
     if len(table):
@@ -336,8 +343,13 @@ def cmd_reproduce(a) -> int:
                                                                            for p in params]
         out = "-".join([default_out] + suffix)
     _check_out(out)
-    res = reproduce(thesis, quick=a.quick, seeds=a.seeds, jobs=a.jobs, out=out, only=a.only, scheduler=a.scheduler,
-                    jitter=a.jitter, params=params)
+    try:
+        res = reproduce(thesis, quick=a.quick, seeds=a.seeds, jobs=a.jobs, out=out, only=a.only,
+                        scheduler=a.scheduler, jitter=a.jitter, params=params)
+    except KeyboardInterrupt:
+        print(f"ccsim: interrupted before the report was written; {out}/ keeps the last complete report, "
+              f"if there was one (every file is written whole or not at all)", file=sys.stderr)
+        return 130
     con = Console() if sys.stdout.isatty() else Console(width=130)
     t = Table(title=f"{thesis.title} reproduction ({'quick' if res.quick else 'full'}, "
                     f"seeds {res.seeds[0]}..{res.seeds[-1]}, {res.total_seconds:.0f} s)")

@@ -13,6 +13,7 @@ optional ``dask[distributed]``), the same tasks run on a Dask cluster instead.
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
@@ -28,7 +29,7 @@ class Task:
     meta: dict = field(default_factory=dict)
 
 
-def _execute(task: Task):
+def _execute(task: Task, stop: threading.Event | None = None):
     from . import api
 
     scenario = task.scenario
@@ -38,8 +39,8 @@ def _execute(task: Task):
             data = api._core.load_toml(data)
         data.update(api._overrides(seed=task.seed, duration=task.duration))
         data = task.edit(data)
-        return api.run(data)
-    return api.run(scenario, seed=task.seed, duration=task.duration)
+        return api.run(data, progress=False, stop=stop)
+    return api.run(scenario, seed=task.seed, duration=task.duration, progress=False, stop=stop)
 
 
 def run_many(tasks: list[Task], *, workers: int | None = None, progress: bool | str = True,
@@ -54,19 +55,25 @@ def run_many(tasks: list[Task], *, workers: int | None = None, progress: bool | 
         return
     workers = workers or os.cpu_count() or 1
     bar = _progress(len(tasks), progress if isinstance(progress, str) else "simulating") if progress else None
+    # Set when the caller stops early (Ctrl-C, or it stops reading): the runs under way end at
+    # their next slice and the ones not started are dropped, so an interrupted sweep stops at
+    # once instead of running everything it had queued.
+    stop = threading.Event()
+    pool = ThreadPoolExecutor(max_workers=workers)
     try:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(_execute, t): t for t in tasks}
-            for fut in as_completed(futures):
-                t = futures[fut]
-                try:
-                    res = fut.result()
-                except Exception as e:  # reported to the caller, not raised
-                    res = e
-                if bar:
-                    bar.advance()
-                yield t, res
+        futures = {pool.submit(_execute, t, stop): t for t in tasks}
+        for fut in as_completed(futures):
+            t = futures[fut]
+            try:
+                res = fut.result()
+            except Exception as e:  # reported to the caller, not raised
+                res = e
+            if bar:
+                bar.advance()
+            yield t, res
     finally:
+        stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
         if bar:
             bar.stop()
 
