@@ -142,24 +142,37 @@ impl App {
         self.fit(t)
     }
 
-    /// A source whose packets can be counted without an event each: CBR.
+    /// A source whose packets can be counted without an event each: the ones with constant
+    /// gaps (CBR, on/off).
     pub fn is_countable(&self) -> bool {
-        matches!(self.kind, AppKind::Cbr { .. })
+        matches!(self.kind, AppKind::Cbr { .. } | AppKind::OnOff { .. })
     }
 
-    /// The packets a countable source offers at `from`, `from + gap`, ... up to `until`
-    /// (inclusive) and before `stop`, and the time of the next one (None past `stop`): the
-    /// same instants its ticks would have had.
+    /// The packets a countable source offers from `from` (one of its packet times) up to
+    /// `until` (inclusive) and before `stop`, and the time of the next one (None past
+    /// `stop`): the same instants its ticks would have had. A step per on-period, not per
+    /// packet.
     pub fn count_offers(&self, from: SimTime, until: SimTime) -> (u64, Option<SimTime>) {
-        let AppKind::Cbr { gap } = self.kind else { unreachable!("only CBR sources are counted") };
-        if from > until || from >= self.stop {
-            return (0, (from < self.stop).then_some(from));
+        let (AppKind::Cbr { gap } | AppKind::OnOff { gap, .. }) = self.kind else { unreachable!("only constant-gap sources are counted") };
+        let mut n = 0;
+        let mut t = from;
+        loop {
+            if t > until {
+                return (n, Some(t));
+            }
+            // The end of the on-period `t` is in (the stop, for CBR).
+            let end = match &self.kind {
+                AppKind::OnOff { on, .. } => on.iter().find(|&&(a, b)| a <= t && t < b).map_or(t + 1, |&(_, b)| b),
+                _ => SimTime::MAX,
+            }
+            .min(self.stop);
+            let k = (end - t).div_ceil(gap).min((until - t) / gap + 1).max(1);
+            n += k;
+            match self.fit(t.saturating_add(k.saturating_mul(gap))) {
+                Some(next) => t = next,
+                None => return (n, None),
+            }
         }
-        let by_time = (until - from) / gap + 1;
-        let by_stop = (self.stop - from).div_ceil(gap);
-        let n = by_time.min(by_stop);
-        let next = from.saturating_add(n.saturating_mul(gap));
-        (n, (next < self.stop && next != SimTime::MAX).then_some(next))
     }
 
     /// Move `t` into an on-period (on/off sources) and drop it if past `stop`.
@@ -223,5 +236,53 @@ mod tests {
         let mut a = App::new(AppKind::Cbr { gap: 10 }, 5, 30, Rng::from_seed(1));
         assert_eq!(a.first_tick(), Some(5));
         assert_eq!(a.next_tick(25), None);
+    }
+
+    #[test]
+    fn counting_offers_gives_the_ticks_instants() {
+        // CBR and on/off sources: count_offers over any window agrees with stepping next_tick.
+        let sec = crate::sim::PS_PER_SEC;
+        let mut r = Rng::from_seed(3);
+        for case in 0..200 {
+            let gap = 1 + r.next_u64() % (sec / 10);
+            let kind = if case % 2 == 0 {
+                AppKind::Cbr { gap }
+            } else {
+                let mut on = vec![];
+                let mut t = r.next_u64() % sec;
+                for _ in 0..1 + r.next_u64() % 4 {
+                    let len = 1 + r.next_u64() % sec;
+                    on.push((t, t + len));
+                    t += len + r.next_u64() % sec;
+                }
+                AppKind::OnOff { gap, on }
+            };
+            let stop = if case % 3 == 0 { SimTime::MAX } else { r.next_u64() % (5 * sec) };
+            let mut app = App::new(kind, 0, stop, Rng::from_seed(1));
+            let mut ticks = vec![];
+            let mut t = app.first_tick();
+            while let Some(x) = t {
+                if x > 6 * sec || ticks.len() > 100_000 {
+                    break;
+                }
+                ticks.push(x);
+                t = app.next_tick(x);
+            }
+            for _ in 0..20 {
+                if ticks.is_empty() {
+                    break;
+                }
+                let i = (r.next_u64() % ticks.len() as u64) as usize;
+                // Within the stretch the list covers (and past the packet itself).
+                let until = (ticks[i] + r.next_u64() % sec).min(6 * sec).max(ticks[i]);
+                let (n, next) = app.count_offers(ticks[i], until);
+                let expect = ticks[i..].iter().take_while(|&&x| x <= until).count() as u64;
+                assert_eq!(n, expect, "case {case}");
+                let after = ticks.get(i + expect as usize).copied();
+                if after.is_some() || next.is_none_or(|x| x <= 6 * sec) {
+                    assert_eq!(next, after, "case {case}: the next packet");
+                }
+            }
+        }
     }
 }
