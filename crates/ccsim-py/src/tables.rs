@@ -164,6 +164,8 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &Results, wall: f64) -> PyResult<B
     set_column(&np, &iv, "delivered", &it.delivered)?;
     set_column(&np, &iv, "drops", &it.drops)?;
     set_column(&np, &iv, "retransmitted", &it.retransmitted)?;
+    set_column(&np, &iv, "feedback", &it.feedback)?;
+    set_column(&np, &iv, "feedback_bytes", &it.feedback_bytes)?;
     out.set_item("intervals", iv)?;
 
     let c = &r.cwnd_trace;

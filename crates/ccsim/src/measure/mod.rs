@@ -72,13 +72,17 @@ pub struct IntervalTable {
     pub delivered: Vec<u64>,
     pub drops: Vec<u64>,
     pub retransmitted: Vec<u64>,
+    /// Control packets (router feedback) raised for the flow, and their bytes.
+    pub feedback: Vec<u64>,
+    pub feedback_bytes: Vec<u64>,
 }
 
 impl IntervalTable {
     /// Bytes one row takes.
-    pub const ROW_BYTES: usize = 4 * 2 + 8 * 9 + 8 * 5;
+    pub const ROW_BYTES: usize = 4 * 2 + 8 * 9 + 8 * 7;
 
-    pub fn push(&mut self, flow: u32, interval: u32, start_s: f64, end_s: f64, c: &FlowCounters) {
+    /// A row; `feedback` = (control packets raised for the flow, their bytes).
+    pub fn push(&mut self, flow: u32, interval: u32, start_s: f64, end_s: f64, c: &FlowCounters, feedback: (u64, u64)) {
         let len = end_s - start_s;
         self.flow.push(flow);
         self.interval.push(interval);
@@ -96,6 +100,8 @@ impl IntervalTable {
         self.delivered.push(c.delivered);
         self.drops.push(c.data_dropped);
         self.retransmitted.push(c.retransmitted);
+        self.feedback.push(feedback.0);
+        self.feedback_bytes.push(feedback.1);
     }
 
     pub fn len(&self) -> usize {
@@ -128,7 +134,15 @@ impl IntervalTable {
         ] {
             reserve(c, rows);
         }
-        for c in [&mut self.delay_samples, &mut self.sent, &mut self.delivered, &mut self.drops, &mut self.retransmitted] {
+        for c in [
+            &mut self.delay_samples,
+            &mut self.sent,
+            &mut self.delivered,
+            &mut self.drops,
+            &mut self.retransmitted,
+            &mut self.feedback,
+            &mut self.feedback_bytes,
+        ] {
             reserve(c, rows);
         }
     }

@@ -55,7 +55,11 @@
 //!   what a conversation offers, not what it gets.
 //! - Conversation = `packet.flow`; a flow's ACK stream through this port is a separate
 //!   conversation (spec §3.2, G23): it counts in the queue and the fair share, but ACKs are
-//!   never marked (a bit on an ACK would not reach anyone). Panic marks every *data* packet.
+//!   not marked (Keshav's gateway), and panic marks every *data* packet. Liang 1991's REAL
+//!   dec_router set the bit on every packet (§2.4.2, spec liang91 §1.5): `mark_acks = true`
+//!   sets it on an ACK's echo field, which its source reads. `count_acks = false` leaves ACKs
+//!   out of the averaged queue length (Liang's diagnosis of DECbit under two-way traffic is
+//!   that a small ACK counts as much as a data packet; spec liang91 P5's diagnostic).
 //! - The bit is set at arrival (as DECbit sets it on arriving packets); a dropped packet is not
 //!   marked.
 //! - `share_refresh`: the fair share is recomputed at every marking decision by default (0);
@@ -113,6 +117,11 @@ pub struct DecBitConfig {
     pub mark_all_when_underloaded: bool,
     /// Reuse a computed fair share for this long (0: recompute at every decision). 0.
     pub share_refresh: SimTime,
+    /// Set the bit on ACKs too, as REAL's dec_router did (Liang 1991 §2.4.2, §5.3). false.
+    pub mark_acks: bool,
+    /// ACKs count in the queue length the gateway averages. true (Liang's diagnosis of
+    /// DECbit under two-way traffic turns on it; false is spec P5's diagnostic variant).
+    pub count_acks: bool,
 }
 
 impl Default for DecBitConfig {
@@ -128,6 +137,8 @@ impl Default for DecBitConfig {
             demand_counts_drops: true,
             mark_all_when_underloaded: false,
             share_refresh: 0,
+            mark_acks: false,
+            count_acks: true,
         }
     }
 }
@@ -163,6 +174,8 @@ impl Discipline for DecBit {
             "when congested but nobody is over its share, mark everyone instead of no one",
         )?;
         let share_refresh = p.duration("share_refresh", d.share_refresh, "reuse a computed fair share for this long (0: recompute every time)")?;
+        let mark_acks = p.flag("mark_acks", d.mark_acks, "set the bit on ACKs too (REAL's dec_router, Liang 1991): the source sees it")?;
+        let count_acks = p.flag("count_acks", d.count_acks, "ACKs count in the averaged queue length (false: data packets only)")?;
         Ok(DecBitConfig {
             threshold,
             selective,
@@ -174,6 +187,8 @@ impl Discipline for DecBit {
             demand_counts_drops,
             mark_all_when_underloaded,
             share_refresh,
+            mark_acks,
+            count_acks,
         })
     }
 
@@ -215,8 +230,12 @@ pub struct DecBit {
     inner: DropTail,
     cfg: DecBitConfig,
     bandwidth_bps: u64,
-    // The queue-length process N(t) = queued + in service.
+    // The queue-length process N(t) = queued + in service (ACKs left out unless count_acks).
     in_service: bool,
+    /// The packet in service is one N(t) counts.
+    service_counted: bool,
+    /// Queued packets N(t) leaves out (ACKs, when !count_acks).
+    uncounted: u32,
     busy_until: SimTime,
     last: SimTime,
     /// Integral of N over the current cycle up to `last`, packet-picoseconds.
@@ -250,6 +269,8 @@ impl DecBit {
             cfg,
             bandwidth_bps,
             in_service: false,
+            service_counted: false,
+            uncounted: 0,
             busy_until: 0,
             last: 0,
             cur_area: 0,
@@ -275,7 +296,13 @@ impl DecBit {
     /// Packets in the system: queued plus the one in service.
     #[inline]
     fn in_system(&self) -> u64 {
-        self.inner.len_packets() as u64 + self.in_service as u64
+        (self.inner.len_packets() - self.uncounted) as u64 + (self.in_service && self.service_counted) as u64
+    }
+
+    /// Does N(t) count a packet of this kind?
+    #[inline]
+    fn counts(&self, kind: PacketKind) -> bool {
+        self.cfg.count_acks || kind != PacketKind::Ack
     }
 
     /// Bring the queue-length integral up to `now`, completing a transmission that ended.
@@ -305,7 +332,7 @@ impl DecBit {
         if self.in_service && self.busy_until <= now {
             area += n as u128 * self.busy_until.saturating_sub(last) as u128;
             last = last.max(self.busy_until);
-            n -= 1;
+            n -= self.service_counted as u64;
         }
         area += n as u128 * now.saturating_sub(last) as u128;
         let span = now.saturating_sub(self.prev_cycle_start);
@@ -467,6 +494,7 @@ impl QueueDiscipline for DecBit {
     fn line_taken(&mut self, now: SimTime, bytes: u32) {
         self.advance(now);
         self.in_service = true;
+        self.service_counted = true;
         self.busy_until = now + tx_time(bytes, self.bandwidth_bps);
     }
     #[inline]
@@ -477,13 +505,13 @@ impl QueueDiscipline for DecBit {
             tx.bytes.is_some(),
             "DecBit's line state disagrees with the port's: is bandwidth_bps the port's rate?"
         );
-        if self.in_system() == 0 {
+        let p = arena.get(pkt);
+        let (size, kind) = (p.size, p.kind);
+        if self.in_system() == 0 && self.counts(kind) {
             self.new_cycle(now);
         }
         let avg = self.average_queue(now);
         self.last_average = avg;
-        let p = arena.get(pkt);
-        let (size, kind) = (p.size, p.kind);
         let conv = Self::conv_index(p.flow, kind);
         if self.cfg.demand_counts_drops {
             self.count(conv, size, now);
@@ -493,8 +521,11 @@ impl QueueDiscipline for DecBit {
             if !self.cfg.demand_counts_drops {
                 self.count(conv, size, now);
             }
-            if kind == PacketKind::Data && self.decide(conv, avg, now) {
-                arena.get_mut(pkt).flags |= flags::CE;
+            self.uncounted += u32::from(!self.counts(kind));
+            let markable = kind == PacketKind::Data || (self.cfg.mark_acks && kind == PacketKind::Ack);
+            if markable && self.decide(conv, avg, now) {
+                // An ACK's bit is the one its source reads: the echo field.
+                arena.get_mut(pkt).flags |= if kind == PacketKind::Data { flags::CE } else { flags::ECHO_CE };
                 self.stats.marked += 1;
             }
         }
@@ -509,6 +540,8 @@ impl QueueDiscipline for DecBit {
         // number in the system is unchanged by the swap.)
         let p = self.inner.dequeue(arena, now)?;
         self.in_service = true;
+        self.service_counted = self.counts(arena.get(p).kind);
+        self.uncounted -= u32::from(!self.service_counted);
         self.busy_until = now + tx_time(arena.get(p).size, self.bandwidth_bps);
         Some(p)
     }
@@ -833,5 +866,25 @@ mod tests {
         assert_eq!(max_min_share(&mut [5, 5], 9.0), 4.5);
         assert_eq!(max_min_share(&mut [1, 2], 9.0), f64::INFINITY);
         assert_eq!(max_min_share(&mut [10, 10, 1], 0.0), 0.0);
+    }
+
+    #[test]
+    fn acks_marked_and_counted_only_when_asked() {
+        // ACKs (40 B, 40 ms each on the line) arriving every 10 ms, then a data packet: counted,
+        // the ACKs make the average exceed 1; left out, they do not.
+        let run = |mark_acks: bool, count_acks: bool| {
+            let cfg = DecBitConfig { selective: false, mark_acks, count_acks, ..DecBitConfig::default() };
+            let mut a = PacketArena::new();
+            let mut q = gateway(cfg);
+            let mut line = Line::default();
+            let acks: Vec<PacketId> = (0..20).map(|k| line.send(&mut q, &mut a, 1, 40, PacketKind::Ack, from_secs(0.01 * k as f64))).collect();
+            let data = line.send(&mut q, &mut a, 0, 1000, PacketKind::Data, from_secs(0.3));
+            let acks_marked = acks.iter().filter(|&&p| a.get(p).has(flags::ECHO_CE)).count();
+            (acks_marked, marked(&a, data))
+        };
+        let (acks, data) = run(true, true);
+        assert!(acks > 10 && data, "ACKs counted and marked: {acks} ACKs marked, data marked {data}");
+        assert_eq!(run(false, true).0, 0, "Keshav's gateway never marks ACKs");
+        assert_eq!(run(true, false), (0, false), "ACKs left out: no queue to speak of");
     }
 }

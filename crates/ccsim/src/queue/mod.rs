@@ -233,6 +233,8 @@ disciplines! {
     DecBit: decbit::DecBit boxed,
     SqRouter: sq_router::SqRouter boxed,
     Red: red::Red boxed,
+    RandomDrop: random_drop::RandomDrop boxed,
+    Seif: seif::Seif boxed,
 }
 
 // Not a port discipline: chapter 3's buffering structures for FQ and their evaluation.

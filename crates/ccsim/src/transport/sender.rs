@@ -311,9 +311,18 @@ impl Sender {
         AckOutcome { rtt_sample }
     }
 
-    /// Explicit feedback from a router reached the source.
+    /// Explicit feedback from a router reached the source. If the algorithm asks for the
+    /// packet it names, that packet goes now, ahead of new data and whatever the window (as a
+    /// fast retransmission does); a single connection timer restarts from it, so the original
+    /// transmission's timeout no longer counts.
     pub fn on_feedback(&mut self, fb: &Feedback) {
-        self.cc.on_feedback(&Feedback { outstanding: self.outstanding(), ..*fb });
+        let resend = self.cc.on_feedback(&Feedback { outstanding: self.outstanding(), ..*fb });
+        if let Some(seq) = resend.filter(|&s| s >= self.snd_una && s < self.high_sent) {
+            self.retransmit.push_back(seq);
+            if matches!(self.timer_mode, TimerMode::Single | TimerMode::SingleBsd) {
+                self.deadline = NEVER; // re-armed by the retransmission
+            }
+        }
     }
 
     /// The earliest time at which a timer must fire (NEVER if no timer is running).
@@ -858,6 +867,16 @@ mod tests {
         s.on_feedback(&Feedback { seq: Some(2), code: 7, ..Feedback::default() });
         let fb = recorder(&s).feedback[0];
         assert_eq!((fb.seq, fb.code, fb.outstanding), (Some(2), 7, 4));
+        while s.next_transmission(SEC).is_some() {} // the rest of the expired window
+        s.on_feedback(&Feedback { seq: Some(2), code: 7, ..Feedback::default() });
+        assert!(s.next_transmission(SEC).is_none(), "plain feedback resends nothing");
+        // Feedback whose algorithm asks for the packet it names: that packet goes at once.
+        use crate::transport::cc::test_recorder::RETRANSMIT_CODE;
+        s.on_feedback(&Feedback { seq: Some(2), code: RETRANSMIT_CODE, ..Feedback::default() });
+        let tx = s.next_transmission(SEC).unwrap();
+        assert_eq!((tx.seq, tx.retransmission), (2, true));
+        s.on_feedback(&Feedback { seq: Some(9), code: RETRANSMIT_CODE, ..Feedback::default() });
+        assert!(s.next_transmission(SEC).is_none(), "a sequence number never sent is ignored");
     }
 
     #[test]

@@ -30,6 +30,7 @@ impl World {
     fn send_control(&mut self, node: u32, s: Signal) {
         let f = s.flow;
         self.control[f as usize].sent += 1;
+        self.control[f as usize].sent_bytes += s.size as u64;
         let flow = &self.flows[f as usize];
         let (start, len) = (flow.rev_route as usize, flow.rev_route_len as usize);
         // The hop of the reverse path that leaves `node` (the source itself: none left).

@@ -55,7 +55,14 @@ impl World {
         let start = end - self.interval;
         self.peak_live_packets = self.peak_live_packets.max(self.packets.capacity_used());
         for (i, f) in self.flows.iter_mut().enumerate() {
-            self.intervals.push(i as u32, k, to_secs(start), to_secs(end), &f.cur);
+            let feedback = match self.control.get_mut(i) {
+                Some(c) => {
+                    let (n, b) = std::mem::replace(&mut c.at_interval, (c.sent, c.sent_bytes));
+                    (c.sent - n, c.sent_bytes - b)
+                }
+                None => (0, 0),
+            };
+            self.intervals.push(i as u32, k, to_secs(start), to_secs(end), &f.cur, feedback);
             let cur = std::mem::take(&mut f.cur);
             f.total.add(&cur);
         }

@@ -95,8 +95,11 @@ pub struct TracedFlow {
 /// A flow's control packets (router feedback) over the run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ControlCounts {
-    /// Raised for this flow by a discipline and put on the way to its source.
+    /// Raised for this flow by a discipline and put on the way to its source, and their bytes.
     pub sent: u64,
+    pub sent_bytes: u64,
+    /// `sent` and `sent_bytes` when the last measurement interval closed.
+    pub at_interval: (u64, u64),
     /// Reached the source.
     pub received: u64,
     /// Dropped on the way (a full lane, a lossy line).

@@ -138,8 +138,11 @@ pub trait CongestionControl {
     fn on_ack_info(&mut self, ack: &AckInfo) {
         self.on_ack_signal(ack.ce)
     }
-    /// Explicit feedback from a router reached the source.
-    fn on_feedback(&mut self, _fb: &Feedback) {}
+    /// Explicit feedback from a router reached the source. `Some(seq)` asks the sender to
+    /// retransmit packet `seq` now (SEIF: the packet the router says it dropped).
+    fn on_feedback(&mut self, _fb: &Feedback) -> Option<u64> {
+        None
+    }
     /// The code to put on the data packet `seq` about to be sent (called only for algorithms
     /// with [`Algorithm::MARKS_PACKETS`]); `code` is what the sender would put there (a pair
     /// mark of a paced flow, else 0).
@@ -224,6 +227,7 @@ algorithms! {
     PacketPair: pp::PacketPair boxed,
     PacketPair2: pp2::Pp2 boxed,
     SourceQuench: sq::Sq,
+    Seif: seif::Seif boxed,
     Vegas: vegas::Vegas boxed,
     #[cfg(test)]
     TestRecorder: test_recorder::Recorder boxed,
@@ -264,7 +268,7 @@ impl CongestionControl for Cc {
     fn on_ack_info(&mut self, ack: &AckInfo) {
         dispatch!(self, c => c.on_ack_info(ack))
     }
-    fn on_feedback(&mut self, fb: &Feedback) {
+    fn on_feedback(&mut self, fb: &Feedback) -> Option<u64> {
         dispatch!(self, c => c.on_feedback(fb))
     }
     #[inline]

@@ -118,12 +118,13 @@ impl CongestionControl for Sq {
     fn on_ack_info(&mut self, _ack: &AckInfo) {
         self.acks_to_resume = self.acks_to_resume.saturating_sub(1);
     }
-    fn on_feedback(&mut self, fb: &Feedback) {
+    fn on_feedback(&mut self, fb: &Feedback) -> Option<u64> {
         self.quenches += 1;
         self.acks_to_resume = match self.cfg.resume {
             Resume::Fixed => self.cfg.resume_acks,
             Resume::Outstanding => self.cfg.resume_acks.min(fb.outstanding.min(u32::MAX as u64) as u32),
         };
+        None
     }
 }
 

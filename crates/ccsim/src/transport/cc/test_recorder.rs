@@ -1,13 +1,16 @@
 //! A test-only algorithm that records what the sender hands it: the sequence numbers that
 //! timed out, the feedback that arrived, the ACKs' echoes; it marks every data packet it sends
 //! with a code (the sequence number's low byte, 0xFF for a retransmission) and can hold its
-//! window at zero. Registered under `#[cfg(test)]` only, so the hooks no thesis uses yet are
+//! window at zero; feedback coded [`RETRANSMIT_CODE`] asks for the packet it names. Registered under `#[cfg(test)]` only, so the hooks no thesis uses yet are
 //! tested through the real sender.
 
 use super::{AckInfo, AckResponse, Algorithm, CongestionControl, Feedback, TimeoutInfo};
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
 use crate::transport::config::SenderConfig;
+
+/// Feedback with this code asks for the packet it names to be retransmitted.
+pub const RETRANSMIT_CODE: u8 = 0xEE;
 
 #[derive(Clone, Debug, Default)]
 pub struct Recorder {
@@ -52,8 +55,9 @@ impl CongestionControl for Recorder {
     fn on_ack_info(&mut self, a: &AckInfo) {
         self.echoes.push((a.echo_seq, a.echo_retx, a.code));
     }
-    fn on_feedback(&mut self, fb: &Feedback) {
+    fn on_feedback(&mut self, fb: &Feedback) -> Option<u64> {
         self.feedback.push(*fb);
+        fb.seq.filter(|_| fb.code == RETRANSMIT_CODE)
     }
     fn code_for(&mut self, seq: u64, retransmission: bool, _code: u8) -> u8 {
         if retransmission {

@@ -1,0 +1,341 @@
+//! The SEIF source: a modified JK source that cuts its window on explicit router feedback as
+//! well as on the implicit signals (a timeout, three duplicate ACKs), once per loss.
+//!
+//! Source: Liang 1991 §3.3 and §4.1 (spec liang91-seif.md §1.8.6). States:
+//! - *Initialisation*: window 1, +1 per ACK, up to the transition point, half the maximum
+//!   window; then *Stable*. A congestion signal first goes to *Cut Back*.
+//! - *Stable*: +1 after a whole window's worth of ACKs.
+//! - *Cut Back*: window ← max(1, ⌊β window⌋), β = 0.5, then *Stable*. There is no return to
+//!   exponential growth (§3.3; the peak counts of Figs 4.3/4.5 confirm it, spec A16).
+//!
+//! Signals and the one-cut-per-loss rules (§3.3):
+//! - explicit feedback saying -1: cut back, nothing else;
+//! - explicit feedback naming packet s (the router dropped it): unless s was already resent
+//!   for an implicit signal, cut back, retransmit s, and ignore s's own implicit signals;
+//! - an implicit signal for s (its timeout, the third duplicate ACK asking for it): unless s
+//!   was already handled, cut back and retransmit s (the sender's fast retransmission or
+//!   go-back-N), and ignore explicit feedback naming s afterwards.
+//! - The source reacts to every feedback it receives; the router's filter is the only
+//!   de-duplication.
+//!
+//! Choices where the thesis is silent, each a parameter or stated here:
+//! - `mode` = "both": §4.1's "either explicit or implicit feedbacks (but not both)" is read as
+//!   the per-loss rule above (spec §1.8.6 [R]); "explicit" ignores timeouts and duplicate ACKs
+//!   (the sender still retransmits on a timeout, but the window is not cut; no fast
+//!   retransmission), "implicit" ignores router feedback.
+//! - The window is an integer (A15); `transition` = 0 means ⌊max_window / 2⌋.
+//! - Stable growth counts ACKs that advance the window, one each however many packets they
+//!   cover; duplicate ACKs do not count.
+//! - The handled packets are remembered in a small ring (the last 8), enough for the losses
+//!   of one window; a packet the cumulative ACK has passed is forgotten.
+//! - A retransmission asked for by feedback goes at once, whatever the window (as a fast
+//!   retransmission does), and restarts the connection's timer.
+//! - Timers are the JK source's (§1.4 [R]): one per connection, Jacobson's estimator with
+//!   RTO = srtt + 4 x mean deviation, Karn's rule, a fine clock, initial RTO 3 s, floor 200 ms
+//!   (REAL's constants are unknown, A14).
+//!
+//! Trace columns: `cuts` (window cuts so far) and `feedback` (explicit feedback received).
+
+use super::{AckInfo, AckResponse, Algorithm, CongestionControl, Feedback, TimeoutInfo};
+use crate::scenario::decode::Result;
+use crate::scenario::params::Params;
+use crate::sim::PS_PER_SEC;
+use crate::transport::config::{SenderConfig, TimerMode};
+use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
+
+/// Which congestion signals the source reacts to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Both,
+    Explicit,
+    Implicit,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SeifConfig {
+    pub beta: f64,
+    /// Window at which exponential growth ends; 0: half the maximum window.
+    pub transition: u32,
+    pub mode: Mode,
+}
+
+impl Default for SeifConfig {
+    fn default() -> Self {
+        SeifConfig { beta: 0.5, transition: 0, mode: Mode::Both }
+    }
+}
+
+const HANDLED: usize = 8;
+const NONE: u64 = u64::MAX;
+
+#[derive(Clone, Debug)]
+pub struct Seif {
+    window: f64,
+    max_window: f64,
+    transition: f64,
+    beta: f64,
+    mode: Mode,
+    /// Past the initialisation state.
+    stable: bool,
+    /// ACKs counted towards the next +1 in the stable state.
+    acks: u32,
+    /// Packets whose loss has been reacted to (NONE: empty slot), and whether by an implicit
+    /// signal (then explicit feedback naming them is ignored).
+    handled: [u64; HANDLED],
+    implicit: [bool; HANDLED],
+    next_slot: usize,
+    cuts: u64,
+    feedback: u64,
+}
+
+impl Algorithm for Seif {
+    const NAME: &'static str = "seif";
+    const SUMMARY: &'static str = "the SEIF source (Liang 1991 §3.3): slow start to half the maximum window, then +1 per window; halved on router feedback, a timeout or 3 duplicate ACKs, once per loss";
+    type Config = SeifConfig;
+    const TRACE_COLUMNS: &'static [&'static str] = &["cuts", "feedback"];
+
+    fn sender_defaults() -> SenderConfig {
+        liang_timers()
+    }
+
+    fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<SeifConfig> {
+        sender.decode_rto_k(p)?;
+        let d = SeifConfig::default();
+        Ok(SeifConfig {
+            beta: p.number("beta", d.beta, 0.0, 1.0, "cut-back parameter: the window is multiplied by it on a congestion signal (at least 1 packet)")?,
+            transition: p.integer("transition", 0, 0, 1 << 30, "window at which exponential growth ends (0: half the maximum window)")? as u32,
+            mode: p.choice(
+                "mode",
+                d.mode,
+                &[("both", Mode::Both), ("explicit", Mode::Explicit), ("implicit", Mode::Implicit)],
+                "the signals it reacts to: router feedback and implicit ones (timeouts, 3 duplicate ACKs), or only one kind",
+            )?,
+        })
+    }
+
+    fn build(cfg: &SeifConfig, max_window: u32) -> Self {
+        let transition = if cfg.transition == 0 { (max_window / 2).max(1) } else { cfg.transition };
+        Seif {
+            window: 1.0,
+            max_window: max_window as f64,
+            transition: transition as f64,
+            beta: cfg.beta,
+            mode: cfg.mode,
+            stable: false,
+            acks: 0,
+            handled: [NONE; HANDLED],
+            implicit: [false; HANDLED],
+            next_slot: 0,
+            cuts: 0,
+            feedback: 0,
+        }
+    }
+}
+
+/// The JK source's timers as Liang's simulations are read (spec §1.4 [R], A14): one timer
+/// per connection, RTO = srtt + 4 x mean deviation, Karn's rule, initial 3 s, floor 200 ms.
+pub fn liang_timers() -> SenderConfig {
+    SenderConfig {
+        rto: RtoConfig {
+            formula: RtoFormula::MeanDev(4.0),
+            sample_from: SampleFrom::Last,
+            sample_packet: SamplePacket::Echoed,
+            karn: true,
+            samples: RttSamples::OnePerAck,
+            backoff: true,
+            initial_rto: 3 * PS_PER_SEC,
+            min_rto: PS_PER_SEC / 5,
+            max_rto: 64 * PS_PER_SEC,
+            granularity: 0,
+        },
+        timers: TimerMode::SingleBsd,
+        own_ack_stops_timer: false,
+    }
+}
+
+impl Seif {
+    /// Window cuts so far.
+    pub fn cuts(&self) -> u64 {
+        self.cuts
+    }
+
+    fn cut(&mut self) {
+        self.window = (self.window * self.beta).floor().max(1.0);
+        self.stable = true;
+        self.acks = 0;
+        self.cuts += 1;
+    }
+
+    fn slot(&self, seq: u64) -> Option<usize> {
+        self.handled.iter().position(|&s| s == seq)
+    }
+
+    fn remember(&mut self, seq: u64, implicit: bool) {
+        self.handled[self.next_slot] = seq;
+        self.implicit[self.next_slot] = implicit;
+        self.next_slot = (self.next_slot + 1) % HANDLED;
+    }
+
+    /// An implicit signal for `seq`: true if it is acted on (cut and retransmission).
+    fn implicit_signal(&mut self, seq: u64) -> bool {
+        if self.mode == Mode::Explicit || self.slot(seq).is_some() {
+            return false;
+        }
+        self.cut();
+        self.remember(seq, true);
+        true
+    }
+}
+
+impl CongestionControl for Seif {
+    fn cwnd(&self) -> f64 {
+        self.window
+    }
+
+    fn ssthresh(&self) -> f64 {
+        if self.stable {
+            self.window
+        } else {
+            self.transition
+        }
+    }
+
+    fn on_new_ack(&mut self, ack: &AckInfo) -> AckResponse {
+        for (s, imp) in self.handled.iter_mut().zip(self.implicit.iter_mut()) {
+            if *s != NONE && *s < ack.ack {
+                *s = NONE;
+                *imp = false;
+            }
+        }
+        if !self.stable {
+            self.window += 1.0;
+            if self.window >= self.transition {
+                self.stable = true;
+                self.acks = 0;
+            }
+        } else {
+            self.acks += 1;
+            if self.acks as f64 >= self.window {
+                self.window += 1.0;
+                self.acks = 0;
+            }
+        }
+        self.window = self.window.min(self.max_window);
+        AckResponse::Nothing
+    }
+
+    fn on_dup_ack(&mut self, count: u32, ack: &AckInfo) -> bool {
+        count == 3 && self.implicit_signal(ack.ack)
+    }
+
+    fn on_timeout(&mut self, t: &TimeoutInfo) {
+        self.implicit_signal(t.seq);
+    }
+
+    fn on_feedback(&mut self, fb: &Feedback) -> Option<u64> {
+        if self.mode == Mode::Implicit {
+            return None;
+        }
+        self.feedback += 1;
+        match fb.seq {
+            None => {
+                self.cut();
+                None
+            }
+            Some(seq) => {
+                if self.slot(seq).is_some() {
+                    return None; // already handled: by an implicit signal, or named twice
+                }
+                self.cut();
+                self.remember(seq, false);
+                Some(seq)
+            }
+        }
+    }
+
+    fn trace_values(&self, out: &mut [f64]) {
+        out[0] = self.cuts as f64;
+        out[1] = self.feedback as f64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seif(max: u32) -> Seif {
+        Seif::build(&SeifConfig::default(), max)
+    }
+
+    fn ack(n: u64) -> AckInfo {
+        AckInfo { ack: n, newly_acked: 1, ..AckInfo::default() }
+    }
+
+    fn fb(seq: Option<u64>) -> Feedback {
+        Feedback { seq, ..Feedback::default() }
+    }
+
+    #[test]
+    fn exponential_to_half_the_maximum_then_one_per_window_and_never_exponential_again() {
+        let mut s = seif(30);
+        for n in 1..=14 {
+            s.on_new_ack(&ack(n));
+        }
+        assert_eq!((s.cwnd(), s.stable), (15.0, true), "transition point 15 for a maximum of 30");
+        for n in 15..30 {
+            s.on_new_ack(&ack(n));
+        }
+        assert_eq!(s.cwnd(), 16.0, "15 ACKs: one more packet");
+        s.on_feedback(&fb(None));
+        assert_eq!(s.cwnd(), 8.0);
+        for n in 30..38 {
+            s.on_new_ack(&ack(n));
+        }
+        assert_eq!(s.cwnd(), 9.0, "linear after a cut");
+    }
+
+    #[test]
+    fn one_cut_per_loss_whichever_signal_comes_first() {
+        // Explicit first: the feedback names packet 40; its duplicate ACKs and timeout then
+        // change nothing.
+        let mut s = seif(60);
+        s.window = 20.0;
+        s.stable = true;
+        assert_eq!(s.on_feedback(&fb(Some(40))), Some(40), "the named packet is resent");
+        assert_eq!(s.cwnd(), 10.0);
+        let dup = AckInfo { ack: 40, ..AckInfo::default() };
+        assert!(!s.on_dup_ack(3, &dup), "no fast retransmission for a packet already resent");
+        s.on_timeout(&TimeoutInfo { seq: 40, ..TimeoutInfo::default() });
+        assert_eq!((s.cwnd(), s.cuts()), (10.0, 1));
+        // Implicit first: three duplicate ACKs for 50, then the router's feedback naming it.
+        assert!(s.on_dup_ack(3, &AckInfo { ack: 50, ..AckInfo::default() }));
+        assert_eq!(s.cwnd(), 5.0);
+        assert_eq!(s.on_feedback(&fb(Some(50))), None);
+        assert_eq!((s.cwnd(), s.cuts()), (5.0, 2));
+        // Feedback saying -1 always cuts; the window never falls below 1.
+        for _ in 0..5 {
+            s.on_feedback(&fb(None));
+        }
+        assert_eq!(s.cwnd(), 1.0);
+        // Once the cumulative ACK passes 50, a new loss of the same number would count again.
+        s.on_new_ack(&ack(51));
+        assert!(s.slot(50).is_none() && s.slot(40).is_none());
+    }
+
+    #[test]
+    fn beta_zero_resets_to_one_and_modes_ignore_a_kind_of_signal() {
+        let mut s = Seif::build(&SeifConfig { beta: 0.0, ..SeifConfig::default() }, 30);
+        s.window = 12.0;
+        s.on_feedback(&fb(None));
+        assert_eq!(s.cwnd(), 1.0);
+        let mut explicit = Seif::build(&SeifConfig { mode: Mode::Explicit, ..SeifConfig::default() }, 30);
+        explicit.window = 12.0;
+        assert!(!explicit.on_dup_ack(3, &AckInfo { ack: 3, ..AckInfo::default() }));
+        explicit.on_timeout(&TimeoutInfo { seq: 3, ..TimeoutInfo::default() });
+        assert_eq!(explicit.cwnd(), 12.0);
+        let mut implicit = Seif::build(&SeifConfig { mode: Mode::Implicit, ..SeifConfig::default() }, 30);
+        implicit.window = 12.0;
+        assert_eq!(implicit.on_feedback(&fb(Some(2))), None);
+        assert_eq!(implicit.cwnd(), 12.0);
+    }
+}
