@@ -127,6 +127,10 @@ def test_series_stats_describe_a_window_sawtooth():
     assert F.series_stat(np.array([2.0, 4, 6, 8]), np.array([0.0, 2, 4, 6]), "slope") == pytest.approx(1.0)
     assert F.series_stat(np.array([5.0, 5, 5]), np.arange(3.0), "cv") == 0
     assert F.series_stat(np.array([4.0, 6]), np.arange(2.0), "cv") == pytest.approx(0.2)
+    # peaks: turns from rising to falling; two cuts in a row are one peak, flat tops one too
+    saw = np.array([7, 8, 9, 9, 4, 5, 6, 3, 1, 2, 2, 3.0])
+    assert F.series_stat(saw, np.arange(12.0), "peaks") == 2
+    assert F.series_stat(v, tt, "peaks") == 2
     # NaN samples are ignored; none left is undefined
     assert F.series_stat(np.array([np.nan, 3.0]), np.arange(2.0), "max") == 3
     assert math.isnan(F.series_stat(np.array([np.nan]), np.arange(1.0), "max"))
@@ -134,6 +138,26 @@ def test_series_stats_describe_a_window_sawtooth():
         F.series_stat(v, tt, "frac_ge")
     with pytest.raises(F.DataError, match="unknown trace stat"):
         F.series_stat(v, tt, "p42")
+
+
+def test_scaled_metrics_and_counts_over_the_measured_intervals():
+    # Two seeds; interval 0 is the warm-up the batch means discard (used = False).
+    iv = pd.DataFrame([
+        {"file": "f", "seed": seed, "source": 1, "interval": k, "start_s": 20.0 * k, "end_s": 20.0 * (k + 1),
+         "used": k >= 1, "drops": drops, "feedback_bytes": 50 * fb}
+        for seed, per in ((1, [(9, 9), (1, 2), (2, 3), (0, 5)]), (2, [(9, 9), (3, 0), (3, 0), (3, 0)]))
+        for k, (drops, fb) in enumerate(per)
+    ])
+    flows = pd.DataFrame([{"file": "f", "seed": s, "source": 1, "goodput_bps": 64000.0, "goodput_bps_sd": 10.0}
+                          for s in (1, 2)])
+    metrics = {"kbps": {"field": "goodput_bps", "scale": 0.001}, "drops": {"field": "drops", "window": "sum"},
+               "overhead": {"field": "feedback_bytes", "window": "rate", "scale": 8.0}}
+    d = FrameData({"P": "f"}, flows, iv, fields={m: v["field"] for m, v in metrics.items()}, metrics=metrics)
+    assert d.cell("P", 1, "kbps") == 64.0 and d.cell("P", 1, "kbps", stat="sd") == pytest.approx(0.01)
+    assert list(d.per_seed("P", 1, "drops")) == [3.0, 9.0], "the warm-up's 9 drops are not counted"
+    assert d.per_seed("P", 1, "overhead").iloc[0] == pytest.approx(10 * 50 * 8 / 60), "10 messages of 50 B in 60 s"
+    with pytest.raises(F.DataError, match="no 'sd'"):
+        d.per_seed("P", 1, "drops", stat="sd")
 
 
 def test_probe_and_derived_trace_operands():

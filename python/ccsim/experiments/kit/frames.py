@@ -79,8 +79,13 @@ class FrameData:
     def __init__(self, runs: Mapping[str, str], flows: pd.DataFrame, intervals: pd.DataFrame | None = None,
                  traces: pd.DataFrame | None = None, failures: Mapping[str, str] | None = None,
                  phases: Mapping[str, Iterable[float]] | None = None, fields: Mapping[str, str] | None = None,
-                 probes: pd.DataFrame | None = None, derived: Mapping[str, tuple] | None = None):
+                 probes: pd.DataFrame | None = None, derived: Mapping[str, tuple] | None = None,
+                 metrics: Mapping[str, Mapping] | None = None):
         self.runs = dict(runs)
+        # Per metric: a factor on the column's values (units) and a window rule ("sum": the
+        # sum over the measured intervals, "rate": that sum per second of them).
+        self.scales = {m: float(v.get("scale", 1.0)) for m, v in (metrics or {}).items()}
+        self.windows = {m: v["window"] for m, v in (metrics or {}).items() if v.get("window")}
         self.failures = dict(failures or {})
         self.phases = {k: (float(v[0]), float(v[1])) for k, v in (phases or {}).items()}
         self.fields = dict(fields or {})
@@ -136,6 +141,9 @@ class FrameData:
             return sum(parts[1:], parts[0])
         stem = self._stem(pair)
         col = self._field(metric)
+        scale = self.scales.get(metric, 1.0)
+        if metric in self.windows:
+            return self._window_values(stem, pair, source, col, self.windows[metric], stat, phase) * scale
         if phase is None:
             rows = self._flows.get((stem, int(source)))
             if rows is None:
@@ -145,7 +153,7 @@ class FrameData:
                 raise DataError(f"unknown stat {stat!r}")
             if name not in rows.columns:
                 raise NoData(f"{pair} #{source}: the runs report no {name}")
-            return rows.set_index("seed")[name].astype(float)
+            return rows.set_index("seed")[name].astype(float) * scale
         if phase not in self.phases:
             raise DataError(f"unknown phase {phase!r}")
         lo, hi = self.phases[phase]
@@ -158,7 +166,32 @@ class FrameData:
         if sel.empty:
             raise NoData(f"{pair} #{source}: no measurement interval inside the {phase} phase [{lo:g}, {hi:g}) s")
         g = sel.groupby("seed")[col]
-        return (g.std(ddof=1) if stat == "sd" else g.mean()).astype(float)
+        return (g.std(ddof=1) if stat == "sd" else g.mean()).astype(float) * scale
+
+    def _window_values(self, stem: str, pair: str, source: int, col: str, window: str, stat: str,
+                       phase: str | None) -> pd.Series:
+        """A count over the measured intervals (those the batch means use; within the phase if
+        one is given) in each seed: its sum, or ("rate") the sum per second of them."""
+        if stat != "mean":
+            raise DataError(f"a {window} over the measurement window has no {stat!r}")
+        rows = self._intervals.get((stem, int(source)))
+        if rows is None:
+            raise DataError(f"run {stem} ({pair}) has no interval rows for source {source}")
+        if col not in rows.columns:
+            raise NoData(f"{pair} #{source}: the interval rows have no {col}")
+        sel = rows[rows["used"]] if "used" in rows.columns else rows
+        if phase is not None:
+            if phase not in self.phases:
+                raise DataError(f"unknown phase {phase!r}")
+            lo, hi = self.phases[phase]
+            sel = sel[(sel["start_s"] >= lo - 1e-6) & (sel["end_s"] <= hi + 1e-6)]
+        if sel.empty:
+            raise NoData(f"{pair} #{source}: no measured interval")
+        g = sel.groupby("seed")
+        total = g[col].sum().astype(float)
+        if window == "rate":
+            total = total / (g["end_s"].sum() - g["start_s"].sum())
+        return total
 
     def cell(self, pair: str, source: int, metric: str | list, stat: str = "mean", phase: str | None = None) -> float:
         """Seed median of the cell (NaN when every seed's value is undefined)."""
@@ -213,7 +246,7 @@ DERIVED_TRACES: dict[str, tuple[tuple[str, ...], Callable]] = {
     "rate_x_rtt": (("send_rate_pps", "srtt_s"), lambda d: d["send_rate_pps"] * d["srtt_s"]),
     "send_gap_s": (("send_rate_pps",), lambda d: 1.0 / d["send_rate_pps"]),
 }
-TRACE_STATS = ("max", "min", "mean", "median", "cv", "slope", "frac_ge", "falls", "p01", "p05", "p10",
+TRACE_STATS = ("max", "min", "mean", "median", "cv", "slope", "frac_ge", "falls", "peaks", "p01", "p05", "p10",
                "p25", "p75", "p90", "p95", "p99")
 
 
@@ -225,14 +258,15 @@ def series_stat(v: np.ndarray, t: np.ndarray, stat: str, level: float | None = N
     max, min, mean, median; pNN = the NN-th percentile; cv = sd / mean (how steady);
     slope = least-squares growth per second; frac_ge = the fraction of samples >= ``level``;
     falls = how often the series comes down to <= ``level`` after having reached ``above``
-    (a window's collapses: level 1, above e.g. 8)."""
+    (a window's collapses: level 1, above e.g. 8); peaks = how often it turns from rising to
+    falling (steps of no change skipped: a sawtooth's peaks, two cuts in a row one peak)."""
     keep = ~np.isnan(v)
     v, t = v[keep], t[keep]
     if not len(v):
         return math.nan
     if stat in ("max", "min", "mean", "median"):
         return float(getattr(np, stat)(v))
-    if stat.startswith("p") and stat in TRACE_STATS:
+    if stat.startswith("p") and stat[1:].isdigit() and stat in TRACE_STATS:
         return float(np.percentile(v, int(stat[1:])))
     if stat == "cv":
         m = float(np.mean(v))
@@ -243,6 +277,10 @@ def series_stat(v: np.ndarray, t: np.ndarray, stat: str, level: float | None = N
         if level is None:
             raise DataError("trace stat frac_ge needs `level`")
         return float(np.mean(v >= level))
+    if stat == "peaks":
+        d = np.diff(v)
+        d = d[d != 0]
+        return float(np.sum((d[:-1] > 0) & (d[1:] < 0)))
     if stat == "falls":
         if level is None or above is None:
             raise DataError("trace stat falls needs `level` and `above`")

@@ -2,8 +2,11 @@
 
 The schema (docs/adding-a-thesis.md has it with examples):
 
-- ``[metrics]``: metric name -> ``{field, unit, meaning, family}``; ``field`` is the column of
-  the runs' flow tables a flow metric reads (absent for a metric only models compute),
+- ``[metrics]``: metric name -> ``{field, unit, meaning, family, scale, window}``; ``field`` is
+  the column of the runs' flow tables a flow metric reads (absent for a metric only models
+  compute), ``scale`` a factor on its values (units: 0.001 turns bit/s into kb/s),
+  ``window`` "sum" or "rate" to read a per-interval count instead: its sum over the measured
+  intervals, or that sum per second,
   ``family`` the tolerance numbers it is judged by (else ``[tolerance].default_family``).
 - ``[tolerance]``: the classes D, S, P as numbers (:mod:`.judge`), ``seeds`` the default
   number of seeds.
@@ -162,6 +165,11 @@ def check_reference(ref: Mapping, where: str = "reference.toml") -> None:
         if sid not in ids:
             fail(field, f"unknown scenario {sid!r}; expected one of {', '.join(ids)}")
 
+    for name, m in ref.get("metrics", {}).items():
+        if m.get("window") not in (None, "sum", "rate"):
+            fail(f"metrics.{name}.window", f'expected "sum" or "rate", got {m["window"]!r}')
+        if "scale" in m and (isinstance(m["scale"], bool) or not isinstance(m["scale"], (int, float))):
+            fail(f"metrics.{name}.scale", f"expected a number, got {m['scale']!r}")
     classes = [c for c in ("D", "S", "P") if c in ref["tolerance"] or c == "P"]
     for t_i, t in enumerate(ref.get("tables", [])):
         here = f"tables[{t_i}] ({t.get('id', '?')})"

@@ -112,7 +112,8 @@ def scenario_data(ref: dict, sid: str, tables, thesis: Thesis | None = None) -> 
 
     failures = {r.file: r.error for r in tables.runs.itertuples() if r.scenario == sid and r.error}
     return FrameData(runs, sub(tables.flows), sub(tables.intervals), sub(tables.traces), failures,
-                     phases=sc.get("phases"), fields=metric_fields(ref), probes=sub(tables.probes),
+                     phases=sc.get("phases"), fields=metric_fields(ref), metrics=ref.get("metrics"),
+                     probes=sub(tables.probes),
                      derived=thesis.derived_traces if thesis else None)
 
 

@@ -113,6 +113,7 @@ def run_files(files: list[Path], seeds: list[int], *, quick_factor: float | None
             iv.insert(0, "file", stem)
             iv.insert(1, "seed", seed)
             iv.insert(2, "source", [source_number(n) for n in iv["flow_name"]])
+            iv["used"] = iv["interval"] >= int(res.run["discard"])  # what the batch means use
             irows.append(iv)
     if rows:
         out.flows = pd.concat(rows, ignore_index=True)
