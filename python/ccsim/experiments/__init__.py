@@ -10,4 +10,5 @@ See docs/adding-a-thesis.md.
 # The registered theses: the folder (module) name of each, in the order --list shows them.
 THESES = (
     "keshav91",
+    "liang91",
 )
