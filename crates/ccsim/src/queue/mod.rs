@@ -352,4 +352,12 @@ mod tests {
         }
         assert_eq!(QdiscConfig::default().name(), "droptail");
     }
+
+    #[test]
+    fn no_discipline_shares_a_name_with_an_algorithm() {
+        // `--param NAME.key=value` addresses either by name.
+        for d in DISCIPLINES {
+            assert!(crate::transport::cc::algorithm(d.name).is_none(), "{} names both", d.name);
+        }
+    }
 }

@@ -125,7 +125,7 @@ pub struct Seif {
 }
 
 impl Discipline for Seif {
-    const NAME: &'static str = "seif";
+    const NAME: &'static str = "seif_router";
     const SUMMARY: &'static str = "the SEIF router: Random Drop plus explicit feedback to every source of the queue past 80% full (Liang 1991 §3.2-3.3)";
     type Config = SeifConfig;
     const SIGNALS: bool = true;

@@ -50,16 +50,22 @@ def scheme(name: str, buffer_bytes: int, data: int, **seif_queue) -> tuple[dict,
     the baselines' routers are REAL's stock ones with packet slots: buffer bytes / data size
     (A13). `seif_queue` adds SEIF router parameters."""
     slots = f"{buffer_bytes // data}pkt"
+    # REAL's buffers hold waiting packets: the one on the line takes no room (finding
+    # buffer-excludes-line: the reading that fits Tables 4.1, 4.5 and 4.6).
+    held = {"count_in_service": False}
     if name == "seif":
-        return {"cc": "seif"}, {"queue": "seif", "buffer": f"{buffer_bytes}B", **({"queue_params": seif_queue} if seif_queue else {})}
+        return {"cc": "seif"}, {"queue": "seif_router", "buffer": f"{buffer_bytes}B", **held,
+                                **({"queue_params": seif_queue} if seif_queue else {})}
     if name == "ss":
-        return {"cc": "jk", "params": dict(TIMERS)}, {"queue": "droptail", "buffer": slots}
+        return {"cc": "jk", "params": dict(TIMERS)}, {"queue": "droptail", "buffer": slots, **held}
     if name == "dec":
-        # Plain DECbit (§1.5 [R]): every packet marked, ACKs too, as REAL's dec_router did.
+        # REAL's dec_router as Keshav 1991 describes it (selective DECbit; finding
+        # dec-router-selective measures the plain one), without panic mode, setting the bit
+        # on ACKs too (Liang §2.4.2).
         return ({"cc": "dec", "params": {"initial_rto": "3s", "min_rto": "200ms"}},
-                {"queue": "decbit", "buffer": slots, "queue_params": {"selective": False, "mark_acks": True, "panic": False}})
+                {"queue": "decbit", "buffer": slots, **held, "queue_params": {"mark_acks": True, "panic": False}})
     if name == "tris":
-        return {"cc": "tris", "params": dict(TIMERS)}, {"queue": "droptail", "buffer": slots}
+        return {"cc": "tris", "params": dict(TIMERS)}, {"queue": "droptail", "buffer": slots, **held}
     raise ValueError(name)
 
 
@@ -187,7 +193,7 @@ def chapter4() -> list[tuple[str, str]]:
 
 def chapter5() -> list[tuple[str, str]]:
     out = []
-    schemes = (("dec", "DEC Bit (REAL's DEC sources, plain DECbit routers marking ACKs too)"),
+    schemes = (("dec", "DEC Bit (REAL's DEC sources, selective DECbit routers marking ACKs too)"),
                ("ss", "Slow Start (REAL's JK sources, FCFS routers)"), ("seif", "SEIF"))
     # Class 1 (§5.2.1): one-way FTP along the chain.
     for e in range(1, 7):
