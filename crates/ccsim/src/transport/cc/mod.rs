@@ -225,6 +225,7 @@ algorithms! {
     PacketPair2: pp2::Pp2 boxed,
     SourceQuench: sq::Sq,
     Vegas: vegas::Vegas boxed,
+    Tris: tris::Tris boxed,
     #[cfg(test)]
     TestRecorder: test_recorder::Recorder boxed,
 }
