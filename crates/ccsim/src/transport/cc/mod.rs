@@ -229,6 +229,7 @@ algorithms! {
     SourceQuench: sq::Sq,
     Seif: seif::Seif boxed,
     Vegas: vegas::Vegas boxed,
+    Tris: tris::Tris boxed,
     #[cfg(test)]
     TestRecorder: test_recorder::Recorder boxed,
 }
