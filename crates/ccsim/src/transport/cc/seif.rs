@@ -23,9 +23,12 @@
 //!   the per-loss rule above (spec §1.8.6 [R]); "explicit" ignores timeouts and duplicate ACKs
 //!   (the sender still retransmits on a timeout, but the window is not cut; no fast
 //!   retransmission), "implicit" ignores router feedback.
-//! - The window is an integer (A15); `transition` = 0 means ⌊max_window / 2⌋.
+//! - The window is an integer (A15) unless `growth = "per_ack"`; `transition` = 0 means
+//!   ⌊max_window / 2⌋.
 //! - Stable growth counts ACKs that advance the window, one each however many packets they
-//!   cover; duplicate ACKs do not count.
+//!   cover; duplicate ACKs do not count (`growth = "per_window"`; `"per_ack"` adds 1/window
+//!   per ACK to a fractional window, as JK does). The cut rounds down (`cut_rounding =
+//!   "floor"`, Figs 5.6/5.7's 7 -> 3; `"nearest"` rounds halves up).
 //! - The handled packets are remembered in a small ring (the last 8), enough for the losses
 //!   of one window; a packet the cumulative ACK has passed is forgotten.
 //! - A retransmission asked for by feedback goes at once, whatever the window (as a fast
@@ -57,11 +60,16 @@ pub struct SeifConfig {
     /// Window at which exponential growth ends; 0: half the maximum window.
     pub transition: u32,
     pub mode: Mode,
+    /// The cut window rounded down (false) or to the nearest integer, halves up (true).
+    pub round_cut: bool,
+    /// Stable growth: +1 once a window's worth of ACKs has come (false), or 1/window per ACK
+    /// with the window kept fractional (true: JK's congestion avoidance).
+    pub per_ack: bool,
 }
 
 impl Default for SeifConfig {
     fn default() -> Self {
-        SeifConfig { beta: 0.5, transition: 0, mode: Mode::Both }
+        SeifConfig { beta: 0.5, transition: 0, mode: Mode::Both, round_cut: false, per_ack: false }
     }
 }
 
@@ -75,6 +83,8 @@ pub struct Seif {
     transition: f64,
     beta: f64,
     mode: Mode,
+    round_cut: bool,
+    per_ack: bool,
     /// Past the initialisation state.
     stable: bool,
     /// ACKs counted towards the next +1 in the stable state.
@@ -110,6 +120,18 @@ impl Algorithm for Seif {
                 &[("both", Mode::Both), ("explicit", Mode::Explicit), ("implicit", Mode::Implicit)],
                 "the signals it reacts to: router feedback and implicit ones (timeouts, 3 duplicate ACKs), or only one kind",
             )?,
+            round_cut: p.choice(
+                "cut_rounding",
+                false,
+                &[("floor", false), ("nearest", true)],
+                "how beta x window becomes a whole window: rounded down, or to the nearest (halves up)",
+            )?,
+            per_ack: p.choice(
+                "growth",
+                false,
+                &[("per_window", false), ("per_ack", true)],
+                "stable growth: +1 after a window's worth of ACKs, or 1/window per ACK (a fractional window, as JK's)",
+            )?,
         })
     }
 
@@ -121,6 +143,8 @@ impl Algorithm for Seif {
             transition: transition as f64,
             beta: cfg.beta,
             mode: cfg.mode,
+            round_cut: cfg.round_cut,
+            per_ack: cfg.per_ack,
             stable: false,
             acks: 0,
             handled: [NONE; HANDLED],
@@ -160,7 +184,8 @@ impl Seif {
     }
 
     fn cut(&mut self) {
-        self.window = (self.window * self.beta).floor().max(1.0);
+        let w = self.window * self.beta;
+        self.window = if self.round_cut { (w + 0.5).floor() } else { w.floor() }.max(1.0);
         self.stable = true;
         self.acks = 0;
         self.cuts += 1;
@@ -213,6 +238,8 @@ impl CongestionControl for Seif {
                 self.stable = true;
                 self.acks = 0;
             }
+        } else if self.per_ack {
+            self.window += 1.0 / self.window;
         } else {
             self.acks += 1;
             if self.acks as f64 >= self.window {
@@ -337,5 +364,18 @@ mod tests {
         implicit.window = 12.0;
         assert_eq!(implicit.on_feedback(&fb(Some(2))), None);
         assert_eq!(implicit.cwnd(), 12.0);
+    }
+
+    #[test]
+    fn the_readings_of_rounding_and_growth() {
+        let mut near = Seif::build(&SeifConfig { round_cut: true, ..SeifConfig::default() }, 30);
+        near.window = 11.0;
+        near.on_feedback(&fb(None));
+        assert_eq!(near.cwnd(), 6.0, "5.5 to the nearest, halves up");
+        let mut per_ack = Seif::build(&SeifConfig { per_ack: true, ..SeifConfig::default() }, 30);
+        per_ack.window = 8.0;
+        per_ack.stable = true;
+        per_ack.on_new_ack(&ack(1));
+        assert_eq!(per_ack.cwnd(), 8.125, "1/window per ACK");
     }
 }
