@@ -95,7 +95,8 @@ def test_scenarios_runs_and_stems_follow_the_naming_scheme():
     assert runs["T4.6"]["10x512 POBM"] == "t46-b10-packets"
     for sid, stem in (("T4.7", "t47"), ("T4.8", "t48"), ("T4.10", "t410")):
         assert runs[sid]["SEIF @ 0"] == f"{stem}-beta0.0" and runs[sid]["SEIF @ 0.9"] == f"{stem}-beta0.9"
-        assert len(runs[sid]) == 7
+        assert runs[sid]["SEIF 10x512 (as stated) @ 0.5"] == f"{stem}-stated-beta0.5"
+        assert len(runs[sid]) == 14, "the judged runs (20 x 512 B, spec A6) and the stated buffer's"
     for sid, pre, n in (("C1", "c1", 6), ("C2", "c2", 11), ("C3", "c3", 8)):
         assert runs[sid] == {f"Exp{e} {k}": f"{pre}-e{e}-{k.lower()}" for e in range(1, n + 1) for k in ("DEC", "SS", "SEIF")}
     assert runs["TRIS"] == {**{f"Exp{e} Tri-S": f"tris-e{e}-tris" for e in range(1, 5)},

@@ -464,4 +464,25 @@ mod tests {
         assert_eq!(sent, vec![data[1], data[0], control], "queued, then the pipe in order");
         assert_eq!(port.queue_packets(), 1);
     }
+
+    #[test]
+    fn a_feedback_never_costs_a_data_packet_its_place() {
+        // Liang 1991 P4: a feedback takes room only if there is room, and the discipline
+        // alone admits data. Buffer 3, one data packet on the line, one waiting, the lane's
+        // feedback takes the third place; the next data packet still gets in.
+        let mut port = Port::new(0, 1, 80_000, 0, Qdisc::DropTail(DropTail::new(BufferLimit::Packets(3), true)));
+        port.enable_control_lane(BufferLimit::Packets(3), true);
+        let mut arena = PacketArena::new();
+        let mut events = EventQueue::new();
+        for _ in 0..2 {
+            let d = packet(&mut arena);
+            assert_eq!(port.receive(d, &mut arena, 0, &mut events, 0), None);
+        }
+        let control = arena.alloc(Packet { size: 50, kind: crate::net::PacketKind::Control, ..EMPTY });
+        assert_eq!(port.receive_control(control, &mut arena, 0, &mut events, 0), None);
+        let d = packet(&mut arena);
+        assert_eq!(port.receive(d, &mut arena, 0, &mut events, 0), None, "the feedback took no data packet's place");
+        let d = packet(&mut arena);
+        assert_eq!(port.receive(d, &mut arena, 0, &mut events, 0), Some(d), "the discipline's own buffer is full");
+    }
 }
