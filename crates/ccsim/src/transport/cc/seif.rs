@@ -28,7 +28,8 @@
 //! - Stable growth counts ACKs that advance the window, one each however many packets they
 //!   cover; duplicate ACKs do not count (`growth = "per_window"`; `"per_ack"` adds 1/window
 //!   per ACK to a fractional window, as JK does). The cut rounds down (`cut_rounding =
-//!   "floor"`, Figs 5.6/5.7's 7 -> 3; `"nearest"` rounds halves up).
+//!   "floor"`, Figs 5.6/5.7's 7 -> 3; `"nearest"` rounds halves up, `"fractional"` keeps
+//!   beta x window, of which the sender uses the floor).
 //! - The handled packets are remembered in a small ring (the last 8), enough for the losses
 //!   of one window; a packet the cumulative ACK has passed is forgotten.
 //! - A retransmission asked for by feedback goes at once, whatever the window (as a fast
@@ -46,6 +47,17 @@ use crate::sim::PS_PER_SEC;
 use crate::transport::config::{SenderConfig, TimerMode};
 use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
 
+/// How a cut window is rounded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CutRounding {
+    /// Down to a whole window (Figs 5.6/5.7's 7 -> 3).
+    Floor,
+    /// To the nearest whole window, halves up.
+    Nearest,
+    /// Not at all: the window stays fractional (the sender uses its floor), as JK's does.
+    Fractional,
+}
+
 /// Which congestion signals the source reacts to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -60,8 +72,8 @@ pub struct SeifConfig {
     /// Window at which exponential growth ends; 0: half the maximum window.
     pub transition: u32,
     pub mode: Mode,
-    /// The cut window rounded down (false) or to the nearest integer, halves up (true).
-    pub round_cut: bool,
+    /// How beta x window becomes the new window.
+    pub cut_rounding: CutRounding,
     /// Stable growth: +1 once a window's worth of ACKs has come (false), or 1/window per ACK
     /// with the window kept fractional (true: JK's congestion avoidance).
     pub per_ack: bool,
@@ -69,7 +81,7 @@ pub struct SeifConfig {
 
 impl Default for SeifConfig {
     fn default() -> Self {
-        SeifConfig { beta: 0.5, transition: 0, mode: Mode::Both, round_cut: false, per_ack: false }
+        SeifConfig { beta: 0.5, transition: 0, mode: Mode::Both, cut_rounding: CutRounding::Floor, per_ack: false }
     }
 }
 
@@ -83,7 +95,7 @@ pub struct Seif {
     transition: f64,
     beta: f64,
     mode: Mode,
-    round_cut: bool,
+    cut_rounding: CutRounding,
     per_ack: bool,
     /// Past the initialisation state.
     stable: bool,
@@ -120,11 +132,11 @@ impl Algorithm for Seif {
                 &[("both", Mode::Both), ("explicit", Mode::Explicit), ("implicit", Mode::Implicit)],
                 "the signals it reacts to: router feedback and implicit ones (timeouts, 3 duplicate ACKs), or only one kind",
             )?,
-            round_cut: p.choice(
+            cut_rounding: p.choice(
                 "cut_rounding",
-                false,
-                &[("floor", false), ("nearest", true)],
-                "how beta x window becomes a whole window: rounded down, or to the nearest (halves up)",
+                CutRounding::Floor,
+                &[("floor", CutRounding::Floor), ("nearest", CutRounding::Nearest), ("fractional", CutRounding::Fractional)],
+                "how beta x window becomes the new window: rounded down, to the nearest (halves up), or kept fractional",
             )?,
             per_ack: p.choice(
                 "growth",
@@ -143,7 +155,7 @@ impl Algorithm for Seif {
             transition: transition as f64,
             beta: cfg.beta,
             mode: cfg.mode,
-            round_cut: cfg.round_cut,
+            cut_rounding: cfg.cut_rounding,
             per_ack: cfg.per_ack,
             stable: false,
             acks: 0,
@@ -185,7 +197,12 @@ impl Seif {
 
     fn cut(&mut self) {
         let w = self.window * self.beta;
-        self.window = if self.round_cut { (w + 0.5).floor() } else { w.floor() }.max(1.0);
+        self.window = match self.cut_rounding {
+            CutRounding::Floor => w.floor(),
+            CutRounding::Nearest => (w + 0.5).floor(),
+            CutRounding::Fractional => w,
+        }
+        .max(1.0);
         self.stable = true;
         self.acks = 0;
         self.cuts += 1;
@@ -368,10 +385,14 @@ mod tests {
 
     #[test]
     fn the_readings_of_rounding_and_growth() {
-        let mut near = Seif::build(&SeifConfig { round_cut: true, ..SeifConfig::default() }, 30);
+        let mut near = Seif::build(&SeifConfig { cut_rounding: CutRounding::Nearest, ..SeifConfig::default() }, 30);
         near.window = 11.0;
         near.on_feedback(&fb(None));
         assert_eq!(near.cwnd(), 6.0, "5.5 to the nearest, halves up");
+        let mut frac = Seif::build(&SeifConfig { cut_rounding: CutRounding::Fractional, ..SeifConfig::default() }, 30);
+        frac.window = 11.0;
+        frac.on_feedback(&fb(None));
+        assert_eq!(frac.cwnd(), 5.5);
         let mut per_ack = Seif::build(&SeifConfig { per_ack: true, ..SeifConfig::default() }, 30);
         per_ack.window = 8.0;
         per_ack.stable = true;
