@@ -54,8 +54,9 @@ def scheme(name: str, buffer_bytes: int, data: int, **seif_queue) -> tuple[dict,
     # buffer-excludes-line: the reading that fits Tables 4.1, 4.5 and 4.6).
     held = {"count_in_service": False}
     if name == "seif":
+        # Source tables reset every 10 s (A4: not given; finding routing-interval).
         return {"cc": "seif"}, {"queue": "seif_router", "buffer": f"{buffer_bytes}B", **held,
-                                **({"queue_params": seif_queue} if seif_queue else {})}
+                                "queue_params": {"routing_interval": "10s", **seif_queue}}
     if name == "ss":
         return {"cc": "jk", "params": dict(TIMERS)}, {"queue": "droptail", "buffer": slots, **held}
     if name == "dec":
