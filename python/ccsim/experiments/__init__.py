@@ -11,4 +11,5 @@ See docs/adding-a-thesis.md.
 THESES = (
     "keshav91",
     "liang91",
+    "hua02",
 )

@@ -176,7 +176,8 @@ def reproduce(thesis: Thesis, *, quick: bool = False, seeds: int | None = None, 
     tables = run_scenarios(ref, scenarios, seed_list, thesis.scenario_dir,
                            quick_factor=thesis.quick_factor if quick else None,
                            trace_scenarios=trace_scenarios(ref, thesis), jobs=jobs, scheduler=scheduler,
-                           progress=progress, jitter=jitter, params=overrides)
+                           progress=progress, jitter=jitter, params=overrides,
+                           extra_rows=thesis.extra_rows)
     sim_seconds = time.perf_counter() - t0
     runs = tables.runs
     scen_col = {r.file: r.scenario for r in runs.itertuples()}

@@ -84,8 +84,11 @@ def edit_scenario(data: dict, quick_factor: float | None, jitter: str | None, pa
 
 def run_files(files: list[Path], seeds: list[int], *, quick_factor: float | None = None,
               workers: int | None = None, progress: bool = True, scheduler: str | None = None,
-              keep_results: bool = False, jitter: str | None = None, params=()) -> Collected:
-    """Run every file over every seed (edited as :func:`edit_scenario` says)."""
+              keep_results: bool = False, jitter: str | None = None, params=(),
+              extra_rows=None) -> Collected:
+    """Run every file over every seed (edited as :func:`edit_scenario` says). ``extra_rows``
+    (a thesis's hook, :attr:`Thesis.extra_rows`) turns each run's results into more rows of
+    the flows table: quantities of ports or classes that the thesis's cells read like flows'."""
     tasks = []
     params = tuple(params)
     for f in files:
@@ -104,6 +107,10 @@ def run_files(files: list[Path], seeds: list[int], *, quick_factor: float | None
         if keep_results:
             out.results[task.key] = res
         fl = res.flows.copy()
+        if extra_rows is not None:
+            more = extra_rows(res)
+            if more is not None and len(more):
+                fl = pd.concat([fl, pd.DataFrame(more)], ignore_index=True)
         fl.insert(0, "file", stem)
         fl.insert(1, "seed", seed)
         fl.insert(2, "source", [source_number(n) for n in fl["name"]])
@@ -160,7 +167,7 @@ def _concat(frames: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
 def run_scenarios(ref: dict, scenarios: list[str], seeds: list[int], scenario_dir: Path, *,
                   quick_factor: float | None = None, trace_scenarios=frozenset(), jobs: int | None = None,
                   scheduler: str | None = None, progress: bool = True, jitter: str | None = None,
-                  params=()) -> RunTables:
+                  params=(), extra_rows=None) -> RunTables:
     """Run the scenario files of the ``scenarios`` (ids) of ``ref`` over ``seeds``. A scenario
     with fixed ``phases`` is never shortened; the runs of ``trace_scenarios`` keep their traces
     and probe records. A file that does not validate, or a run that fails, is reported in the
@@ -188,7 +195,8 @@ def run_scenarios(ref: dict, scenarios: list[str], seeds: list[int], scenario_di
         if not todo:
             continue
         got = run_files(todo, seeds, quick_factor=factor, workers=jobs, progress=progress,
-                        scheduler=scheduler, keep_results=keep, jitter=jitter, params=params)
+                        scheduler=scheduler, keep_results=keep, jitter=jitter, params=params,
+                        extra_rows=extra_rows)
         if len(got.flows):
             flows.append(got.flows)
         if len(got.intervals):

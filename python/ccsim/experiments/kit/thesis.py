@@ -39,6 +39,11 @@ class Thesis:
     derived_traces: Mapping[str, tuple] = field(default_factory=dict)
     """Trace quantities of the thesis's own for its checks: name -> (columns needed, function
     of the trace rows), beside :data:`ccsim.experiments.kit.frames.DERIVED_TRACES`."""
+    extra_rows: Callable | None = None
+    """``extra_rows(results)``: rows to add to a run's flows table (dicts or a DataFrame with a
+    ``name`` that starts with a source number, and metric columns): quantities of ports or
+    traffic classes that cells and checks then read as they read flows'. Called once per run,
+    in the main process, with the run's :class:`ccsim.Results`."""
     figures: Callable | None = None
     """``figures(board, ctx)``: draw the thesis's figures into ``board``
     (:class:`ccsim.experiments.kit.report.FigureBoard`) from ``ctx``
