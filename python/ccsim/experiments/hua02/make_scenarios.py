@@ -119,8 +119,83 @@ def chapter3() -> list[tuple[str, str]]:
     return out
 
 
+# -- chapter 5: proportional delay differentiation on one link (Fig. 5.2) ------------------
+
+LINK_BPS = 10e6                     # any rate: results are in p-units (spec §3.3)
+MEAN_SIZE = 440                     # bytes: 40% 100 B, 40% 500 B, 20% 1000 B
+SIZES = [{"size": "100B", "share": 0.4}, {"size": "500B", "share": 0.4}, {"size": "1000B", "share": 0.2}]
+CONNECTIONS = 4                     # flows per class (spec A-S4)
+BURST = 20                          # mean packets per ON period (spec §3.3)
+E5_DURATION = 400.0                 # s: about 1.08 x 10^6 departures at U = 0.95 after the warm-up
+E5_WARMUP = 10.0                    # s: 2.8 x 10^4 p-units
+
+
+def delay_link(stem: str, title: str, notes: list[str], scheduler: str, shares: list[float], load: float,
+               spacing: float) -> tuple[str, str]:
+    """N classes (len(shares)) x 4 connections of Pareto on/off sources into one link whose
+    output runs `scheduler` with class weights spacing^c; class 0 is the lowest (Hua's class 1)."""
+    pkt_rate = LINK_BPS / (8 * MEAN_SIZE)
+    hosts = [f"c{k}" for k in range(1, CONNECTIONS + 1)] + ["sink"]
+    links = [{"between": [h, "r1"], "bandwidth": "1Gbps"} for h in hosts[:-1]]
+    links.append({"between": ["r1", "r2"], "bandwidth": f"{LINK_BPS:g}bps", "queue": scheduler,
+                  "queue_params": {"spacing": spacing}, "buffer": "unlimited"})
+    links.append({"between": ["r2", "sink"], "bandwidth": "1Gbps"})
+    flows = []
+    for c, share in enumerate(shares):
+        mean_pps = load * share * pkt_rate / CONNECTIONS
+        peak = 2 * mean_pps
+        for k in range(1, CONNECTIONS + 1):
+            flows.append({"name": f"{100 * (c + 1) + k} class{c + 1} c{k}", "src": f"c{k}", "dst": "sink",
+                          "app": "pareto", "cc": "none", "class": c, "rate": f"{peak:.6g}pps", "shape": 1.9,
+                          "burst": BURST, "mean_off": f"{BURST / peak:.6g}s", "packet_sizes": SIZES})
+    body = {
+        "name": f"hua02-{stem}",
+        "description": f"Hua 2002 {title}",
+        "seed": 1,
+        "duration": f"{E5_DURATION:g}s",
+        "measure": {"interval": f"{E5_WARMUP:g}s", "discard": 1, "trace_cwnd": False, "trace_queues": "none",
+                    "trace_departures": ["r1->r2"]},
+        "nodes": {"hosts": hosts, "switches": ["r1", "r2"]},
+        "links": links,
+        "flows": flows,
+    }
+    mix = ":".join(f"{100 * x:g}" for x in shares)
+    notes = notes + [
+        f"{len(shares)} classes (loads {mix}, class 1 the lowest) x {CONNECTIONS} connections of Pareto on/off",
+        f"sources (shape 1.9, {BURST} packets a burst, peak twice the mean, OFF as long as ON on average:",
+        "spec §3.3, A-S4) with 40% 100 B, 40% 500 B, 20% 1000 B packets, into a 10 Mb/s link",
+        f"(results in p-units, 440 B at 10 Mb/s) with an unlimited buffer; total load {load:g}; class",
+        f"weights {spacing:g}^c. {E5_DURATION:g} s (about 10^6 departures at 0.95), the first {E5_WARMUP:g} s not measured.",
+    ]
+    return text(stem, title, notes, body)
+
+
+SCHEDULERS = (("wtp", "WTP"), ("swtp", "S-WTP"))
+MIXES = {"60-20-20": [0.6, 0.2, 0.2], "33-33-33": [1 / 3] * 3, "20-20-60": [0.2, 0.2, 0.6],
+         "30-40-30": [0.3, 0.4, 0.3], "20-30-50": [0.2, 0.3, 0.5]}
+LOADS = (0.65, 0.70, 0.75, 0.80, 0.85, 0.90, 0.95)
+
+
+def chapter5() -> list[tuple[str, str]]:
+    out = []
+    for slug, word in SCHEDULERS:
+        for mix, shares in MIXES.items():
+            for u in LOADS:
+                out.append(delay_link(f"e53-{slug}-{mix}-u{round(100 * u)}",
+                                      f"§5.4, Figs 5.3-5.5: {word}, 3 classes, mix {mix}, load {u:g}",
+                                      ["Target ratio 2. The uniform mix at 0.95 is also Figs 5.3 and 5.4's run",
+                                       "(spec E5.1-E5.2: load and mix not stated, read as uniform at 0.95)."],
+                                      slug, shares, u, 2.0))
+        for n in (4, 5, 6):
+            for target in (2.0, 1.5):
+                out.append(delay_link(f"e54-{slug}-n{n}-t{round(10 * target)}",
+                                      f"§5.4.3, Table 5.{1 if target == 2.0 else 2}: {word}, {n} classes, target {target:g}",
+                                      ["Uniform class loads (spec A-S6), load 0.95."], slug, [1 / n] * n, 0.95, target))
+    return out
+
+
 def build_all() -> dict[str, str]:
-    return dict(sorted(chapter3()))
+    return dict(sorted(chapter3() + chapter5()))
 
 
 def main(argv: list[str] | None = None) -> int:
