@@ -6,11 +6,13 @@ simulation.
 
 - :mod:`ccsim.models.keshav91`: Keshav 1991, chapter 2 (mean Telnet delay at an FQ or
   FCFS switch shared with greedy FTPs) and chapter 4 (packet-pair transients, Table 4.1).
+- :mod:`ccsim.models.hua02`: Hua 2002 chapter 5, Kleinrock's mean waits under WTP
+  (time-dependent priorities), the theory the ``wtp`` discipline is checked against.
 - :mod:`ccsim.models.liang91`: Liang 1991 (SEIF), the derived columns of chapters 4-5
   (fairness variance, feedback overhead, throughput improvement) and spec §6.2's base RTT,
   pipe size and two-way data cap.
 """
 
-from . import keshav91, liang91
+from . import hua02, keshav91, liang91
 
-__all__ = ["keshav91", "liang91"]
+__all__ = ["hua02", "keshav91", "liang91"]

@@ -13,11 +13,32 @@ Chapter 3 (thesis §3.3, eqs 3.1-3.13; spec ``hua02-vegas-jcc-swtp.md`` §2):
   light load.
 
 Units: rates in bit/s, times in seconds, windows and backlogs in packets.
+
+Chapter 5 (thesis §5.2): the theory its WTP scheduler is checked against. Hua §5.2 takes WTP from Dovrolis et al. (1999), who took it from Kleinrock's time-dependent
+priorities (Kleinrock 1964, "A delay dependent queue discipline", NRLQ 11; 1976, *Queueing
+Systems* vol. 2 §3.7). The thesis quotes only the qualitative property (the achieved delay
+ratios depend on the load and approach the configured b-ratios only under heavy load); the
+formula is the spec's Appendix A (``hua02-vegas-jcc-swtp.md``), a check of the WTP
+implementation with Poisson arrivals (V5.6).
+
+- :func:`wtp_waits`: the mean waits W_p of an M/G/1 queue under non-preemptive WTP;
+- :func:`wtp_ratios`: the consecutive ratios W_p / W_{p+1} (class p the lower priority);
+- :func:`residual_work`: W_0 = Σ λ_i E[S_i²] / 2, the mean residual service a packet finds;
+- :data:`APPENDIX_A`: the spec's reference ratios for b = 1 : 2 : 4, for the tests.
+
+Classes are numbered as in ccsim's ``wtp``/``swtp`` disciplines: index 0 is the lowest
+priority (the smallest weight, the largest delay; Hua's class 1). Loads ρ_i are fractions of
+the line (Σ ρ_i < 1); waits come back in the unit of ``w0`` (seconds if ``w0`` is, or "W_0
+units" with the default 1: the ratios do not depend on it).
 """
 
 from __future__ import annotations
 
 import math
+from typing import Sequence
+
+__all__ = ["vegas_delta", "vegas_backlog_delay", "parking_lot_fluid",
+           "wtp_waits", "wtp_ratios", "residual_work", "APPENDIX_A", "APPENDIX_A_MORE"]
 
 
 def vegas_delta(window: float, base_rtt: float, rtt: float) -> float:
@@ -69,3 +90,93 @@ def parking_lot_fluid(capacity_bps: float, congested: int, flows0: int, flows_cr
         else:
             lo = mid
     return rates(lo)
+
+
+
+def _loads_and_weights(loads: Sequence[float], weights: Sequence[float]) -> tuple[list[float], list[float]]:
+    rho = [float(x) for x in loads]
+    b = [float(x) for x in weights]
+    if len(rho) != len(b) or not rho:
+        raise ValueError(f"loads and weights: expected two lists of the same positive length, got {len(rho)} and {len(b)}")
+    if any(not math.isfinite(x) or x < 0 for x in rho):
+        raise ValueError(f"loads: expected non-negative numbers, got {list(loads)!r}")
+    if not sum(rho) < 1:
+        raise ValueError(f"loads: expected a total below 1 (a stable queue), got {sum(rho):g}")
+    if any(not math.isfinite(x) or x <= 0 for x in b):
+        raise ValueError(f"weights: expected positive numbers, got {list(weights)!r}")
+    if any(b[i] > b[i + 1] for i in range(len(b) - 1)):
+        raise ValueError(f"weights: expected them non-decreasing (class 0 the lowest priority), got {list(weights)!r}")
+    return rho, b
+
+
+def wtp_waits(loads: Sequence[float], weights: Sequence[float], w0: float = 1.0) -> list[float]:
+    """Mean queueing delay of each class under non-preemptive WTP (time-dependent priorities).
+
+    Source: Kleinrock 1964 / 1976 vol. 2 §3.7, as the spec's Appendix A writes it. An M/G/1
+    queue; class p arrives Poisson at load ρ_p; a class-p packet that arrived at τ has
+    priority b_p (t − τ); whenever the server frees, the largest goes. With
+    0 < b_0 ≤ b_1 ≤ … and ρ = Σ ρ_i:
+
+        W_p = [ W_0/(1−ρ) − Σ_{i<p} ρ_i W_i (1 − b_i/b_p) ] / [ 1 − Σ_{i>p} ρ_i (1 − b_p/b_i) ]
+
+    solved from the lowest class up. W_0 = Σ λ_i E[S_i²]/2 (:func:`residual_work`). The waits
+    satisfy the conservation law Σ ρ_p W_p = ρ W_0/(1−ρ).
+
+    Arguments: ``loads`` ρ_p (fractions of the line), ``weights`` b_p (non-decreasing),
+    ``w0`` in any time unit. Returns the waits in that unit, class 0 first.
+    """
+    rho, b = _loads_and_weights(loads, weights)
+    if not (math.isfinite(w0) and w0 > 0):
+        raise ValueError(f"w0: expected a positive number, got {w0!r}")
+    total = sum(rho)
+    base = w0 / (1 - total)
+    waits: list[float] = []
+    for p in range(len(rho)):
+        num = base - sum(rho[i] * waits[i] * (1 - b[i] / b[p]) for i in range(p))
+        den = 1 - sum(rho[i] * (1 - b[p] / b[i]) for i in range(p + 1, len(rho)))
+        waits.append(num / den)
+    return waits
+
+
+def wtp_ratios(loads: Sequence[float], weights: Sequence[float]) -> list[float]:
+    """The consecutive mean-delay ratios W_p / W_{p+1} under WTP (:func:`wtp_waits`): what a
+    proportional delay differentiation scheduler aims to hold at b_{p+1}/b_p. They depend on
+    neither W_0 nor the service-time distribution when all classes share it.
+
+    E.g. ``wtp_ratios([0.95/3]*3, [1, 2, 4])`` ≈ [1.888, 1.873] (spec Appendix A); two
+    classes give 1/(1 − ρ(1 − b_0/b_1)) exactly.
+    """
+    w = wtp_waits(loads, weights)
+    return [w[p] / w[p + 1] for p in range(len(w) - 1)]
+
+
+def residual_work(rates: Sequence[float], second_moments: Sequence[float]) -> float:
+    """W_0 = Σ λ_i E[S_i²] / 2: the mean remaining service time an arrival finds.
+
+    ``rates`` λ_i in packets per second, ``second_moments`` E[S_i²] in seconds². E.g. Hua's
+    packet mix (40% 100 B, 40% 500 B, 20% 1000 B) on a line of C bit/s has
+    E[S²] = (0.4·100² + 0.4·500² + 0.2·1000²)·64/C² = 304000·64/C².
+    """
+    lam = [float(x) for x in rates]
+    s2 = [float(x) for x in second_moments]
+    if len(lam) != len(s2) or any(x < 0 or not math.isfinite(x) for x in lam + s2):
+        raise ValueError("rates and second_moments: expected two lists of non-negative numbers of the same length")
+    return sum(l * m for l, m in zip(lam, s2)) / 2
+
+
+# Spec Appendix A: d_0/d_1 and d_1/d_2 for b = 1 : 2 : 4, Poisson, by class mix (the thesis's
+# class order, lowest priority first) and total load U.
+APPENDIX_A: dict[tuple[float, float, float], dict[float, tuple[float, float]]] = {
+    (0.6, 0.2, 0.2): {0.65: (1.455, 1.373), 0.75: (1.574, 1.486), 0.85: (1.718, 1.637), 0.95: (1.895, 1.852)},
+    (1 / 3, 1 / 3, 1 / 3): {0.65: (1.436, 1.417), 0.75: (1.556, 1.532), 0.85: (1.702, 1.678), 0.95: (1.888, 1.873)},
+    (0.2, 0.2, 0.6): {0.65: (1.394, 1.439), 0.75: (1.512, 1.555), 0.85: (1.665, 1.697), 0.95: (1.869, 1.882)},
+    (0.3, 0.4, 0.3): {0.65: (1.441, 1.424), 0.75: (1.560, 1.539), 0.85: (1.707, 1.684), 0.95: (1.890, 1.877)},
+    (0.2, 0.3, 0.5): {0.65: (1.411, 1.441), 0.75: (1.529, 1.556), 0.85: (1.680, 1.699), 0.95: (1.877, 1.884)},
+}
+
+# Spec Appendix A, more classes, uniform, U = 0.95: (classes, spacing) -> ratios.
+APPENDIX_A_MORE: dict[tuple[int, float], tuple[float, ...]] = {
+    (4, 2.0): (1.867, 1.861, 1.822),
+    (4, 1.5): (1.454, 1.455, 1.448),
+    (6, 2.0): (1.823, 1.824, 1.797, 1.745, 1.660),
+}

@@ -235,6 +235,9 @@ disciplines! {
     Red: red::Red boxed,
     RandomDrop: random_drop::RandomDrop boxed,
     Seif: seif::Seif boxed,
+    Wtp: wtp::Wtp boxed,
+    Swtp: swtp::Swtp boxed,
+    Bpr: bpr::Bpr boxed,
 }
 
 // Not a port discipline: chapter 3's buffering structures for FQ and their evaluation.
