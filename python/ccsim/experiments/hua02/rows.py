@@ -47,7 +47,7 @@ def _class_delays(res) -> list[dict]:
     d = res.departures
     if d is None or not len(d):
         return []
-    d = d[(d["kind"] == 0) & (d["time_s"] >= E5_WARMUP)] if "kind" in d.columns else d[d["time_s"] >= E5_WARMUP]
+    d = d[(d["kind"] == "data") & (d["time_s"] >= E5_WARMUP)]
     p_unit = MEAN_SIZE * 8 / LINK_BPS
     cls = d["class"].to_numpy(np.int64)
     wait = d["wait_s"].to_numpy(float) / p_unit

@@ -99,7 +99,12 @@ def _sim_value(kind: str, row: Mapping, spec: Mapping, metric: str, fd) -> tuple
         sd = math.nan
     else:
         per = fd.per_seed(pair, int(row["source"]), metric, "mean", phase)
-        sd = fd.cell(pair, int(row["source"]), metric, "sd") if phase is None else math.nan
+        sd = math.nan
+        if phase is None:
+            try:
+                sd = fd.cell(pair, int(row["source"]), metric, "sd")
+            except NoData:  # rows a thesis adds (extra_rows) may carry no batch-means sd
+                pass
     n = int(per.notna().sum())
     return (float(per.median()) if n else math.nan), sd, n
 
