@@ -63,14 +63,18 @@ def run_many(tasks: list[Task], *, workers: int | None = None, progress: bool | 
     try:
         futures = {pool.submit(_execute, t, stop): t for t in tasks}
         for fut in as_completed(futures):
-            t = futures[fut]
+            # Popped, so that a finished run's results are freed once the caller is done with
+            # them, not held to the end of the sweep (hundreds of runs with packet traces).
+            t = futures.pop(fut)
             try:
                 res = fut.result()
             except Exception as e:  # reported to the caller, not raised
                 res = e
+            del fut
             if bar:
                 bar.advance()
             yield t, res
+            del res
     finally:
         stop.set()
         pool.shutdown(wait=True, cancel_futures=True)
