@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
@@ -60,21 +60,34 @@ def run_many(tasks: list[Task], *, workers: int | None = None, progress: bool | 
     # once instead of running everything it had queued.
     stop = threading.Event()
     pool = ThreadPoolExecutor(max_workers=workers)
+    # At most two runs per worker are submitted ahead of the caller: a caller slower than the
+    # pool (one that reduces each run's packet trace) would otherwise have every finished
+    # run's results waiting in memory at once.
+    ahead = 2 * workers
+    todo = iter(tasks)
+    running: dict = {}
     try:
-        futures = {pool.submit(_execute, t, stop): t for t in tasks}
-        for fut in as_completed(futures):
-            # Popped, so that a finished run's results are freed once the caller is done with
-            # them, not held to the end of the sweep (hundreds of runs with packet traces).
-            t = futures.pop(fut)
-            try:
-                res = fut.result()
-            except Exception as e:  # reported to the caller, not raised
-                res = e
-            del fut
-            if bar:
-                bar.advance()
-            yield t, res
-            del res
+        while True:
+            while len(running) < ahead:
+                t = next(todo, None)
+                if t is None:
+                    break
+                running[pool.submit(_execute, t, stop)] = t
+            if not running:
+                break
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            while done:
+                fut = done.pop()
+                t = running.pop(fut)
+                try:
+                    res = fut.result()
+                except Exception as e:  # reported to the caller, not raised
+                    res = e
+                del fut
+                if bar:
+                    bar.advance()
+                yield t, res
+                del res
     finally:
         stop.set()
         pool.shutdown(wait=True, cancel_futures=True)
