@@ -31,6 +31,10 @@ pub mod flags {
     pub const ECHO_RETX: u8 = 8;
     /// Data packet is a duplicate at the sink (set on the ACK it causes).
     pub const DUP: u8 = 16;
+    /// Data: a probe its sender marked (`CongestionControl::probe_for`; JCC, Hua 2002 §4.2).
+    /// Routers that collect a path value stamp its `code` (RED with `code_bits`) and may spare
+    /// it from early drops. The ACK does not carry the flag; it echoes the code.
+    pub const PROBE: u8 = 32;
 }
 
 /// Values of [`Packet::code`] that mark probe pairs (Keshav 1991 §4.4: packet-pair). A paced

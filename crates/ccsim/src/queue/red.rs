@@ -52,6 +52,14 @@
 //!   never drops early while fewer than two packets wait: not modelled.
 //! - The random numbers come from the port's own stream (`PortSetup::rng("red")`), one
 //!   uniform draw per arrival between the thresholds.
+//!
+//! Hua 2002's modified RED for JCC (§4.2.5, eq. 4.4; spec §1.2.2), off unless `code_bits` is
+//! set: a probe (`flags::PROBE`) the port accepts leaves with code = max(code, r), r the m-bit
+//! code of p_b at the average after this arrival's update ([`code`] has the rules and choices);
+//! with `exempt_probes` probes are spared RED's own drops, not the buffer's. Drops stay RED's.
+
+mod code;
+pub use code::{red_code, CodeScale};
 
 use super::{BufferLimit, Discipline, DropTail, InService, PortSetup, QueueDiscipline, Verdict};
 use crate::net::packet::flags;
@@ -82,6 +90,12 @@ pub struct RedConfig {
     pub queue_in_bytes: bool,
     /// Typical packet size, bytes: the idle decay's unit (and the byte thresholds'). 500.
     pub packet_size: u32,
+    /// Hua 2002's modified RED: bits m of the code stamped on probes (eq. 4.4); 0 = off. 0.
+    pub code_bits: u8,
+    /// Scale of eq. 4.4's middle line. Prose.
+    pub code_scale: CodeScale,
+    /// Probes are spared RED's own drops (not the buffer's). true.
+    pub exempt_probes: bool,
 }
 
 impl Default for RedConfig {
@@ -96,6 +110,9 @@ impl Default for RedConfig {
             wait: false,
             queue_in_bytes: false,
             packet_size: 500,
+            code_bits: 0,
+            code_scale: CodeScale::Prose,
+            exempt_probes: true,
         }
     }
 }
@@ -160,6 +177,19 @@ impl Red {
 
     pub fn stats(&self) -> RedStats {
         self.stats
+    }
+
+    /// Set the average queue (tests; a warm start).
+    pub fn set_average(&mut self, avg: f64) {
+        self.avg = avg;
+    }
+
+    /// The code a probe arriving now would be stamped with (eq. 4.4; 0 with `code_bits` 0).
+    pub fn code(&self) -> u8 {
+        match self.cfg.code_bits {
+            0 => 0,
+            m => red_code(self.avg, self.min_th, self.max_th, m, self.cfg.code_scale),
+        }
     }
 
     /// p_b at the current average, before the count correction (0 below min_th, 1 where every
@@ -246,6 +276,24 @@ impl Discipline for Red {
                 1 << 30,
                 "typical packet, bytes: idle decay (1 - w_q)^m, m = idle time / its transmission time",
             )? as u32,
+            code_bits: p.integer(
+                "code_bits",
+                d.code_bits as u64,
+                0,
+                8,
+                "Hua 2002 modified RED: bits m of the code of p_b stamped on probes, max(code, r) (eq. 4.4); 0 = off",
+            )? as u8,
+            code_scale: p.choice(
+                "code_scale",
+                d.code_scale,
+                &[("prose", CodeScale::Prose), ("literal", CodeScale::Literal)],
+                "eq. 4.4's middle line: x (2^m - 2), clamped (codes 0..2^m-2 = 0..max_p), or x (2^m - 1) as printed",
+            )?,
+            exempt_probes: p.flag(
+                "exempt_probes",
+                d.exempt_probes,
+                "probes (JCC) are spared RED's early and forced drops; the buffer can still drop them",
+            )?,
         })
     }
 
@@ -265,27 +313,32 @@ impl QueueDiscipline for Red {
         self.update_average(q, tx.bytes.is_none(), now);
         let pb = self.base_probability();
         let mut mark = false;
-        if pb >= 1.0 {
+        if self.avg < self.min_th {
+            self.count = 0;
+        } else if self.cfg.exempt_probes && arena.get(pkt).has(flags::PROBE) {
+            // Spared RED's own drops (p_b >= 1 only from min_th on): no draw, count unchanged.
+        } else if pb >= 1.0 {
             self.count = 0;
             self.stats.forced_drops += 1;
             return Verdict::Dropped(pkt);
-        } else if self.avg >= self.min_th {
-            if self.rng.uniform_open0() <= self.corrected(pb) {
-                self.count = 0;
-                let is_data = arena.get(pkt).kind == PacketKind::Data;
-                if self.cfg.mark && is_data && self.avg < self.max_th {
-                    mark = true;
-                } else {
-                    self.stats.early_drops += 1;
-                    return Verdict::Dropped(pkt);
-                }
+        } else if self.rng.uniform_open0() <= self.corrected(pb) {
+            self.count = 0;
+            let is_data = arena.get(pkt).kind == PacketKind::Data;
+            if self.cfg.mark && is_data && self.avg < self.max_th {
+                mark = true;
             } else {
-                self.count += 1;
+                self.stats.early_drops += 1;
+                return Verdict::Dropped(pkt);
             }
         } else {
-            self.count = 0;
+            self.count += 1;
         }
         let verdict = self.inner.enqueue(pkt, arena, now, tx);
+        if self.cfg.code_bits > 0 && verdict == Verdict::Accepted && arena.get(pkt).has(flags::PROBE) {
+            let r = self.code();
+            let p = arena.get_mut(pkt);
+            p.code = p.code.max(r);
+        }
         match verdict {
             Verdict::Accepted if mark => {
                 arena.get_mut(pkt).flags |= flags::CE;
@@ -602,6 +655,86 @@ mod tests {
     }
 
     #[test]
+    fn modified_red_stamps_probes_with_the_larger_code_and_leaves_the_rest_alone() {
+        let coded = RedConfig { code_bits: 8, ..RedConfig::default() };
+        let mut a = PacketArena::new();
+        let mut q = red(coded);
+        fill(&mut q, &mut a, 10, 1000);
+        // The average is set midway (10) and held by the ten packets waiting: code 127.
+        q.avg = 10.0;
+        let arrive = |q: &mut Red, a: &mut PacketArena, flags: u8, code: u8| {
+            let p = a.alloc(Packet { size: 1000, kind: PacketKind::Data, flags, code, ..EMPTY });
+            (q.enqueue(p, a, 0, BUSY), a.get(p).code)
+        };
+        assert_eq!(q.code(), 127);
+        // A probe that arrives with less leaves with 127; with more, with its own.
+        assert_eq!(arrive(&mut q, &mut a, flags::PROBE, 3), (Verdict::Accepted, 127));
+        assert_eq!(arrive(&mut q, &mut a, flags::PROBE | flags::RETX, 200), (Verdict::Accepted, 200));
+        // Other packets keep their codes (pair marks, say).
+        let mut other = Vec::new();
+        for _ in 0..50 {
+            let (v, code) = arrive(&mut q, &mut a, 0, 2);
+            if v == Verdict::Accepted {
+                other.push(code);
+            }
+        }
+        assert!(!other.is_empty() && other.iter().all(|&c| c == 2), "{other:?}");
+        // Without code_bits, probes are not stamped.
+        let mut plain = red(RedConfig::default());
+        fill(&mut plain, &mut a, 10, 1000);
+        plain.avg = 10.0;
+        assert_eq!(arrive(&mut plain, &mut a, flags::PROBE, 3), (Verdict::Accepted, 3));
+        assert_eq!(plain.code(), 0);
+    }
+
+    #[test]
+    fn probes_are_spared_red_drops_but_not_the_buffers() {
+        let mut a = PacketArena::new();
+        let run = |cfg: RedConfig, a: &mut PacketArena, avg: f64, flags: u8, n: usize| {
+            let mut q = red(cfg);
+            fill(&mut q, a, 16, 1000);
+            q.avg = avg;
+            let mut dropped = 0;
+            for _ in 0..n {
+                let p = a.alloc(Packet { size: 1000, kind: PacketKind::Data, flags, ..EMPTY });
+                match q.enqueue(p, a, 0, BUSY) {
+                    Verdict::Accepted => {
+                        let d = q.dequeue(a, 0).unwrap();
+                        a.free(d);
+                    }
+                    Verdict::Dropped(d) => {
+                        a.free(d);
+                        dropped += 1;
+                    }
+                }
+            }
+            (dropped, q)
+        };
+        let coded = RedConfig { code_bits: 8, ..RedConfig::default() };
+        // Above max_th every ordinary arrival is dropped; no probe is, and each is coded 255.
+        assert_eq!(run(coded, &mut a, 16.0, 0, 100).0, 100);
+        let (dropped, q) = run(coded, &mut a, 16.0, flags::PROBE, 100);
+        assert_eq!((dropped, q.stats()), (0, RedStats::default()));
+        assert_eq!(q.code(), 255);
+        // Between the thresholds: probes draw no random number and leave count alone.
+        let (dropped, q) = run(coded, &mut a, 12.0, flags::PROBE, 1000);
+        assert_eq!((dropped, q.count), (0, 0));
+        // Switched off, probes are ordinary packets.
+        let (dropped, _) = run(RedConfig { exempt_probes: false, ..coded }, &mut a, 16.0, flags::PROBE, 100);
+        assert_eq!(dropped, 100);
+        // The buffer still refuses a probe that finds it full.
+        let mut q = Red::new(BufferLimit::Packets(2), false, BW, coded, Rng::from_seed(1));
+        let probes: Vec<Verdict> = (0..3)
+            .map(|_| {
+                let p = a.alloc(Packet { size: 1000, kind: PacketKind::Data, flags: flags::PROBE, ..EMPTY });
+                q.enqueue(p, &mut a, 0, BUSY)
+            })
+            .collect();
+        assert!(matches!(probes[..], [Verdict::Accepted, Verdict::Accepted, Verdict::Dropped(_)]), "{probes:?}");
+        assert_eq!(q.stats().overflow_drops, 1);
+    }
+
+    #[test]
     fn decodes_its_defaults_and_rejects_inverted_thresholds() {
         use crate::scenario::decode::Obj;
         let cfg = Red::decode(&mut Params::new(Obj::empty("queue_params"))).unwrap();
@@ -610,6 +743,9 @@ mod tests {
         let e = Red::decode(&mut Params::new(Obj::new(&v, "queue_params").unwrap())).unwrap_err();
         assert_eq!(e.path, "queue_params.max_th");
         let names: Vec<&str> = Params::describe(Red::decode).iter().map(|d| d.name).collect();
-        assert_eq!(names, ["min_th", "max_th", "max_p", "w_q", "gentle", "mark", "wait", "queue_in_bytes", "packet_size"]);
+        assert_eq!(
+            names,
+            ["min_th", "max_th", "max_p", "w_q", "gentle", "mark", "wait", "queue_in_bytes", "packet_size", "code_bits", "code_scale", "exempt_probes"]
+        );
     }
 }

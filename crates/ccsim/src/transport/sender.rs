@@ -33,6 +33,8 @@ pub struct Transmission {
     pub retransmission: bool,
     /// Value for the packet's code field (`pair_code`; UNPAIRED for unpaced flows).
     pub code: u8,
+    /// The algorithm marks it as a probe (`flags::PROBE`; `CongestionControl::probe_for`).
+    pub probe: bool,
 }
 
 /// What an arriving ACK did, for measurement.
@@ -188,10 +190,14 @@ impl Sender {
                 self.timed = (seq, now);
             }
         }
-        let code = if self.marks_packets { self.cc.code_for(seq, retransmission, code) } else { code };
+        let (code, probe) = if self.marks_packets {
+            (self.cc.code_for(seq, retransmission, code), self.cc.probe_for(seq, retransmission))
+        } else {
+            (code, false)
+        };
         let slot = self.slots.get_mut(seq);
         slot.last_tx = now;
-        Transmission { seq, first_tx: slot.first_tx, retransmission, code }
+        Transmission { seq, first_tx: slot.first_tx, retransmission, code, probe }
     }
 
     /// The ACK of data packet `seq` arrived at `now` (before `on_ack`). With per-packet timers
@@ -852,8 +858,8 @@ mod tests {
         let d = Recorder::sender_defaults();
         let mut s = Sender::new(Cc::from(Recorder::build(&(), 4)), 4, d.rto, TimerMode::PerPacket);
         s.app_limit = 100;
-        let codes: Vec<u8> = (0..4).map(|_| s.next_transmission(0).unwrap().code).collect();
-        assert_eq!(codes, [0, 1, 2, 3], "code_for gives each new packet its code");
+        let codes: Vec<(u8, bool)> = (0..4).map(|_| s.next_transmission(0).map(|t| (t.code, t.probe)).unwrap()).collect();
+        assert_eq!(codes, [(0, false), (1, true), (2, false), (3, true)], "code_for and probe_for mark each new packet");
         // Packet 1's own ACK (echo 1, cumulative 0: a duplicate behind packet 0).
         s.on_ack(0, 1, 0, 0, false, false, 1, SEC / 10);
         assert_eq!(recorder(&s).echoes, [(1, false, 1)]);
@@ -862,7 +868,7 @@ mod tests {
         let t = recorder(&s).timeouts[0];
         assert_eq!((t.seq, t.flight, t.high_sent, t.now), (0, 4, 4, SEC));
         let tx = s.next_transmission(SEC).unwrap();
-        assert_eq!((tx.seq, tx.retransmission, tx.code), (0, true, 0xFF));
+        assert_eq!((tx.seq, tx.retransmission, tx.code, tx.probe), (0, true, 0xFF, false));
         // Feedback reaches it with what is outstanding.
         s.on_feedback(&Feedback { seq: Some(2), code: 7, ..Feedback::default() });
         let fb = recorder(&s).feedback[0];

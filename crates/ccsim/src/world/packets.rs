@@ -170,7 +170,7 @@ impl World {
                 hop: 0,
                 route_len: flow.route_len,
                 kind: PacketKind::Data,
-                flags: if tx.retransmission { flags::RETX } else { 0 },
+                flags: if tx.retransmission { flags::RETX } else { 0 } | if tx.probe { flags::PROBE } else { 0 },
                 class: flow.class,
                 code: tx.code,
             };

@@ -150,6 +150,13 @@ pub trait CongestionControl {
     fn code_for(&mut self, _seq: u64, _retransmission: bool, code: u8) -> u8 {
         code
     }
+    /// Whether the data packet `seq` about to be sent is a probe (`flags::PROBE`, which routers
+    /// that collect a path value look for: JCC). Called, like `code_for` and right after it,
+    /// only for algorithms with [`Algorithm::MARKS_PACKETS`].
+    #[inline]
+    fn probe_for(&mut self, _seq: u64, _retransmission: bool) -> bool {
+        false
+    }
     /// True if this algorithm ever paces: the sender then keeps pacing state for the flow.
     fn uses_pacing(&self) -> bool {
         false
@@ -198,7 +205,8 @@ pub trait Algorithm: CongestionControl + Sized {
     const TRACE_COLUMNS: &'static [&'static str] = &[];
     /// An event log of its own, if any (see [`CongestionControl::drain_event_log`]).
     const EVENT_LOG: Option<EventLog> = None;
-    /// The sender asks [`CongestionControl::code_for`] for every data packet.
+    /// The sender asks [`CongestionControl::code_for`] and [`CongestionControl::probe_for`]
+    /// for every data packet.
     const MARKS_PACKETS: bool = false;
     /// `cwnd()` below 1 holds the window at zero (no new data) instead of counting as 1.
     const MAY_HOLD: bool = false;
@@ -230,6 +238,7 @@ algorithms! {
     Seif: seif::Seif boxed,
     Vegas: vegas::Vegas boxed,
     Tris: tris::Tris boxed,
+    Jcc: jcc::Jcc boxed,
     #[cfg(test)]
     TestRecorder: test_recorder::Recorder boxed,
 }
@@ -275,6 +284,10 @@ impl CongestionControl for Cc {
     #[inline]
     fn code_for(&mut self, seq: u64, retransmission: bool, code: u8) -> u8 {
         dispatch!(self, c => c.code_for(seq, retransmission, code))
+    }
+    #[inline]
+    fn probe_for(&mut self, seq: u64, retransmission: bool) -> bool {
+        dispatch!(self, c => c.probe_for(seq, retransmission))
     }
     #[inline]
     fn uses_pacing(&self) -> bool {

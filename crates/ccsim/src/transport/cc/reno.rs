@@ -9,6 +9,29 @@
 //! - timeout: ssthresh = max(FlightSize/2, 2), cwnd = 1, go back to the oldest unACKed packet;
 //! - RTO per RFC 6298 (srtt + 4 rttvar), Karn's rule, back-off; min RTO 200 ms as in Linux
 //!   (RFC 6298's 1 s is available through `min_rto`).
+//!
+//! `variant = "ns2"`: Reno as ns-2 ran it around 2001 (`Agent/TCP/Reno` with that era's
+//! defaults: `bugFix_` on, `exitFastRetrans_` not yet there; Hua 2002's baseline, spec §1.1).
+//! Its recovery is the same classic Reno (any new ACK ends it); it differs in five ways:
+//! - a third duplicate ACK starts a fast retransmission only if the cumulative ACK has passed
+//!   everything sent when the last one (or the last timeout) happened (`bugFix_`: ack >
+//!   `recover`, `recover` = one past the highest sequence sent then). So a second loss in the
+//!   same window is repaired by a timeout, not by a second halving;
+//! - ssthresh = max(floor(W/2), 2) from the window W = min(floor(cwnd), max_window) (with
+//!   the inflation), not from FlightSize; cwnd = max(floor(W/2), 1) + 3 after a retransmission;
+//! - the duplicate ACKs inflate the window (by 3 at the third, then 1 each) even when the
+//!   guard refused the retransmission, until the next new ACK (ns-2 before
+//!   `exitFastRetrans_`, 2003);
+//! - the new ACK that ends recovery also counts as an ACK of congestion avoidance: cwnd =
+//!   ssthresh + 1/ssthresh rather than ssthresh;
+//! - and a fast retransmission restarts the retransmission timer (`reset_rtx_timer`;
+//!   `TimerMode::SingleBsd`).
+//!
+//! ns-2's timer of then (min RTO 1 s, initial 3 s, 0.1 s tick, one timed segment per RTT) is
+//! not implied by `variant`: set `min_rto = "1s"`, `initial_rto = "3s"`,
+//! `rto_granularity = "100ms"` (and `rtt_samples = "one_per_rtt"`).
+//! ns-2 also refused a fast retransmission while only the first two packets were ACKed:
+//! not modelled.
 
 use super::loss::{aimd_increase, half_flight, LossConfig};
 use super::{AckInfo, AckResponse, Algorithm, CongestionControl, TimeoutInfo};
@@ -18,6 +41,28 @@ use crate::sim::PS_PER_SEC;
 use crate::transport::config::{SenderConfig, TimerMode};
 use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
 
+/// Which Reno (see the module header).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RenoVariant {
+    /// RFC 5681.
+    Rfc5681,
+    /// ns-2's `Agent/TCP/Reno` of 2001.
+    Ns2,
+}
+
+/// Reno's parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RenoConfig {
+    pub loss: LossConfig,
+    pub variant: RenoVariant,
+}
+
+impl Default for RenoConfig {
+    fn default() -> Self {
+        RenoConfig { loss: LossConfig::default(), variant: RenoVariant::Rfc5681 }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Reno {
     cwnd: f64,
@@ -25,6 +70,12 @@ pub struct Reno {
     max_window: f64,
     dupack_threshold: u32,
     in_recovery: bool,
+    variant: RenoVariant,
+    /// ns2: the duplicate ACKs' inflation of the window (ns-2's `dupwnd_`), apart from cwnd.
+    dupwnd: f64,
+    /// ns2: one past the highest sequence number sent at the last fast retransmission or
+    /// timeout (ns-2's `recover_`).
+    recover: u64,
 }
 
 /// RFC 6298's timer with Linux's 200 ms floor (Reno and NewReno).
@@ -50,36 +101,65 @@ pub(crate) fn rfc6298_defaults() -> SenderConfig {
 impl Algorithm for Reno {
     const NAME: &'static str = "reno";
     const SUMMARY: &'static str = "Reno (RFC 5681): slow start, congestion avoidance, fast retransmit and fast recovery";
-    type Config = LossConfig;
+    type Config = RenoConfig;
 
     fn sender_defaults() -> SenderConfig {
         rfc6298_defaults()
     }
 
-    fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<LossConfig> {
-        LossConfig::decode(p, sender)
+    fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<RenoConfig> {
+        let loss = LossConfig::decode(p, sender)?;
+        let variant = p.choice(
+            "variant",
+            RenoVariant::Rfc5681,
+            &[("rfc5681", RenoVariant::Rfc5681), ("ns2", RenoVariant::Ns2)],
+            "RFC 5681, or ns-2's Reno of 2001 (no second fast retransmit before the ACK passes recover, ssthresh from the window, timer restarted by a fast retransmit)",
+        )?;
+        if variant == RenoVariant::Ns2 {
+            sender.timers = TimerMode::SingleBsd;
+        }
+        Ok(RenoConfig { loss, variant })
     }
 
-    fn build(cfg: &LossConfig, max_window: u32) -> Self {
+    fn build(cfg: &RenoConfig, max_window: u32) -> Self {
+        Reno { variant: cfg.variant, ..Reno::new(&cfg.loss, max_window) }
+    }
+}
+
+impl Reno {
+    /// RFC 5681's Reno (other algorithms embed it for their loss recovery).
+    pub fn new(loss: &LossConfig, max_window: u32) -> Self {
         Reno {
-            cwnd: cfg.initial_cwnd,
+            cwnd: loss.initial_cwnd,
             ssthresh: max_window as f64,
             max_window: max_window as f64,
-            dupack_threshold: cfg.dupack_threshold,
+            dupack_threshold: loss.dupack_threshold,
             in_recovery: false,
+            variant: RenoVariant::Rfc5681,
+            dupwnd: 0.0,
+            recover: 0,
         }
+    }
+
+    /// ns2: half the window in use (ns-2's `window() / 2`), whole packets.
+    fn half_window(&self) -> f64 {
+        ((self.cwnd + self.dupwnd).floor().min(self.max_window) / 2.0).floor()
     }
 }
 
 impl CongestionControl for Reno {
     fn cwnd(&self) -> f64 {
-        self.cwnd
+        self.cwnd + self.dupwnd
     }
     fn ssthresh(&self) -> f64 {
         self.ssthresh
     }
     fn on_new_ack(&mut self, _ack: &AckInfo) -> AckResponse {
-        if self.in_recovery {
+        if self.variant == RenoVariant::Ns2 {
+            self.dupwnd = 0.0;
+            self.in_recovery = false;
+            self.cwnd = aimd_increase(self.cwnd, self.ssthresh, self.max_window);
+        } else if self.in_recovery {
             self.in_recovery = false;
             self.cwnd = self.ssthresh;
         } else {
@@ -88,7 +168,23 @@ impl CongestionControl for Reno {
         AckResponse::Nothing
     }
     fn on_dup_ack(&mut self, count: u32, ack: &AckInfo) -> bool {
-        if self.in_recovery {
+        if self.variant == RenoVariant::Ns2 {
+            if count > self.dupack_threshold {
+                self.dupwnd += 1.0;
+            } else if count == self.dupack_threshold {
+                let retransmit = ack.ack > self.recover;
+                if retransmit {
+                    self.recover = ack.high_sent;
+                    let half = self.half_window();
+                    self.ssthresh = half.max(2.0);
+                    self.cwnd = half.max(1.0);
+                    self.in_recovery = true;
+                }
+                self.dupwnd = self.dupack_threshold as f64;
+                return retransmit;
+            }
+            false
+        } else if self.in_recovery {
             self.cwnd += 1.0;
             false
         } else if count == self.dupack_threshold {
@@ -101,8 +197,158 @@ impl CongestionControl for Reno {
         }
     }
     fn on_timeout(&mut self, t: &TimeoutInfo) {
-        self.ssthresh = half_flight(t.flight);
+        if self.variant == RenoVariant::Ns2 {
+            self.dupwnd = 0.0;
+            self.recover = t.high_sent;
+            self.ssthresh = self.half_window().max(2.0);
+        } else {
+            self.ssthresh = half_flight(t.flight);
+        }
         self.cwnd = 1.0;
         self.in_recovery = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::cc::Cc;
+    use crate::transport::sender::Sender;
+
+    const SEC: u64 = PS_PER_SEC;
+
+    /// A sender with `variant`'s Reno in congestion avoidance at cwnd = `w` (ssthresh w/2):
+    /// packet 0 sent at 0 and ACKed at 1 s (an RTT of 1 s: RTO 3 s), then the window of `w`
+    /// packets (1..=w) sent at 1 s.
+    fn in_avoidance(variant: RenoVariant, w: u32) -> Sender {
+        let cfg = RenoConfig { variant, ..RenoConfig::default() };
+        let timers = if variant == RenoVariant::Ns2 { TimerMode::SingleBsd } else { TimerMode::Single };
+        let mut s = Sender::new(Cc::from(Reno::build(&cfg, 20)), 20, rfc6298_defaults().rto, timers);
+        s.app_limit = 1000;
+        assert_eq!(s.next_transmission(0).map(|t| t.seq), Some(0));
+        s.on_ack(1, 0, 0, 0, false, false, 0, SEC);
+        assert_eq!(s.rtt.rto(), 3 * SEC);
+        match &mut s.cc {
+            Cc::Reno(r) => (r.cwnd, r.ssthresh) = (w as f64, (w / 2) as f64),
+            _ => unreachable!(),
+        }
+        for seq in 1..=w as u64 {
+            assert_eq!(s.next_transmission(SEC).map(|t| t.seq), Some(seq));
+        }
+        assert!(s.next_transmission(SEC).is_none());
+        s
+    }
+
+    /// (cwnd, ssthresh).
+    type Window = (f64, f64);
+    /// (sequence number, retransmission).
+    type Sent = (u64, bool);
+
+    fn window(s: &Sender) -> Window {
+        (s.cc.cwnd(), s.cc.ssthresh())
+    }
+
+    /// Duplicate ACKs (cumulative `ack`) caused by `echoes`, 1 ms apart from `from`: the
+    /// window after each, and the packets sent in response (with whether each is a
+    /// retransmission).
+    fn dup_acks(s: &mut Sender, ack: u64, echoes: &[u64], from: u64) -> (Vec<Window>, Vec<Sent>) {
+        let (mut states, mut sent) = (Vec::new(), Vec::new());
+        for (i, &seq) in echoes.iter().enumerate() {
+            let now = from + (i as u64 + 1) * SEC / 1000;
+            s.on_ack(ack, seq, SEC, SEC, false, false, 0, now);
+            states.push(window(s));
+            while let Some(tx) = s.next_transmission(now) {
+                sent.push((tx.seq, tx.retransmission));
+            }
+        }
+        (states, sent)
+    }
+
+    #[test]
+    fn v2_1_a_loss_in_congestion_avoidance() {
+        // Spec V2.1, W = 10: third duplicate ACK ssthresh = W/2, cwnd = W/2 + 3; +1 per
+        // further duplicate; cwnd = W/2 on the new ACK (RFC 5681; ns-2 adds 1/cwnd).
+        for variant in [RenoVariant::Rfc5681, RenoVariant::Ns2] {
+            let mut s = in_avoidance(variant, 10);
+            // Packet 1 is lost: the ACKs of 2..=10 are duplicates.
+            let (states, sent) = dup_acks(&mut s, 1, &[2, 3, 4, 5, 6, 7, 8, 9, 10], 2 * SEC);
+            assert_eq!(states[..2], [(10.0, 5.0), (10.0, 5.0)], "{variant:?}: two duplicates change nothing");
+            let cwnds: Vec<f64> = states[2..].iter().map(|w| w.0).collect();
+            assert_eq!(cwnds, [8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0], "{variant:?}");
+            assert!(states[2..].iter().all(|w| w.1 == 5.0));
+            // The retransmission of 1 at the third duplicate, then a new packet for each
+            // duplicate that takes the inflated window past the 10 outstanding.
+            assert_eq!(sent, [(1, true), (11, false), (12, false), (13, false), (14, false)], "{variant:?}");
+            // The retransmission's ACK acknowledges 1..=10: recovery ends.
+            s.on_ack(11, 1, 2 * SEC, SEC, true, false, 0, 3 * SEC);
+            let want = match variant {
+                RenoVariant::Rfc5681 => 5.0,
+                RenoVariant::Ns2 => 5.0 + 1.0 / 5.0,
+            };
+            assert_eq!(window(&s), (want, 5.0), "{variant:?}");
+        }
+    }
+
+    #[test]
+    fn v2_1_timeouts_restart_from_one_packet_and_double_the_timeout() {
+        for variant in [RenoVariant::Rfc5681, RenoVariant::Ns2] {
+            let mut s = in_avoidance(variant, 10);
+            let mut t = s.next_deadline();
+            assert_eq!(t, 4 * SEC, "RTO 3 s from the sends at 1 s");
+            assert!(s.on_timer(t));
+            assert_eq!(window(&s), (1.0, 5.0), "{variant:?}: cwnd 1, ssthresh half the window");
+            // Each repeated expiry (no ACK comes back) doubles the timeout: 6, 12, 24 s.
+            for timeout in [6, 12, 24] {
+                let tx = s.next_transmission(t).expect("the oldest packet again");
+                assert_eq!((tx.seq, tx.retransmission), (1, true));
+                assert!(s.next_transmission(t).is_none(), "one packet at a time");
+                assert_eq!(s.next_deadline(), t + timeout * SEC, "{variant:?}");
+                t += timeout * SEC;
+                assert!(s.on_timer(t));
+                assert_eq!(window(&s), (1.0, 2.0));
+            }
+            assert_eq!(s.timeouts, 4);
+        }
+    }
+
+    #[test]
+    fn ns2_refuses_a_second_fast_retransmit_before_the_ack_passes_recover() {
+        // Packets 1 and 6 of a window of 10 are lost. Both variants retransmit 1 at the third
+        // duplicate and send 11..=13 as the window inflates; the ACK of the retransmission
+        // (cumulative 6) ends recovery. Then the duplicates for 6 (from 11..=13) arrive.
+        for variant in [RenoVariant::Rfc5681, RenoVariant::Ns2] {
+            let mut s = in_avoidance(variant, 10);
+            let (_, sent) = dup_acks(&mut s, 1, &[2, 3, 4, 5, 7, 8, 9, 10], 2 * SEC);
+            assert_eq!(sent, [(1, true), (11, false), (12, false), (13, false)]);
+            s.on_ack(6, 1, 2 * SEC, SEC, true, false, 0, 3 * SEC);
+            assert!(s.next_transmission(3 * SEC).is_none(), "8 outstanding, window 5");
+            let before = window(&s);
+            let (_, resent) = dup_acks(&mut s, 6, &[11, 12, 13], 4 * SEC);
+            match variant {
+                RenoVariant::Rfc5681 => {
+                    // A second halving, from the flight of 8.
+                    assert_eq!(resent, [(6, true)]);
+                    assert_eq!(window(&s), (4.0 + 3.0, 4.0));
+                }
+                RenoVariant::Ns2 => {
+                    // ack 6 has not passed recover (11, the highest sent at the first
+                    // retransmission, + 1): no retransmission and no cut, but the window is
+                    // inflated by 3 all the same. Packet 6 waits for the timeout.
+                    assert_eq!(resent, []);
+                    assert_eq!(window(&s), (before.0 + 3.0, before.1));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn parameters() {
+        use crate::scenario::decode::Obj;
+        let mut sender = Reno::sender_defaults();
+        let cfg = Reno::decode(&mut Params::new(Obj::empty("params")), &mut sender).unwrap();
+        assert_eq!((cfg, sender.timers), (RenoConfig::default(), TimerMode::Single));
+        let v: toml::Value = toml::from_str::<toml::Table>("variant = \"ns2\"").map(toml::Value::Table).unwrap();
+        let cfg = Reno::decode(&mut Params::new(Obj::new(&v, "params").unwrap()), &mut sender).unwrap();
+        assert_eq!((cfg.variant, sender.timers), (RenoVariant::Ns2, TimerMode::SingleBsd));
     }
 }

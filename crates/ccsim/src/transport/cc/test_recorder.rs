@@ -1,8 +1,9 @@
 //! A test-only algorithm that records what the sender hands it: the sequence numbers that
 //! timed out, the feedback that arrived, the ACKs' echoes; it marks every data packet it sends
-//! with a code (the sequence number's low byte, 0xFF for a retransmission) and can hold its
-//! window at zero; feedback coded [`RETRANSMIT_CODE`] asks for the packet it names. Registered under `#[cfg(test)]` only, so the hooks no thesis uses yet are
-//! tested through the real sender.
+//! with a code (the sequence number's low byte, 0xFF for a retransmission), marks the odd new
+//! ones as probes, and can hold its window at zero; feedback coded [`RETRANSMIT_CODE`] asks
+//! for the packet it names. Registered under `#[cfg(test)]` only, so the hooks no thesis uses
+//! yet are tested through the real sender.
 
 use super::{AckInfo, AckResponse, Algorithm, CongestionControl, Feedback, TimeoutInfo};
 use crate::scenario::decode::Result;
@@ -65,5 +66,8 @@ impl CongestionControl for Recorder {
         } else {
             seq as u8
         }
+    }
+    fn probe_for(&mut self, seq: u64, retransmission: bool) -> bool {
+        !retransmission && seq % 2 == 1
     }
 }

@@ -188,7 +188,7 @@ impl Algorithm for Vegas {
     }
 
     fn build(cfg: &VegasConfig, max_window: u32) -> Self {
-        let reno = Reno::build(&cfg.loss, max_window);
+        let reno = Reno::new(&cfg.loss, max_window);
         Vegas {
             cfg: *cfg,
             cwnd: cfg.loss.initial_cwnd,
