@@ -14,6 +14,10 @@ Chapter 3 (thesis §3.3, eqs 3.1-3.13; spec ``hua02-vegas-jcc-swtp.md`` §2):
 
 Units: rates in bit/s, times in seconds, windows and backlogs in packets.
 
+Chapter 4 (thesis §4.2): :func:`red_code`, modified RED's quantised drop probability (4.4),
+and :func:`aied`, JCC's window rule (4.3); :func:`code_probability` turns a code back into a
+probability (the unit of Table 4.1).
+
 Chapter 5 (thesis §5.2): the theory its WTP scheduler is checked against. Hua §5.2 takes WTP from Dovrolis et al. (1999), who took it from Kleinrock's time-dependent
 priorities (Kleinrock 1964, "A delay dependent queue discipline", NRLQ 11; 1976, *Queueing
 Systems* vol. 2 §3.7). The thesis quotes only the qualitative property (the achieved delay
@@ -37,7 +41,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-__all__ = ["vegas_delta", "vegas_backlog_delay", "parking_lot_fluid",
+__all__ = ["vegas_delta", "vegas_backlog_delay", "parking_lot_fluid", "red_code", "code_probability", "aied",
            "wtp_waits", "wtp_ratios", "residual_work", "APPENDIX_A", "APPENDIX_A_MORE"]
 
 
@@ -91,6 +95,38 @@ def parking_lot_fluid(capacity_bps: float, congested: int, flows0: int, flows_cr
             lo = mid
     return rates(lo)
 
+
+
+def red_code(avg: float, min_th: float = 5.0, max_th: float = 15.0, bits: int = 8, literal: bool = False) -> int:
+    """Eq. (4.4), modified RED's m-bit code of the average queue ``avg`` (packets): 0 below
+    min_th, 2^m - 1 above max_th, and floor((avg - min_th)/(max_th - min_th) x s) between,
+    s = 2^m - 2 as the prose says (0..max_p on codes 0..2^m - 2; spec A-J4) or 2^m - 1 as the
+    formula is printed (``literal``)."""
+    top = (1 << bits) - 1
+    if avg > max_th:
+        return top
+    if avg < min_th:
+        return 0
+    steps = top if literal else top - 1
+    return min(int(math.floor((avg - min_th) / (max_th - min_th) * steps)), steps)
+
+
+def code_probability(code: int, max_p: float = 0.1, bits: int = 8) -> float:
+    """A code back in probability units (spec §1.4.5): code x max_p/(2^m - 2), 1 for the top
+    code."""
+    top = (1 << bits) - 1
+    return 1.0 if code >= top else code * max_p / (top - 1)
+
+
+def aied(cwnd: float, r: float, alpha: float, beta: float) -> float:
+    """Eq. (4.3), JCC's additive-increase exponential-decrease step at a probing ACK that
+    reports R = ``r`` (``alpha``, ``beta`` and ``r`` in one unit): cwnd + 1 up to alpha,
+    cwnd x 2^-((r - alpha)/(beta - alpha)) between, cwnd / 2 from beta on."""
+    if r <= alpha:
+        return cwnd + 1.0
+    if r < beta:
+        return cwnd * 2.0 ** (-(r - alpha) / (beta - alpha))
+    return cwnd / 2.0
 
 
 def _loads_and_weights(loads: Sequence[float], weights: Sequence[float]) -> tuple[list[float], list[float]]:

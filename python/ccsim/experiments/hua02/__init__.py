@@ -37,6 +37,7 @@ THESIS = Thesis(
     quick_factor=0.5,
     default_seeds=5,
     extra_rows=_rows,
+    trace_scenarios=frozenset({"E4.1"}),
     figures=_figures,
     method_note="Rows numbered 900 and up are not flows: gateway queues, the fluid model's "
                 "prediction for the run, and per-class queueing delays.",

@@ -51,7 +51,7 @@ def cross_access_delay(links: int) -> float:
 
 
 def parking_lot(stem: str, title: str, notes: list[str], gateways: int, flows: dict[int, int],
-                duration: float = 200.0, buffer: str = "200pkt") -> tuple[str, str]:
+                duration: float = 200.0, buffer: str = "200pkt", jcc: bool = False) -> tuple[str, str]:
     """Connection 0 from G1 to G_N, connection i from G_i to G_{i+1}; `flows` = connection ->
     number of flows (0 or absent: idle, its hosts not built). Every connection's access links
     are padded so all base RTTs are equal (the thesis's assumption, spec §3.1)."""
@@ -69,10 +69,15 @@ def parking_lot(stem: str, title: str, notes: list[str], gateways: int, flows: d
         for h, g in ((src, src_gw), (dst, dst_gw)):
             host_links.append({"between": [h, g], "bandwidth": ACCESS_LINK, "delay": f"{delay:g}ms"})
         for k in range(1, m + 1):
-            fl.append({"name": f"{100 * c + k} c{c}f{k}", "src": src, "dst": dst, "cc": "vegas",
+            fl.append({"name": f"{100 * c + k} c{c}f{k}", "src": src, "dst": dst, "cc": "jcc" if jcc else "vegas",
                        "max_window": WINDOW, "packet_size": DATA, "ack_size": ACK})
+            if jcc:
+                fl[-1]["params"] = dict(JCC_NS2)
     gw_links = [{"between": [a, b], "bandwidth": GATEWAY_LINK, "delay": f"{D_G:g}ms", "buffer": buffer}
                 for a, b in zip(gws, gws[1:])]
+    if jcc:  # E4.6: modified RED at every gateway (spec A-3.3)
+        for g in gw_links:
+            g.update(queue="red", queue_params=dict(RED))
     for h in host_links:
         h["buffer"] = buffer
     body = {
@@ -87,12 +92,18 @@ def parking_lot(stem: str, title: str, notes: list[str], gateways: int, flows: d
         "links": host_links + gw_links,
         "flows": fl,
     }
+    if jcc:
+        sender = ["base RTT is the same (the thesis assumes equal delays; spec §3.1's padding). JCC",
+                  "(alpha 0, ns-2's timer and cuts), modified RED at the gateways (min_th 5, max_th 15, max_p 0.1,",
+                  f"8-bit codes), window 20, 1000 B packets, {buffer} buffers. 200 s; throughput"]
+    else:
+        sender = ["base RTT is the same (the thesis assumes equal delays; spec §3.1's padding). Vegas",
+                  "alpha 1, beta 3, gamma 1 (ns-2's), window 20, 1000 B packets, 40 B ACKs, DropTail",
+                  f"{buffer} buffers (spec §3.1: large enough that Vegas loses nothing). 200 s; throughput"]
     notes = notes + [
         f"{gateways} gateways in a chain, 2 Mb/s between them ({D_G:g} ms), hosts on 10 Mb/s",
         f"access links; connection 0's access links {A_0:g} ms, the others' {access_pad:g} ms so every",
-        "base RTT is the same (the thesis assumes equal delays; spec §3.1's padding). Vegas",
-        "alpha 1, beta 3, gamma 1 (ns-2's), window 20, 1000 B packets, 40 B ACKs, DropTail",
-        f"{buffer} buffers (spec §3.1: large enough that Vegas loses nothing). 200 s; throughput",
+        *sender,
         "over the last 150 s (four 50 s intervals, the first discarded).",
     ]
     return text(stem, title, notes, body)
@@ -116,6 +127,106 @@ def chapter3() -> list[tuple[str, str]]:
         out.append(parking_lot(f"e33m-m{m}", f"§3.4.3, Figs 3.4-3.5: multiple congestion, m = {m}",
                                [f"Connections 0-3 with {m} flows each: all three links congested; connection 0's",
                                 "fair share is 1000/m kb/s."], 4, {c: m for c in range(0, 4)}))
+    return out
+
+
+# -- chapter 4: JCC against Reno on a dumbbell (Fig. 4.5; spec §3.2, A-J10) -----------------
+
+# Modified RED at the bottleneck (spec §3.2): ns-2's RED of then (min_th 5, max_th 15, max_p
+# 0.1, w_q 0.002, not gentle, wait_ on) with an 8-bit code for the probes (A-J3).
+RED = {"min_th": 5, "max_th": 15, "max_p": 0.1, "w_q": 0.002, "wait": True, "code_bits": 8}
+BUFFER_4 = "50pkt"                  # ns-2's queue limit (A-G2)
+D_BOTTLENECK, D_SINK = 20.0, 1.0    # ms; each source's access delay sets its RTT
+# ns-2's TCP timer of 2001 (spec §1.1): min RTO 1 s, initial 3 s, 0.1 s tick, one timed
+# segment per RTT.
+NS2_TIMER = {"min_rto": "1s", "initial_rto": "3s", "rto_granularity": "100ms", "rtt_samples": "one_per_rtt"}
+# JCC as a Reno agent of ns-2 would run it: AIED's cuts set cwnd only, so a cut flow is back
+# below ssthresh and slow-starts up to it (the thesis's stages: slow start while cwnd <
+# ssthresh). Finding jcc-cut-ssthresh has both readings' scores.
+JCC_NS2 = {**NS2_TIMER, "cut_ssthresh": "keep"}
+E4_WARMUP = 20                      # s (1 s intervals): V4.5's "after the first 20 s"
+
+
+def transport(cc: str, alpha: float | None = None) -> tuple[str, dict]:
+    if cc == "reno":
+        return "reno", {"variant": "ns2", **NS2_TIMER}
+    params = dict(JCC_NS2)
+    if alpha:
+        params["alpha"] = alpha
+    return "jcc", params
+
+
+def dumbbell(stem: str, title: str, notes: list[str], flows: list[dict], duration: float) -> tuple[str, str]:
+    """`flows`: one dict per source (cc "jcc"/"reno", rtt ms, start s, alpha). Each source has
+    its own host and 10 Mb/s access link, the 1 Mb/s bottleneck r1 -> r2 runs modified RED."""
+    hosts = [f"s{i}" for i in range(1, len(flows) + 1)] + ["d"]
+    links, fl = [], []
+    for i, f in enumerate(flows, 1):
+        access = f["rtt"] / 2 - D_BOTTLENECK - D_SINK
+        links.append({"between": [f"s{i}", "r1"], "bandwidth": ACCESS_LINK, "delay": f"{access:g}ms",
+                      "buffer": BUFFER_4})
+        cc, params = transport(f["cc"], f.get("alpha"))
+        flow = {"name": f"{i} {cc}{i}", "src": f"s{i}", "dst": "d", "cc": cc, "max_window": WINDOW,
+                "packet_size": DATA, "ack_size": ACK, "params": params}
+        if f.get("start"):
+            flow["start"] = f"{f['start']:g}s"
+        fl.append(flow)
+    links.append({"between": ["r1", "r2"], "bandwidth": "1Mbps", "delay": f"{D_BOTTLENECK:g}ms",
+                  "queue": "red", "queue_params": dict(RED), "buffer": BUFFER_4})
+    links.append({"between": ["r2", "d"], "bandwidth": ACCESS_LINK, "delay": f"{D_SINK:g}ms", "buffer": BUFFER_4})
+    body = {
+        "name": f"hua02-{stem}", "description": f"Hua 2002 {title}", "seed": 1, "duration": f"{duration:g}s",
+        "measure": {"interval": "1s", "discard": E4_WARMUP, "trace_period": "0.1s", "port_stats": ["r1->r2"]},
+        "nodes": {"hosts": hosts, "switches": ["r1", "r2"]},
+        "links": links,
+        "flows": fl,
+    }
+    notes = notes + [
+        "Fig. 4.5 is not described: spec §3.2's dumbbell. Sources on 10 Mb/s access links whose",
+        f"delays set the RTT, a 1 Mb/s bottleneck ({D_BOTTLENECK:g} ms) with modified RED (min_th 5, max_th 15,",
+        "max_p 0.1, w_q 0.002, ns-2's wait_, 8-bit codes for the probes), 50-packet buffers,",
+        "1000 B packets, window 20, ns-2's timer (min RTO 1 s, initial 3 s, 0.1 s tick). JCC:",
+        "alpha 0 unless stated, beta from max_p, one probe per RTT, a cut leaving ssthresh as it",
+        "was (ns-2's reading: the flow slow-starts back to it); Reno: ns-2's (variant ns2).",
+        f"1 s measurement intervals, the first {E4_WARMUP} discarded.",
+    ]
+    return text(stem, title, notes, body)
+
+
+def chapter4() -> list[tuple[str, str]]:
+    out = []
+    for cc in ("jcc", "reno"):
+        name = cc.upper() if cc == "jcc" else "Reno"
+        out.append(dumbbell(f"e41-{cc}", f"§4.3.1, Figs 4.6, 4.7, 4.11: four {name} flows, 200 ms RTT",
+                            ["Four flows started together (A-J13); cwnd against time and Jain's index."],
+                            [{"cc": cc, "rtt": 200} for _ in range(4)], 200))
+        out.append(dumbbell(f"e42-{cc}", f"§4.3.2, Fig. 4.8: four {name} flows starting at 0, 50, 100, 150 s",
+                            ["Staggered starts; each should settle near 250 kb/s."],
+                            [{"cc": cc, "rtt": 200, "start": 50 * k} for k in range(4)], 250))
+        out.append(dumbbell(f"e43-{cc}", f"§4.3.3, Fig. 4.9: four {name} flows with RTTs 50-200 ms",
+                            ["RTTs 50, 100, 150 and 200 ms, started together."],
+                            [{"cc": cc, "rtt": r} for r in (50, 100, 150, 200)], 200))
+        for n in range(5, 45, 5):
+            out.append(dumbbell(f"e44-{cc}-n{n}", f"§4.3.4, Fig. 4.10: {n} {name} flows",
+                                [f"{n} flows, 200 ms RTT, started together (A-J14: n = 5..40 step 5)."],
+                                [{"cc": cc, "rtt": 200} for _ in range(n)], 200))
+    for tag, alpha in (("a0", 0.0), ("a002", 0.02)):
+        out.append(dumbbell(f"e47-{tag}", f"§4.3.6, Figs 4.13-4.14, Table 4.1: four JCC flows, alpha = {alpha:g}",
+                            ["Staggered starts at 0, 50, 100, 150 s (A-J13); R and the loss ratio."],
+                            [{"cc": "jcc", "rtt": 200, "start": 50 * k, "alpha": alpha} for k in range(4)], 250))
+        out.append(dumbbell(f"e48-{tag}", f"§4.3.7, Fig. 4.15: two JCC (alpha = {alpha:g}) and two Reno flows",
+                            ["Flows 1-2 JCC, 3-4 Reno, 200 ms RTT, started together."],
+                            [{"cc": "jcc", "rtt": 200, "alpha": alpha}] * 2 + [{"cc": "reno", "rtt": 200}] * 2, 200))
+    for n in range(1, 11):
+        flows = {0: 10, **{c: 10 for c in range(1, n + 1)}}
+        out.append(parking_lot(f"e46-n{n}", f"§4.3.5, Fig. 4.12: JCC, {n} active cross connection(s)",
+                               ["E3.1's design with JCC (the caption's reading, A-J12): connection 0 and",
+                                "connections 1..n with 10 flows each; the fair share is 100 kb/s a flow."],
+                               11, flows, buffer=BUFFER_4, jcc=True))
+    for m in (1, 5, 10):
+        out.append(parking_lot(f"e46m-m{m}", f"§4.3.5, Fig. 4.12 (text): JCC, all 11 connections with {m} flow(s)",
+                               ["E3.2's design with JCC (the text's reading, A-J12): the fair share is 1000/m",
+                                "kb/s."], 11, {c: m for c in range(0, 11)}, buffer=BUFFER_4, jcc=True))
     return out
 
 
@@ -195,7 +306,7 @@ def chapter5() -> list[tuple[str, str]]:
 
 
 def build_all() -> dict[str, str]:
-    return dict(sorted(chapter3() + chapter5()))
+    return dict(sorted(chapter3() + chapter4() + chapter5()))
 
 
 def main(argv: list[str] | None = None) -> int:

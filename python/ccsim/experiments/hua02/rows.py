@@ -13,7 +13,8 @@ each is a dict with a ``name`` starting with a source number, as the flows table
   ``ratio_win_k<K>`` the mean of the ratios in windows of K departures, and
   ``ratio_p<NN>_k<K>`` their percentiles (Fig. 5.4: 5, 25, 50, 75, 95; K = 500, 1000, 5000,
   10000), ``ratio_frac_gt1_k500`` the fraction of 500-departure windows in which the lower
-  class waited longer (Fig. 5.3's order).
+  class waited longer (Fig. 5.3's order);
+- 950, 951, 961...: chapter 4's (``jcc_rows.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import numpy as np
 
 from ccsim.models.hua02 import parking_lot_fluid
 
+from .jcc_rows import jcc_rows
 from .make_scenarios import A_0, D_G, E5_WARMUP, LINK_BPS, MEAN_SIZE, T_TX, WINDOW
 
 WINDOWS_K = (500, 1000, 5000, 10000)
@@ -38,6 +40,10 @@ def extra_rows(res) -> list[dict]:
     if name.startswith("hua02-e3"):
         rows += _gateway_queues(res)
         rows += _fluid(res)
+    if name.startswith("hua02-e46"):
+        rows += _gateway_queues(res)
+    elif name.startswith("hua02-e4"):
+        rows += jcc_rows(res)
     if name.startswith("hua02-e5"):
         rows += _class_delays(res)
     return rows
