@@ -1,0 +1,12 @@
+"""Cui, "Three problems in TCP performance analysis and congestion management" (PhD thesis),
+chapter 3: buffer sizing for DWDM core switches (work in progress, issue 21).
+
+- ``network.py``: the chapter's network (N flows on access links into M edge routers, one
+  input link each into the switch, an output trunk of K channels with B shared buffer slots)
+  as a scenario generator.
+- ``extrapolate.py``: the thesis's extrapolation method (§3.3): sweeps at a fixed per-flow
+  share, the trunk's utilisation and loss, the least-squares fits and their value at the
+  target rate.
+
+The digest is ``shared/specs/cui-buffers-fast-adpm.md``; the thesis text is the authority.
+"""
