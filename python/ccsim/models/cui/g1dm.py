@@ -166,6 +166,18 @@ def open_loop(m: float, k: int, b: int, *, rho: float | None = None, lam: float 
     λ* = λ in every state and P_B = 0 inside (3.9), and keeps (3.12) for its loss.
     With B = 0, G1DM and EBD are the Engset model at λ* (:func:`engset_loss`), EB and EBI the
     Engset model at λ.
+
+    Caveats found in testing (tests/test_models_cui.py):
+
+    - In overload (ρ > 1) any switch loses at least 1 − 1/ρ. EBD, EB and M/M/K/(K+B) respect
+      that, but G1DM's (and EBI's) P_B dips below it at moderate B before returning to it as
+      B grows, so G1DM's U = ρ(1 − P_B) exceeds 1 there: (M, K, B) = (8, 1, 20) at ρ = 1.3
+      gives P_B = 0.2103 < 0.2308 and U = 1.027 (``busy_fraction`` stays 0.998). The thesis's
+      overload figures (3.33-3.41) use B = 0, 1, 5, 10, 1000, where the dip is smaller.
+    - The thesis expects P_B to rise from each model to the next (§3.6.4). G1DM ≤ EBD,
+      EBI ≤ EB hold, but EB ≤ M/M/K/(K+B) does not always: EB's arrival rate in the low states,
+      (M − i)λ, exceeds the Poisson Mλµ/(λ + µ), and at (16, 2, 0), ρ = 0.9 EB gives 0.3677
+      against 0.3665.
     """
     model = choice("model", model, MODELS)
     m_ = count("m", m, at_least=1, inf_ok=True)
