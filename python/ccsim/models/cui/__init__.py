@@ -7,7 +7,7 @@ management", chapter 3: buffer sizing for TCP over core DWDM switches (spec
   :data:`RTT_H_THESIS`).
 - :mod:`.g1dm`: the open-loop models of one output trunk, G1DM (3.5)-(3.13) and its special
   cases EBD, EBI, EB and M/M/K/(K+B) (3.15); Engset; the overload approximations (3.16)-(3.18).
-- :mod:`.closed_loop`: the closed-loop fixed point of §3.7 (utilisation and loss of N flows).
+- :mod:`.closedloop`: the closed-loop fixed point of §3.7 (utilisation and loss of N flows).
 - :mod:`.rules`: the DWDM buffer rule (3.23)-(3.24), its single-link form (3.27), the five
   competing rules (BDP, Appenzeller (3.26), O(log W) (3.25), 2M, 10-20 packets) and the
   full-utilisation condition (3.28)-(3.29).
@@ -19,8 +19,8 @@ Every name is re-exported here: ``from ccsim.models import cui; cui.closed_loop(
 400_000)``.
 """
 
-from .closed_loop import *  # noqa: F401,F403
-from .closed_loop import __all__ as _closed_loop_all
+from .closedloop import *  # noqa: F401,F403
+from .closedloop import __all__ as _closedloop_all
 from .extrapolation import *  # noqa: F401,F403
 from .extrapolation import __all__ as _extrapolation_all
 from .g1dm import *  # noqa: F401,F403
@@ -32,5 +32,5 @@ from .montecarlo import __all__ as _montecarlo_all
 from .rules import *  # noqa: F401,F403
 from .rules import __all__ as _rules_all
 
-__all__ = [*_mathis_all, *_g1dm_all, *_closed_loop_all, *_rules_all, *_extrapolation_all,
+__all__ = [*_mathis_all, *_g1dm_all, *_closedloop_all, *_rules_all, *_extrapolation_all,
            *_montecarlo_all]

@@ -169,8 +169,8 @@ def olog_w_buffer(u: float, n: float, k: int, mu: float, rtt_h: float,
     reads θ = U/ϱ and W = ϱKµRTT_H/N, the per-flow window that would fill ϱ of the trunk.
     Rounding: Table 3.1 at 50 ms and 70 % has log = 260.0014 and prints 260, while at 100 ms
     and 70 % log = 287.028 prints 288: the thesis rounded the logarithm to a few decimals before
-    taking the ceiling. ``log_decimals=2`` (the default) does that and reproduces all 24 cells;
-    ``None`` takes the plain ceiling (23 of 24: 261 for the first). Rounding W down to whole
+    taking the ceiling. ``log_decimals=2`` (the default) does that and reproduces all 32 printed
+    cells; ``None`` takes the plain ceiling and misses the first (261). Rounding W down to whole
     packets instead fixes the first cell but breaks the second (287). Undefined for U ≥ ϱ:
     returns ``math.nan`` there (as Figs 3.53-3.55 omit it).
     """
@@ -192,6 +192,10 @@ def gorinsky_buffer(m: float) -> float:
 
     Source: Tables 3.1-3.4 ("B = 2M"); for a non-DWDM link (M = ∞) the thesis takes M = N,
     the number of flows (§3.8.2), so pass N there.
+
+    Erratum (found here, not in the spec): Table 3.4 (two input trunks of K links, M = 2K)
+    prints 32 and 128 for K = 16 and 64, which is M, not 2M = 64 and 256; its "our rule" cells
+    need M = 2K. Tables 3.1-3.3 print 2M.
     """
     return 2.0 * num("m", m, above=0)
 

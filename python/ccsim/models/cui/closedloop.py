@@ -54,6 +54,11 @@ def closed_loop(m: int, k: int, b: int, n: float, *, mu: float = MU_40G,
     seconds" in the thesis). Raises ValueError when MµRTT_H ≤ N√1.5 (no operating point with
     P_B < 1), or when the switch loses less than P_B,min even with every input link always
     busy (the input links, not the trunk, would limit the flows; (3.22) does not cover it).
+
+    Reproduces every closed-loop number of spec Appendix Z.1-Z.4 to its printed 3 decimals
+    (tests/test_models_cui.py), e.g. K = 100, M = 400, N = 400,000, B = 0: U = 0.731 (the
+    thesis's extrapolated ns2: 72 %). Spec slip: Z.3 prints P_B = 2.0e-4 for M = 2, K = 1,
+    B = 10, N = 4000 beside U = 0.742; Mathis (3.4) at U = 0.742 forces 1.6e-4, which this gives.
     """
     model = choice("model", model, MODELS)
     m_ = count("m", m, at_least=1)
