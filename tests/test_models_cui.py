@@ -581,3 +581,17 @@ def test_z6_monte_carlo_and_which_model_is_closest(case):
         assert 1.15 * mc.p_loss < p["g1dm"] < 1.7 * mc.p_loss
     else:  # (2, 1, 5) at ρ = 0.95: G1DM under-estimates slightly (spec Z.6)
         assert 0.85 * mc.p_loss < p["g1dm"] < mc.p_loss
+
+
+def test_monte_carlo_slot_reading():
+    """Spec §6 item 11: a space freed when its packet starts being output (the default, the
+    thesis's travelling-wave buffer) or when it has been output: the second loses more, and
+    at B = 0 the two are the same system."""
+    for m, k, b, rho in [(16, 2, 1, 0.8), (4, 1, 5, 0.8)]:
+        start = cui.monte_carlo_switch(m, k, b, rho=rho, arrivals=60_000, seed=3)
+        end = cui.monte_carlo_switch(m, k, b, rho=rho, arrivals=60_000, seed=3, slot_freed="end")
+        assert end.p_loss > start.p_loss + start.p_loss_ci + end.p_loss_ci
+    assert cui.monte_carlo_switch(16, 2, 0, rho=0.8, arrivals=30_000, seed=3) == \
+        cui.monte_carlo_switch(16, 2, 0, rho=0.8, arrivals=30_000, seed=3, slot_freed="end")
+    with pytest.raises(ValueError, match="slot_freed"):
+        cui.monte_carlo_switch(16, 2, 0, rho=0.8, slot_freed="never")

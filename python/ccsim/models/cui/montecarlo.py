@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import t as student_t
 
-from ._common import count, num
+from ._common import choice, count, num
 from .mathis import lam_from_rho, normalised_load
 
 __all__ = ["MonteCarlo", "monte_carlo_switch", "bufferless_detailed_loss"]
@@ -64,22 +64,28 @@ def _arrivals(m, lam, mu, per_port, rng):
     return starts[keep][order], lengths[keep][order]
 
 
-def _run_queue(times, lengths, k, capacity):
-    """The K-server FIFO with room for ``capacity`` = K + B packets in the system. Returns a
-    boolean array: accepted or not."""
-    servers = [0.0] * k          # heap of the times the output links next fall idle
-    held = []                    # heap of the departure times of the packets in the system
+def _run_queue(times, lengths, k, b, slot_freed):
+    """The K output links with a shared FIFO of B spaces, arrivals in time order. An arrival
+    that finds an idle link goes straight out (cut-through, no buffer space); else it takes a
+    free buffer space, if any, and starts on the first link to fall idle (FIFO); else it is
+    discarded. A space is held until its packet starts (``slot_freed="start"``) or finishes
+    (``"end"``) being output. Returns a boolean array: accepted or not."""
+    servers = [0.0] * k          # heap: the times the output links next fall idle
+    slots = []                   # heap: the times the occupied buffer spaces fall free
     accepted = np.zeros(times.size, dtype=bool)
     heappush, heappop, heapreplace = heapq.heappush, heapq.heappop, heapq.heapreplace
+    at_end = slot_freed == "end"
     for j, (a, length) in enumerate(zip(times.tolist(), lengths.tolist())):
-        while held and held[0] <= a:
-            heappop(held)
-        if len(held) >= capacity:
-            continue
         free = servers[0]
-        done = (a if free <= a else free) + length   # FIFO: the head starts on the first idle link
-        heapreplace(servers, done)
-        heappush(held, done)
+        if free <= a:            # an idle link: no packet is waiting either (FIFO)
+            heapreplace(servers, a + length)
+        else:
+            while slots and slots[0] <= a:
+                heappop(slots)
+            if len(slots) >= b:
+                continue
+            heapreplace(servers, free + length)
+            heappush(slots, free + length if at_end else free)
         accepted[j] = True
     return accepted
 
@@ -87,7 +93,7 @@ def _run_queue(times, lengths, k, capacity):
 def monte_carlo_switch(m: int, k: int, b: int, *, rho: float | None = None,
                        lam: float | None = None, mu: float = 1.0, arrivals: int = 200_000,
                        warmup: float = 0.05, batches: int = 20, confidence: float = 0.95,
-                       seed: int = 1) -> MonteCarlo:
+                       seed: int = 1, slot_freed: str = "start") -> MonteCarlo:
     """Simulate the detailed switch model and estimate P_B and the utilisation.
 
     Source: §3.6.1 (the detailed model), §3.6.5 (its Monte Carlo: "both the packet size and the
@@ -100,7 +106,13 @@ def monte_carlo_switch(m: int, k: int, b: int, *, rho: float | None = None,
     many packets to simulate in all (M ports × arrivals/M each, cut at the first port to run
     out); ``warmup``: the leading fraction of arrivals left out of the estimates (ports start
     in their stationary state, the switch empty); ``batches``: consecutive batches for the
-    batch-means intervals; ``seed``: numpy Generator seed (same seed, same result).
+    batch-means intervals; ``seed``: numpy Generator seed (same seed, same result);
+    ``slot_freed``: when a buffer space falls free, ``"start"`` (when its packet starts being
+    output: the thesis's travelling-wave buffer, "available ... if the packet it is storing is
+    currently being output", §3.6.1; then admission is exactly "fewer than K + B held") or
+    ``"end"`` (when it has been output: a store that must hold the whole packet). The other
+    §6 item 11 choice, cut-through rather than store-and-forward to an idle link, is fixed:
+    the thesis's "busy" port state sends the packet on while it arrives.
 
     A plain Python loop over the arrivals (two heaps: the output links' next idle times and
     the held packets' departures), about 1 µs per arrival: 2·10⁵ arrivals take about 0.2 s. A
@@ -120,7 +132,7 @@ def monte_carlo_switch(m: int, k: int, b: int, *, rho: float | None = None,
     conf = num("confidence", confidence, above=0, below=1)
     rng = np.random.default_rng(count("seed", seed))
     times, lengths = _arrivals(m_, lam_, mu_, max(2, math.ceil(n / m_)), rng)
-    accepted = _run_queue(times, lengths, k_, k_ + b_)
+    accepted = _run_queue(times, lengths, k_, b_, choice("slot_freed", slot_freed, ("start", "end")))
     start = int(w * times.size)
     times, lengths, accepted = times[start:], lengths[start:], accepted[start:]
     if times.size < 10 * nb:
