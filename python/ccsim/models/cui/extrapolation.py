@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy.optimize import curve_fit
+from scipy.optimize import minimize_scalar
 
 from ._common import choice, num
 
@@ -58,9 +58,10 @@ def fit_extrapolation(x: Sequence[float], y: Sequence[float], *, shape: str = "h
 
     Source: §3.3 steps 4-5; ``shape="hyperbola"``: a + b/(x − c) (Figs 3.7, 3.9: B = 10),
     ``"line"``: a + b·x (Figs 3.6, 3.8: B = 2, "the points form a straight line"). The thesis
-    names no fitting method; spec §6 item 9 [R]: nonlinear least squares (Levenberg-Marquardt,
-    scipy's curve_fit), all points. The hyperbola's start: a = the last y, b from the first
-    point, c = 0; its pole is kept off the data.
+    names no fitting method; spec §6 item 9 [R]: least squares over all points. For a fixed pole
+    c the hyperbola is linear in a and b, so the fit is a bounded one-dimensional minimisation
+    of the squared error over c, with the pole kept below the data (c < min x), where both of
+    the thesis's fits have it.
     """
     shape = choice("shape", shape, ("hyperbola", "line"))
     xs = np.asarray(x, dtype=float)
@@ -78,11 +79,7 @@ def fit_extrapolation(x: Sequence[float], y: Sequence[float], *, shape: str = "h
         fitted = intercept + slope * xs
         value = float(intercept + slope * t)
     else:
-        i0 = int(np.argmin(xs))
-        a0 = float(ys[np.argmax(xs)])
-        p0 = (a0, float((ys[i0] - a0) * xs[i0]) or 1e-6, 0.0)
-        popt, _ = curve_fit(hyperbola, xs, ys, p0=p0, method="lm", maxfev=20000)
-        params = tuple(float(v) for v in popt)
+        params = _fit_hyperbola(xs, ys)
         fitted = hyperbola(xs, *params)
         value = float(hyperbola(t, *params))
     resid = ys - fitted
@@ -90,3 +87,19 @@ def fit_extrapolation(x: Sequence[float], y: Sequence[float], *, shape: str = "h
     corr = float(np.corrcoef(ys, fitted)[0, 1]) if np.std(fitted) > 0 and np.std(ys) > 0 else math.nan
     return ExtrapolationFit(shape=shape, params=params, target=t, value=value,
                             std_error=std_error, corr=corr)
+
+
+def _fit_hyperbola(xs: np.ndarray, ys: np.ndarray) -> tuple[float, float, float]:
+    """(a, b, c) minimising the squared error of a + b/(x − c) with c < min x."""
+    def linear(c: float):
+        g = 1.0 / (xs - c)
+        design = np.column_stack([np.ones_like(g), g])
+        (a, b), *_ = np.linalg.lstsq(design, ys, rcond=None)
+        return float(a), float(b), float(np.sum((ys - design @ np.array([a, b])) ** 2))
+
+    span = float(xs.max() - xs.min()) or 1.0
+    lo = float(xs.min())
+    res = minimize_scalar(lambda c: linear(c)[2], bounds=(lo - 100 * span, lo - 1e-9 * span),
+                          method="bounded", options={"xatol": 1e-12 * span})
+    a, b, _ = linear(float(res.x))
+    return a, b, float(res.x)
