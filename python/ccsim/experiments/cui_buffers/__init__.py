@@ -10,3 +10,15 @@ chapter 3: buffer sizing for DWDM core switches (work in progress, issue 21).
 
 The digest is ``shared/specs/cui-buffers-fast-adpm.md``; the thesis text is the authority.
 """
+
+from ..kit.thesis import Thesis
+
+THESIS = Thesis(
+    id="cui-buffers",
+    title="Cui, Chapter 3 (buffer sizing for DWDM core switches)",
+    package=__name__,
+    quick_seeds=1,
+    quick_factor=0.5,
+    default_seeds=5,
+    method_note="Model cells call ccsim.models.cui with the thesis's constants (µ = 40e9/8320 packets/s).",
+)

@@ -96,14 +96,14 @@ def scenario(net: Network, name: str, description: str = "", seed: int = 1) -> d
         trunk["buffer"] = f"{net.channels}pkt"
     links.append(trunk)
     params = dict(net.transport)
+    if net.paced:
+        params["pacing"] = True
     flows = []
     for i in range(net.flows):
         f = {"name": f"{i + 1} f{i + 1}", "src": hosts[i], "dst": "d", "cc": "newreno",
              "packet_size": DATA, "ack_size": ACK, "max_window": 1_000_000}
         if params:
             f["params"] = dict(params)
-        if net.paced:
-            f["pacing"] = True
         flows.append(f)
     discard = max(1, math.ceil(net.warmup / net.interval))
     return {
