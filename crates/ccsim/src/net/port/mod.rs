@@ -15,8 +15,13 @@
 //! transmission time it has left; the events scheduled for it go stale and are recognised
 //! by their time (`on_tx_done`, `on_pipe_arrival`; only preemptive ports check), so nothing
 //! is cancelled.
+//!
+//! A port of several channels (a DWDM output trunk: `trunk.rs`) keeps this port's pipe and
+//! statistics but has transmitters of its own; one flag test sends its arrivals, completions
+//! and pipe arrivals there.
 
 mod features;
+mod trunk;
 
 use crate::net::{IdRing, PacketArena, PacketId};
 use crate::queue::{InService, Qdisc, QueueDiscipline, Verdict};
@@ -24,6 +29,7 @@ use crate::sim::rng::Rng;
 use crate::sim::{time::tx_time, EventKind, EventQueue, SimTime};
 use features::PortExtras;
 pub use features::{DepartureLog, QueueAccounting};
+pub use trunk::{ChannelBuffers, MAX_CHANNELS};
 
 /// Bit-time unit: picoseconds per second x 8 bits per byte.
 const BIT_PS: u64 = 8 * crate::sim::PS_PER_SEC;
@@ -80,6 +86,8 @@ mod feature {
     pub const ACCOUNTING: u8 = 4;
     /// Every transmission start is logged.
     pub const DEPARTURES: u8 = 8;
+    /// The port has several channels (`trunk.rs`).
+    pub const TRUNK: u8 = 16;
 }
 
 impl Port {
@@ -168,23 +176,11 @@ impl Port {
                 duration = e.resume.swap_remove(i).1;
             }
         }
-        if self.features & feature::DEPARTURES != 0 {
-            if let Some(log) = self.extras.as_deref_mut().and_then(|e| e.departures.as_mut()) {
-                log.record(arena, pkt, now);
-            }
-        }
+        self.count_start(pkt, size, duration, arena, now);
         let done = now + duration;
         self.busy_until = done;
         self.in_service_bytes = size;
-        self.stats.departures += 1;
-        self.stats.bytes_departed += size as u64;
-        self.stats.busy_ps += done - now;
-        let mut arrive = done + self.delay;
-        if let Some(e) = self.extras.as_deref_mut() {
-            if let Some(rng) = e.jitter_rng.as_mut() {
-                arrive += rng.next_u64() % e.jitter;
-            }
-        }
+        let mut arrive = self.far_end_time(done);
         if self.fifo_guard {
             if let Some(last) = self.pipe.back() {
                 arrive = arrive.max(arena.get(last).arrive_at);
@@ -197,10 +193,40 @@ impl Port {
         self.pipe.push_back(pkt);
     }
 
+    /// A packet of `size` bytes starts its transmission of `duration`: the departure log and
+    /// the statistics.
+    #[inline(always)]
+    fn count_start(&mut self, pkt: PacketId, size: u32, duration: SimTime, arena: &PacketArena, now: SimTime) {
+        if self.features & feature::DEPARTURES != 0 {
+            if let Some(log) = self.extras.as_deref_mut().and_then(|e| e.departures.as_mut()) {
+                log.record(arena, pkt, now);
+            }
+        }
+        self.stats.departures += 1;
+        self.stats.bytes_departed += size as u64;
+        self.stats.busy_ps += duration;
+    }
+
+    /// When a packet whose transmission ends at `done` reaches the far end: the delay, and
+    /// the jitter if any (before the no-overtaking clamp).
+    #[inline(always)]
+    fn far_end_time(&mut self, done: SimTime) -> SimTime {
+        let mut arrive = done + self.delay;
+        if let Some(e) = self.extras.as_deref_mut() {
+            if let Some(rng) = e.jitter_rng.as_mut() {
+                arrive += rng.next_u64() % e.jitter;
+            }
+        }
+        arrive
+    }
+
     /// A packet arrives to be sent out of this port. Returns the packet dropped, if any
     /// (the arriving one or, for some disciplines, one already queued).
     #[inline]
     pub fn receive(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, events: &mut EventQueue, id: u32) -> Option<PacketId> {
+        if self.features & feature::TRUNK != 0 {
+            return self.trunk_receive(pkt, arena, now, events, id);
+        }
         self.account(now);
         let busy = now < self.busy_until;
         let tx = InService { bytes: if busy { Some(self.in_service_bytes) } else { None } };
@@ -292,6 +318,9 @@ impl Port {
     /// The transmitter finished a packet and packets are waiting.
     #[inline]
     pub fn on_tx_done(&mut self, arena: &mut PacketArena, now: SimTime, events: &mut EventQueue, id: u32) {
+        if self.features & feature::TRUNK != 0 {
+            return self.trunk_tx_done(arena, now, events, id);
+        }
         if self.preemptive && now != self.busy_until {
             return; // stale: the packet it was for was preempted
         }
@@ -315,18 +344,22 @@ impl Port {
         }
         self.pipe.pop_front();
         if let Some(next) = self.pipe.front() {
-            events.schedule(arena.get(next).arrive_at, EventKind::PipeArrival, id);
+            let at = arena.get(next).arrive_at;
+            // A trunk's next packet may have its event already (`trunk.rs`).
+            if self.features & feature::TRUNK == 0 || self.trunk_needs_pipe_event(at) {
+                events.schedule(at, EventKind::PipeArrival, id);
+            }
         }
         Some(head)
     }
 
-    /// Queued packets (not counting the one in service).
+    /// Queued packets (not counting those in service).
     pub fn queue_packets(&self) -> u32 {
-        self.qdisc.len_packets()
+        self.qdisc.len_packets() + self.private_waiting().0
     }
 
     pub fn queue_bytes(&self) -> u64 {
-        self.qdisc.len_bytes()
+        self.qdisc.len_bytes() + self.private_waiting().1
     }
 
     /// Heap bytes held by the queue, the pipe and the optional extras.
@@ -336,6 +369,7 @@ impl Port {
                 + e.resume.capacity() * std::mem::size_of::<(PacketId, SimTime)>()
                 + e.lane.as_ref().map_or(0, |l| l.queue.capacity() * 4)
                 + e.departures.as_ref().map_or(0, |d| d.time_s.capacity() * DepartureLog::ROW_BYTES)
+                + e.trunk.as_ref().map_or(0, |t| t.memory_bytes())
         });
         self.qdisc.memory_bytes() + self.pipe.capacity() * std::mem::size_of::<PacketId>() + extras
     }
@@ -343,12 +377,14 @@ impl Port {
     /// Every packet waiting in the queue (not the one on the line, not the pipe).
     pub fn for_each_queued(&self, f: &mut dyn FnMut(PacketId)) {
         self.qdisc.for_each(f);
+        self.for_each_private(f);
     }
 
     /// Every packet this port holds: queued, in service, or in the pipe (the in-service
     /// packet is already in the pipe, since it was pushed there when it started).
     pub fn for_each_packet(&self, f: &mut dyn FnMut(PacketId)) {
         self.qdisc.for_each(f);
+        self.for_each_private(f);
         if let Some(lane) = self.extras.as_deref().and_then(|e| e.lane.as_ref()) {
             lane.queue.iter().for_each(&mut *f);
         }
