@@ -26,7 +26,11 @@
 //! every channel has a buffer of its own of `buffer` packets (counted as above) and serves
 //! only it. A packet that finds no channel idle joins the buffer, among those with room,
 //! whose channel will have sent everything it holds soonest (ties: the lowest index) [REC:
-//! the thesis does not say which]; with no room anywhere it is dropped.
+//! the thesis does not say which]; with no room anywhere it is dropped. A packet then starts
+//! when a shared FIFO would have started it, so with one packet size K private one-packet
+//! buffers are exactly a shared buffer of B = K (the spec's primary reading); with sizes that
+//! differ they lose more (two packets in a shared FIFO can both go to a channel that frees
+//! early).
 //!
 //! What the thesis models and this does not: cut-through. A packet here is stored and
 //! forwarded (it reaches the switch whole, then starts), which shifts every path by one
