@@ -63,6 +63,9 @@ pub struct Port {
     /// A preemptive FQ port (Keshav 1991 §2.2): an arriving packet that outbids the one on
     /// the line stops it; the stopped packet later resumes where it stopped.
     preemptive: bool,
+    /// The pipe may have events whose packet is no longer its head then (preemption, or a
+    /// trunk's packet that overtook the head): a pipe arrival checks its time.
+    pipe_checks_time: bool,
     /// The delay has been shortened during the run, or arrivals are jittered: a packet must
     /// not arrive before the one ahead of it (packets do not overtake), so arrivals are clamped.
     fifo_guard: bool,
@@ -106,6 +109,7 @@ impl Port {
             pipe: IdRing::new(),
             stats: PortStats::default(),
             preemptive: false,
+            pipe_checks_time: false,
             fifo_guard: false,
             lane_waiting: false,
             features: 0,
@@ -144,6 +148,7 @@ impl Port {
     /// Make the port preempt when its discipline asks (preemptive FQ).
     pub fn set_preemptive(&mut self, on: bool) {
         self.preemptive = on;
+        self.pipe_checks_time |= on;
         if on {
             self.extras_mut();
         }
@@ -224,10 +229,13 @@ impl Port {
     /// (the arriving one or, for some disciplines, one already queued).
     #[inline]
     pub fn receive(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, events: &mut EventQueue, id: u32) -> Option<PacketId> {
-        if self.features & feature::TRUNK != 0 {
-            return self.trunk_receive(pkt, arena, now, events, id);
+        // One test for the rare features at arrival: a trunk, or the queue's time integral.
+        if self.features & (feature::TRUNK | feature::ACCOUNTING) != 0 {
+            if self.features & feature::TRUNK != 0 {
+                return self.trunk_receive(pkt, arena, now, events, id);
+            }
+            self.account(now);
         }
-        self.account(now);
         let busy = now < self.busy_until;
         let tx = InService { bytes: if busy { Some(self.in_service_bytes) } else { None } };
         let dropped = match self.qdisc.enqueue(pkt, arena, now, tx) {
@@ -318,14 +326,16 @@ impl Port {
     /// The transmitter finished a packet and packets are waiting.
     #[inline]
     pub fn on_tx_done(&mut self, arena: &mut PacketArena, now: SimTime, events: &mut EventQueue, id: u32) {
-        if self.features & feature::TRUNK != 0 {
-            return self.trunk_tx_done(arena, now, events, id);
-        }
         if self.preemptive && now != self.busy_until {
             return; // stale: the packet it was for was preempted
         }
+        if self.features & (feature::TRUNK | feature::ACCOUNTING) != 0 {
+            if self.features & feature::TRUNK != 0 {
+                return self.trunk_tx_done(arena, now, events, id);
+            }
+            self.account(now);
+        }
         self.txdone_pending = false;
-        self.account(now);
         if let Some(p) = self.next_packet(arena, now) {
             self.start_tx(p, arena, now, events, id);
             if self.has_waiting() {
@@ -339,16 +349,12 @@ impl Port {
     #[inline]
     pub fn on_pipe_arrival(&mut self, arena: &PacketArena, now: SimTime, events: &mut EventQueue, id: u32) -> Option<PacketId> {
         let head = self.pipe.front()?;
-        if self.preemptive && arena.get(head).arrive_at != now {
-            return None; // stale: the packet it was for was preempted
+        if self.pipe_checks_time && arena.get(head).arrive_at != now {
+            return None; // stale: the packet it was for was preempted, or overtaken (`trunk.rs`)
         }
         self.pipe.pop_front();
         if let Some(next) = self.pipe.front() {
-            let at = arena.get(next).arrive_at;
-            // A trunk's next packet may have its event already (`trunk.rs`).
-            if self.features & feature::TRUNK == 0 || self.trunk_needs_pipe_event(at) {
-                events.schedule(at, EventKind::PipeArrival, id);
-            }
+            events.schedule(arena.get(next).arrive_at, EventKind::PipeArrival, id);
         }
         Some(head)
     }

@@ -43,10 +43,12 @@
 //! time a channel that has packets to send frees; an event whose time no longer matches
 //! (`txdone_at`) is stale. Packets of different sizes can finish out of order, so the pipe is
 //! kept in arrival order: a packet is inserted behind those that arrive no later than it
-//! (it passes at most the K - 1 packets still on other channels). The pipe keeps one pending
-//! event for its head; when a packet becomes the head in front of another, the other's event
-//! stays pending and its time is remembered (`displaced`), so that event is not scheduled a
-//! second time when that packet is the head again.
+//! (it passes at most the K - 1 packets still on other channels). A packet that becomes the
+//! pipe's head in front of another gets an event of its own, and the other's stays pending;
+//! a pipe arrival delivers the head only at the head's own time (as on a preemptive port), so
+//! that event, a duplicate once the head's chain re-arms for the same packet, either delivers
+//! a packet due at that very instant or is ignored. Each overtaking of the head leaves at
+//! most one such extra event.
 
 use super::{feature, Port};
 use crate::net::{IdRing, PacketArena, PacketId};
@@ -152,8 +154,6 @@ pub(crate) struct Trunk {
     private_bytes: u64,
     /// The time of the pending `TxDone` that counts (`SimTime::MAX`: none).
     txdone_at: SimTime,
-    /// Arrival times of packets displaced from the pipe's head, whose events are pending.
-    displaced: Vec<SimTime>,
 }
 
 impl Trunk {
@@ -171,7 +171,6 @@ impl Trunk {
             private_packets: 0,
             private_bytes: 0,
             txdone_at: SimTime::MAX,
-            displaced: Vec::new(),
         }
     }
 
@@ -212,7 +211,7 @@ impl Trunk {
         std::mem::size_of::<Trunk>()
             + self.lines.t.capacity() * 8
             + self.line_bytes.capacity() * 4
-            + (self.last_arrival.capacity() + self.drain_at.capacity() + self.displaced.capacity()) * 8
+            + (self.last_arrival.capacity() + self.drain_at.capacity()) * 8
             + self.private.iter().map(|r| std::mem::size_of::<IdRing>() + r.capacity() * 4).sum::<usize>()
     }
 }
@@ -237,6 +236,7 @@ impl Port {
         // The trunk admits; the queue only holds the shared FIFO.
         self.qdisc = Qdisc::DropTail(DropTail::new(BufferLimit::Unlimited, false));
         self.extras_mut().trunk = Some(Box::new(Trunk::new(channels as usize, buffers, limit, count_in_service)));
+        self.pipe_checks_time = true;
         self.set_feature(feature::TRUNK, true);
     }
 
@@ -283,6 +283,8 @@ impl Port {
     }
 
     /// A packet arrives at a trunk port; see the module header.
+    // Cold for the ordinary port, whose path must not pay for it.
+    #[cold]
     #[inline(never)]
     pub(super) fn trunk_receive(
         &mut self,
@@ -339,6 +341,8 @@ impl Port {
     }
 
     /// A channel with packets waiting for it may have freed: start them.
+    // Cold for the ordinary port, whose path must not pay for it.
+    #[cold]
     #[inline(never)]
     pub(super) fn trunk_tx_done(&mut self, arena: &mut PacketArena, now: SimTime, events: &mut EventQueue, id: u32) {
         let mut t = self.take_trunk();
@@ -405,25 +409,10 @@ impl Port {
             at -= 1;
         }
         if at == 0 {
-            if let Some(head) = self.pipe.front() {
-                t.displaced.push(arena.get(head).arrive_at);
-            }
+            // The new head (the old one's event stays pending: see the module header).
             events.schedule(arrive, EventKind::PipeArrival, id);
         }
         self.pipe.insert(at, pkt);
-    }
-
-    /// The pipe's new head arrives at `at`: does it need an event, or is the one it had
-    /// when it was displaced still pending?
-    #[inline(never)]
-    pub(super) fn trunk_needs_pipe_event(&mut self, at: SimTime) -> bool {
-        let e = self.extras.as_deref_mut().and_then(|e| e.trunk.as_deref_mut()).expect("a trunk port has its trunk");
-        if e.displaced.last() == Some(&at) {
-            e.displaced.pop();
-            false
-        } else {
-            true
-        }
     }
 }
 
@@ -598,7 +587,7 @@ mod tests {
     }
 
     #[test]
-    fn short_packets_overtake_long_ones_and_the_pipe_keeps_one_event_per_head() {
+    fn short_packets_overtake_long_ones_on_other_channels() {
         // Four channels at 8 Mb/s (1000 B: 1 ms, 40 B: 40 us); one long packet, then short
         // ones that each become the pipe's head in front of it, then a second long one.
         let mut port = trunk(4, ChannelBuffers::Shared, BufferLimit::Packets(0), false, 8_000_000, 0);
@@ -609,7 +598,6 @@ mod tests {
         assert_eq!(out.arrival[0], Some(MS));
         assert_eq!(out.arrival[3], Some(1020 * us));
         assert_eq!(out.arrival[6], Some(1050 * us));
-        assert!(port.take_trunk().displaced.is_empty());
     }
 
     /// The reference M/D/K/(K+B) queue: accepted packets start in order, each on the channel
