@@ -106,13 +106,13 @@ fn check_channels(o: &Obj, q: &QueueSpec, channels: u32) -> Result<()> {
     let private = q.channel_buffers == ChannelBuffers::Private;
     match q.buffer {
         BufferLimit::Packets(0) if channels == 1 || q.count_in_service => err(
-            "expected at least 1pkt, got 0pkt (a buffer of none, no waiting room, is for a link of several channels \
-             with count_in_service = false)"
+            "expected a buffer of at least 1pkt, got 0pkt (a buffer of none, no waiting room, is for a link of \
+             several channels with count_in_service = false)"
                 .into(),
         ),
         BufferLimit::Packets(n) if channels > 1 && q.count_in_service && !private && n < channels => err(format!(
-            "expected at least {channels}pkt, got {n}pkt: with count_in_service = true the buffer counts the packets on \
-             the link's {channels} channels too (count_in_service = false counts only the packets waiting)"
+            "expected a buffer of at least {channels}pkt, got {n}pkt: with count_in_service = true it counts the \
+             packets on the link's {channels} channels too (count_in_service = false counts only the packets waiting)"
         )),
         BufferLimit::Bytes(_) if channels > 1 && private => {
             err("expected a buffer in packets (such as \"1pkt\", each channel's) or \"unlimited\" with channel_buffers = \"private\", got a size in bytes".into())

@@ -26,24 +26,26 @@
 //! every channel has a buffer of its own of `buffer` packets (counted as above) and serves
 //! only it. A packet that finds no channel idle joins the buffer, among those with room,
 //! whose channel will have sent everything it holds soonest (ties: the lowest index) [REC:
-//! the thesis does not say which]; with no room anywhere it is dropped. A packet then starts
-//! when a shared FIFO would have started it, so with one packet size K private one-packet
-//! buffers are exactly a shared buffer of B = K (the spec's primary reading); with sizes that
-//! differ they lose more (two packets in a shared FIFO can both go to a channel that frees
-//! early).
+//! the thesis does not say which]; with no room anywhere it is dropped. With one packet size
+//! a packet then starts exactly when a shared FIFO would have started it, so K private
+//! one-packet buffers are a shared buffer of B = K (the spec's primary reading); with sizes
+//! that differ they lose more (two packets in a shared FIFO can both go to a channel that
+//! frees early; private buffers hold one each).
 //!
 //! What the thesis models and this does not: cut-through. A packet here is stored and
-//! forwarded (it reaches the switch whole, then starts), which shifts every path by one
-//! packet time of the input link and changes no queueing.
+//! forwarded (it reaches the switch whole, then starts), which delays it by its time on the
+//! input link; for packets of one size that shifts the arrivals at the trunk without
+//! changing them.
 //!
 //! Mechanics. The channels' end times sit in a tournament tree (`Lines`): the earliest end
 //! is its root and the lowest-index idle channel is found in log K steps, so the per-packet
 //! cost grows with log K, not K (the private variant scans its K buffers). Completions are
-//! lazy as on a one-channel port: one `TxDone` is pending while packets wait, at the first
-//! time a channel that has packets to send frees; an event whose time no longer matches
-//! (`txdone_at`) is stale. Packets of different sizes can finish out of order, so the pipe is
+//! lazy as on a one-channel port: while packets wait, one `TxDone` counts, at the first time
+//! a channel that has packets to send frees; an event whose time no longer matches
+//! (`txdone_at`, moved earlier by a packet joining a private buffer) is stale. Packets of different sizes can finish out of order, so the pipe is
 //! kept in arrival order: a packet is inserted behind those that arrive no later than it
-//! (it passes at most the K - 1 packets still on other channels). A packet that becomes the
+//! (usually it passes at most the K - 1 packets still on other channels; on its own channel
+//! it passes none). A packet that becomes the
 //! pipe's head in front of another gets an event of its own, and the other's stays pending;
 //! a pipe arrival delivers the head only at the head's own time (as on a preemptive port), so
 //! that event, a duplicate once the head's chain re-arms for the same packet, either delivers
