@@ -38,6 +38,8 @@ pub(super) struct PortExtras {
     pub loss: Option<(f64, Rng)>,
     pub accounting: QueueAccounting,
     pub departures: Option<DepartureLog>,
+    /// The channels of a port that has several (`trunk.rs`).
+    pub trunk: Option<Box<super::trunk::Trunk>>,
     /// Control packets dropped for want of room, and packets lost on the line.
     pub control_drops: u64,
     pub lost: u64,
@@ -180,7 +182,7 @@ impl Port {
     #[inline(always)]
     pub(super) fn account(&mut self, now: SimTime) {
         if self.features & feature::ACCOUNTING != 0 {
-            let (p, b) = (self.qdisc.len_packets(), self.qdisc.len_bytes());
+            let (p, b) = (self.queue_packets(), self.queue_bytes());
             if let Some(e) = self.extras.as_deref_mut() {
                 e.accounting.advance(now, p, b);
             }
@@ -209,6 +211,7 @@ impl Port {
         let acc = self.accounting(now);
         let (control_drops, lost) = self.control_drops_and_losses();
         crate::measure::PortSnapshot {
+            channels: self.channels(),
             departures: self.stats.departures,
             bytes: self.stats.bytes_departed,
             busy_ps: self.stats.busy_ps,
