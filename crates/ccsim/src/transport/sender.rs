@@ -296,10 +296,11 @@ impl Sender {
             }
             self.slots.shrink_to_fit(self.snd_una, self.high_sent);
             self.dupacks = 0;
-            if self.cc.on_new_ack(&info) == AckResponse::RetransmitFirstUnacked && self.snd_una < self.high_sent {
+            let response = self.cc.on_new_ack(&info);
+            if response != AckResponse::Nothing && self.snd_una < self.high_sent {
                 self.retransmit.push_back(self.snd_una);
             }
-            if matches!(self.timer_mode, TimerMode::Single | TimerMode::SingleBsd) {
+            if matches!(self.timer_mode, TimerMode::Single | TimerMode::SingleBsd) && response != AckResponse::RetransmitKeepTimer {
                 self.deadline = if self.snd_una < self.high_sent { now + self.rtt.rto() } else { NEVER };
             }
         } else if ack == self.snd_una && self.snd_una < self.high_sent {
