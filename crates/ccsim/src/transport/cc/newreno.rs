@@ -114,16 +114,60 @@ pub struct NewReno {
     /// The duplicate-ACK inflation (ns-2's `dupwnd_`); 0 outside recovery.
     dupwnd: f64,
     ssthresh: f64,
-    max_window: f64,
     /// One past the highest sequence number sent at the last fast retransmission or timeout.
     recover: u64,
+    max_window: u32,
     dupack_threshold: u16,
-    in_recovery: bool,
-    /// A partial ACK has arrived in this recovery (the Impatient timer rule).
-    partial_seen: bool,
-    variant: NewRenoVariant,
-    partial_ack_timer: PartialAckTimer,
-    partial_deflation: bool,
+    phase: Phase,
+    rules: Rules,
+}
+
+/// Where NewReno is in its loss recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Open,
+    /// Fast recovery, before its first partial ACK.
+    Recovery,
+    /// Fast recovery, after a partial ACK (the Impatient timer rule tells them apart).
+    RecoveryAfterPartial,
+}
+
+/// The configuration's rules in one byte: NewReno lives unboxed in every flow's `Cc`, whose
+/// size is set by its largest member (at most 40 bytes keeps `Cc` at 48).
+#[derive(Clone, Copy, Debug)]
+struct Rules(u8);
+
+impl Rules {
+    const NS2: u8 = 1;
+    const SLOW_BUT_STEADY: u8 = 2;
+    const NO_DEFLATION: u8 = 4;
+
+    fn new(cfg: &NewRenoConfig) -> Rules {
+        let mut bits = 0;
+        if cfg.variant == NewRenoVariant::Ns2 {
+            bits |= Rules::NS2;
+        }
+        if cfg.partial_ack_timer == PartialAckTimer::SlowButSteady {
+            bits |= Rules::SLOW_BUT_STEADY;
+        }
+        if !cfg.partial_deflation {
+            bits |= Rules::NO_DEFLATION;
+        }
+        Rules(bits)
+    }
+    fn variant(self) -> NewRenoVariant {
+        if self.0 & Rules::NS2 != 0 {
+            NewRenoVariant::Ns2
+        } else {
+            NewRenoVariant::Rfc6582
+        }
+    }
+    fn slow_but_steady(self) -> bool {
+        self.0 & Rules::SLOW_BUT_STEADY != 0
+    }
+    fn deflation(self) -> bool {
+        self.0 & Rules::NO_DEFLATION == 0
+    }
 }
 
 impl Algorithm for NewReno {
@@ -166,14 +210,11 @@ impl Algorithm for NewReno {
             cwnd: cfg.loss.initial_cwnd,
             dupwnd: 0.0,
             ssthresh: max_window as f64,
-            max_window: max_window as f64,
             recover: 0,
+            max_window,
             dupack_threshold: cfg.loss.dupack_threshold.min(u16::MAX as u32) as u16,
-            in_recovery: false,
-            partial_seen: false,
-            variant: cfg.variant,
-            partial_ack_timer: cfg.partial_ack_timer,
-            partial_deflation: cfg.partial_deflation,
+            phase: Phase::Open,
+            rules: Rules::new(cfg),
         }
     }
 }
@@ -181,19 +222,19 @@ impl Algorithm for NewReno {
 impl NewReno {
     /// In fast recovery (for tests and traces).
     pub fn in_recovery(&self) -> bool {
-        self.in_recovery
+        self.phase != Phase::Open
     }
 
     /// ns2: the window in use, W = min(cwnd_ + dupwnd_, max_window) (`windowd()`).
     fn ns2_window(&self) -> f64 {
-        (self.cwnd + self.dupwnd).min(self.max_window)
+        (self.cwnd + self.dupwnd).min(self.max_window as f64)
     }
 
     /// A partial ACK that acknowledged `acked` packets deflates the window.
     fn deflate(&mut self, acked: f64) {
-        if !self.partial_deflation {
+        if !self.rules.deflation() {
             self.dupwnd = 0.0;
-        } else if self.variant == NewRenoVariant::Ns2 {
+        } else if self.rules.variant() == NewRenoVariant::Ns2 {
             // `partialnewack`: from the inflation while it lasts, then from cwnd_.
             if self.dupwnd > acked {
                 self.dupwnd -= acked - 1.0;
@@ -221,39 +262,40 @@ impl CongestionControl for NewReno {
         self.ssthresh
     }
     fn on_new_ack(&mut self, ack: &AckInfo) -> AckResponse {
-        if !self.in_recovery {
-            self.cwnd = aimd_increase(self.cwnd, self.ssthresh, self.max_window);
+        let max_window = self.max_window as f64;
+        if self.phase == Phase::Open {
+            self.cwnd = aimd_increase(self.cwnd, self.ssthresh, max_window);
             return AckResponse::Nothing;
         }
         if ack.ack >= self.recover {
             // Full ACK: everything outstanding when loss was detected is acknowledged.
-            self.in_recovery = false;
+            self.phase = Phase::Open;
             self.dupwnd = 0.0;
-            self.cwnd = match self.variant {
+            self.cwnd = match self.rules.variant() {
                 NewRenoVariant::Rfc6582 => {
                     let flight_after = ack.flight_before.saturating_sub(ack.newly_acked) as f64;
                     self.ssthresh.min(flight_after.max(1.0) + 1.0)
                 }
-                NewRenoVariant::Ns2 => aimd_increase(self.cwnd, self.ssthresh, self.max_window),
+                NewRenoVariant::Ns2 => aimd_increase(self.cwnd, self.ssthresh, max_window),
             };
             return AckResponse::Nothing;
         }
         // Partial ACK: the next hole is lost too.
         self.deflate(ack.newly_acked as f64);
-        let first = !self.partial_seen;
-        self.partial_seen = true;
-        if first || self.partial_ack_timer == PartialAckTimer::SlowButSteady {
+        let first = self.phase == Phase::Recovery;
+        self.phase = Phase::RecoveryAfterPartial;
+        if first || self.rules.slow_but_steady() {
             AckResponse::RetransmitFirstUnacked
         } else {
             AckResponse::RetransmitKeepTimer
         }
     }
     fn on_dup_ack(&mut self, count: u32, ack: &AckInfo) -> bool {
-        if self.in_recovery {
+        if self.phase != Phase::Open {
             self.dupwnd += 1.0;
             return false;
         }
-        let covered = match self.variant {
+        let covered = match self.rules.variant() {
             NewRenoVariant::Rfc6582 => ack.ack >= self.recover,
             NewRenoVariant::Ns2 => ack.ack > self.recover,
         };
@@ -261,7 +303,7 @@ impl CongestionControl for NewReno {
             return false;
         }
         self.recover = ack.high_sent;
-        match self.variant {
+        match self.rules.variant() {
             NewRenoVariant::Rfc6582 => {
                 self.ssthresh = half_flight(ack.flight_before);
                 self.cwnd = self.ssthresh;
@@ -273,19 +315,18 @@ impl CongestionControl for NewReno {
             }
         }
         self.dupwnd = self.dupack_threshold as f64;
-        self.in_recovery = true;
-        self.partial_seen = false;
+        self.phase = Phase::Recovery;
         true
     }
     fn on_timeout(&mut self, t: &TimeoutInfo) {
         self.recover = t.high_sent;
-        self.ssthresh = match self.variant {
+        self.ssthresh = match self.rules.variant() {
             NewRenoVariant::Rfc6582 => half_flight(t.flight),
-            NewRenoVariant::Ns2 => (self.cwnd.min(self.max_window) / 2.0).floor().max(2.0),
+            NewRenoVariant::Ns2 => (self.cwnd.min(self.max_window as f64) / 2.0).floor().max(2.0),
         };
         self.cwnd = 1.0;
         self.dupwnd = 0.0;
-        self.in_recovery = false;
+        self.phase = Phase::Open;
     }
 }
 
@@ -316,6 +357,13 @@ mod tests {
 
     fn new_ack(ack: u64, newly: u64, high_sent: u64, flight: u64) -> AckInfo {
         AckInfo { ack, newly_acked: newly, high_sent, flight_before: flight, ..AckInfo::default() }
+    }
+
+    #[test]
+    fn state_fits_beside_reno_in_cc() {
+        // Every window flow holds a `Cc`; NewReno at 48 bytes made it 8 bytes larger.
+        assert!(std::mem::size_of::<NewReno>() <= 40);
+        assert_eq!(std::mem::size_of::<Cc>(), std::mem::size_of::<crate::transport::cc::reno::Reno>());
     }
 
     #[test]
