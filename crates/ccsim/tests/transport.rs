@@ -9,6 +9,11 @@ use common::*;
 /// 1000-byte packet), 20 ms, with a drop-tail buffer of `buf` packets (the packet in service
 /// counts). The pipe holds about 6 packets, so the path holds 15 packets without loss.
 fn dumbbell(cc: &str, max_window: u32, buf: &str, duration: &str, trace_period: &str) -> String {
+    dumbbell_with(cc, "{}", max_window, buf, duration, trace_period)
+}
+
+/// `dumbbell` with the flow's `params` (an inline table).
+fn dumbbell_with(cc: &str, params: &str, max_window: u32, buf: &str, duration: &str, trace_period: &str) -> String {
     ScenarioText::new(duration)
         .str("name", format!("dumbbell-{cc}"))
         .measure(duration)
@@ -27,6 +32,7 @@ fn dumbbell(cc: &str, max_window: u32, buf: &str, duration: &str, trace_period: 
         .str("cc", cc)
         .raw("max_window", max_window)
         .str("packet_size", "1000B")
+        .raw("params", params)
         .build()
 }
 
@@ -156,8 +162,7 @@ fn fast_retransmit_waits_for_exactly_the_threshold_of_duplicate_acks() {
     // In the single-drop scenario 15 packets follow the lost one, so exactly 15 duplicate
     // ACKs come back: a threshold of 15 still triggers fast retransmit, 16 needs the timer.
     let with_threshold = |k: u32| {
-        let text = dumbbell("reno", 16, "10pkt", "1s", "1ms")
-            .replace("max_window = 16", &format!("max_window = 16\nparams = {{ dupack_threshold = {k} }}"));
+        let text = dumbbell_with("reno", &format!("{{ dupack_threshold = {k} }}"), 16, "10pkt", "1s", "1ms");
         let r = run(&text);
         let f = &r.flows[0];
         assert_eq!(f.totals.data_dropped, 1, "threshold {k}: scenario precondition");
@@ -171,9 +176,10 @@ fn fast_retransmit_waits_for_exactly_the_threshold_of_duplicate_acks() {
 #[test]
 fn newreno_repairs_several_losses_in_one_window_without_timeout() {
     // Slow start with an unlimited window overshoots into a 10-packet buffer: many drops in
-    // one window. 1.6 s covers that single loss episode.
+    // one window. 1.6 s covers that single loss episode. Every partial ACK restarts the
+    // timer ("Slow-but-Steady"), so the repairs, one per round trip, never time out.
     let dur = "1.6s";
-    let nr = run(&dumbbell("newreno", 1000, "10pkt", dur, "1ms"));
+    let nr = run(&dumbbell_with("newreno", "{ partial_ack_timer = \"slow_but_steady\" }", 1000, "10pkt", dur, "1ms"));
     let reno = run(&dumbbell("reno", 1000, "10pkt", dur, "1ms"));
     let f = &nr.flows[0];
     assert!(f.totals.data_dropped >= 5, "scenario precondition: several drops, got {}", f.totals.data_dropped);
@@ -193,6 +199,13 @@ fn newreno_repairs_several_losses_in_one_window_without_timeout() {
     assert!(g.timeouts >= 1, "Reno is expected to need a timeout here");
     assert!(g.totals.retransmitted > f.totals.retransmitted, "Reno resends more (go-back-N after the timeout)");
     assert!(g.totals.delivered < f.totals.delivered, "Reno {} vs NewReno {} delivered", g.totals.delivered, f.totals.delivered);
+
+    // RFC 6582's "Impatient" timer restarts on the first partial ACK only: with this many
+    // holes, one repaired per round trip, the timer expires before the last repair.
+    let imp = run(&dumbbell("newreno", 1000, "10pkt", dur, "1ms"));
+    let i = &imp.flows[0];
+    assert!(i.timeouts >= 1, "Impatient NewReno ends this recovery with a timeout");
+    assert!(i.totals.retransmitted > f.totals.retransmitted, "and resends from the oldest hole on (go-back-N)");
 }
 
 #[test]

@@ -246,6 +246,9 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         let sender = t.cc.as_ref().map(|cc| {
             let mut s = Sender::new(cc.build(w), w, t.sender.rto, t.sender.timers);
             s.own_ack_stops_timer = t.sender.own_ack_stops_timer;
+            if t.sender.pacing {
+                s.spread_over_rtt();
+            }
             s
         });
         let rng = Rng::stream(sc.seed, &format!("flow/{}", fs.name));

@@ -10,7 +10,7 @@ use crate::sim::{time::from_secs, SimTime, PS_PER_SEC};
 use crate::traffic::pareto::{ParetoOnOff, DEFAULT_MEAN_OFF, DEFAULT_MEAN_ON, DEFAULT_SHAPE};
 use crate::traffic::sizes::{SizeMix, MAX_SIZES, SHARE_SUM_TOLERANCE};
 use crate::traffic::{AppKind, APP_NAMES};
-use crate::transport::cc::{algorithm, newreno::NewReno, Algorithm, ALGORITHMS};
+use crate::transport::cc::{algorithm, newreno::NewReno, Algorithm, CongestionControl, ALGORITHMS};
 use std::collections::HashSet;
 use toml::Value;
 
@@ -50,6 +50,9 @@ fn decode_transport(params: Option<Obj>, name: &str, path: String) -> Result<Tra
         None => TransportSpec { cc: None, sender: NewReno::sender_defaults() },
         Some(info) => {
             let (cc, sender) = (info.decode)(&mut p)?;
+            if sender.pacing && cc.build(1).uses_pacing() {
+                return Err(p.error("pacing", format!("{name} paces by its own rule; pacing = true is for window algorithms")));
+            }
             TransportSpec { cc: Some(cc), sender }
         }
     };

@@ -41,6 +41,9 @@ pub struct SenderConfig {
     /// Per-packet timers also stop on the packet's own ACK, not only on a cumulative ACK
     /// covering it (Generic's `retransmit = "own_ack"`; packet-pair's matching of ACKs).
     pub own_ack_stops_timer: bool,
+    /// Spread the window over the smoothed RTT: every transmission, retransmissions
+    /// included, at least srtt / window after the previous one (`pacing`; see `pacer.rs`).
+    pub pacing: bool,
 }
 
 impl SenderConfig {
@@ -58,6 +61,11 @@ impl SenderConfig {
         if rto.max_rto < rto.min_rto {
             return Err(p.error("max_rto", "expected max_rto >= min_rto"));
         }
+        self.pacing = p.flag(
+            "pacing",
+            self.pacing,
+            "pace every transmission, retransmissions included, at least srtt/cwnd after the previous one (Cui 2007 §2.2.4; not with algorithms that pace by their own rule)",
+        )?;
         rto.karn = p.flag("karn", rto.karn, "skip RTT samples of retransmitted packets (Karn and Partridge)")?;
         rto.backoff = p.flag("backoff", rto.backoff, "double the timeout on each expiry until a fresh sample")?;
         rto.sample_from = p.choice(

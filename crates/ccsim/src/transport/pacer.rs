@@ -1,6 +1,8 @@
-//! Pacing beside the window, for rate-based algorithms (packet-pair).
+//! Pacing beside the window: the algorithm's burst rule (rate-based algorithms, packet-pair),
+//! or the sender's `pacing` option, which spreads any window algorithm's window over the
+//! smoothed RTT.
 //!
-//! When the algorithm returns a [`Pacing`] rule, new data leaves only in bursts of `burst`
+//! Burst rule. When the algorithm returns a [`Pacing`] rule, new data leaves only in bursts of `burst`
 //! packets, back to back, each burst starting no sooner than `interval` after the previous
 //! burst started (the interval is read afresh at every decision, so a rate change applies at
 //! once). The window stays a hard cap: a burst starts only when the window has room for all
@@ -12,7 +14,16 @@
 //! `skip` burst slots empty (the next burst starts (1 + skip) intervals after the last), and
 //! send `extra` packets at once, unpaired, ahead of the schedule, as the window allows; both
 //! accumulate until used.
-//! The pacing state is boxed and exists only for algorithms that pace. The world arms one
+//!
+//! Spreading (`pacing = true`; Cui 2007 §2.2.4, spec cui-buffers-fast-adpm.md §2.2 and §6
+//! item 2): every transmission, new or retransmitted, leaves no sooner than srtt / W after the
+//! previous one, W being the window the sender may use now (min(floor(cwnd), max_window)),
+//! both read afresh at every decision; the window stays a hard cap and ACKs only open it.
+//! Before the first RTT sample there is no interval, and the window alone decides (one
+//! packet with the usual initial window). Fast retransmissions, partial-ACK retransmissions
+//! and a timeout's go-back-N all wait for their slot.
+//!
+//! The pacing state is boxed and exists only for flows that pace. The world arms one
 //! `PaceTick` per flow for the next release, lazily like the timers: an event that fires
 //! early re-arms, and when a higher rate moves the release earlier an earlier event is added
 //! and the later one fires as a no-op.
@@ -25,7 +36,10 @@ use crate::sim::SimTime;
 /// Pacing state of a paced flow (boxed; absent for window flows).
 #[derive(Clone, Debug)]
 pub(super) struct Pacer {
-    /// Start time of the last burst, if any burst has started.
+    /// Spreading the window over the smoothed RTT (the sender's `pacing` option) rather than
+    /// the algorithm's burst rule.
+    spread: bool,
+    /// Start time of the last burst (spreading: time of the last transmission), if any.
     last_start: Option<SimTime>,
     /// Packets in the current burst, and how many of them have been sent.
     len: u32,
@@ -39,8 +53,27 @@ pub(super) struct Pacer {
 }
 
 impl Pacer {
+    /// Pacing by the algorithm's burst rule.
     pub(super) fn new() -> Self {
-        Pacer { last_start: None, len: 0, sent: 0, skip: 0, extra: 0, armed_at: NEVER }
+        Pacer { spread: false, last_start: None, len: 0, sent: 0, skip: 0, extra: 0, armed_at: NEVER }
+    }
+
+    /// Spreading the window over the smoothed RTT.
+    pub(super) fn spread() -> Self {
+        Pacer { spread: true, ..Pacer::new() }
+    }
+
+    /// Spreading: true if a packet may leave at `now`, `interval` (None: no spacing yet)
+    /// after the last one; then `now` is the last.
+    #[inline]
+    fn take_slot(&mut self, now: SimTime, interval: Option<SimTime>) -> bool {
+        if let (Some(last), Some(interval)) = (self.last_start, interval) {
+            if now < last.saturating_add(interval) {
+                return false;
+            }
+        }
+        self.last_start = Some(now);
+        true
     }
 
     /// Add an algorithm's one-off schedule change to what is still pending.
@@ -51,10 +84,38 @@ impl Pacer {
 }
 
 impl Sender {
+    /// Spread the window over the smoothed RTT (the `pacing` option; see the module header).
+    /// Not for algorithms that pace by their own rule.
+    pub fn spread_over_rtt(&mut self) {
+        assert!(!self.cc.uses_pacing(), "{} paces by its own rule", self.cc.name());
+        self.pacer = Some(Box::new(Pacer::spread()));
+    }
+
+    /// Spreading: the least time between two transmissions now, srtt / W (None before the
+    /// first RTT sample).
+    #[inline]
+    fn spread_interval(&self) -> Option<SimTime> {
+        Some(self.rtt.srtt()? / self.usable_window().max(1))
+    }
+
+    /// A paced flow with a retransmission due: true if it may go now (always, under a burst
+    /// rule: retransmissions are not paced), taking the slot.
+    #[inline]
+    pub(super) fn retransmission_slot(&mut self, now: SimTime) -> bool {
+        let interval = self.spread_interval();
+        let p = self.pacer.as_mut().expect("paced flow");
+        !p.spread || p.take_slot(now, interval)
+    }
+
     /// Paced flow with a packet the window and the application allow: None if pacing holds
     /// it back, else the code of the packet (its place in the current burst).
     #[inline]
     pub(super) fn paced_code(&mut self, now: SimTime) -> Option<u8> {
+        if self.pacer.as_ref().is_some_and(|p| p.spread) {
+            let interval = self.spread_interval();
+            let p = self.pacer.as_mut().expect("paced flow");
+            return p.take_slot(now, interval).then_some(pair_code::UNPAIRED);
+        }
         let spec = self.cc.pacing();
         let window = self.usable_window();
         let window_room = self.snd_una + window - self.snd_nxt;
@@ -101,6 +162,13 @@ impl Sender {
     pub fn pace_release(&self) -> SimTime {
         let Some(p) = self.pacer.as_deref() else { return NEVER };
         let Some(last) = p.last_start else { return NEVER };
+        if p.spread {
+            let new_data = self.snd_nxt < self.app_limit && self.snd_nxt < self.snd_una + self.usable_window();
+            return match self.spread_interval() {
+                Some(interval) if new_data || self.has_retransmission() => last.saturating_add(interval),
+                _ => NEVER,
+            };
+        }
         if p.sent < p.len || self.snd_nxt >= self.app_limit {
             return NEVER;
         }
@@ -135,5 +203,82 @@ impl Sender {
                 p.armed_at = NEVER;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::PS_PER_SEC as SEC;
+    use crate::transport::cc::newreno::{NewReno, NewRenoConfig};
+    use crate::transport::cc::{Algorithm, Cc};
+
+    /// A spreading NewReno sender whose packet 0, sent at 0, was acknowledged at 1 s (srtt
+    /// 1 s), with cwnd 10.
+    fn spreading() -> Sender {
+        let d = NewReno::sender_defaults();
+        let mut s = Sender::new(Cc::from(NewReno::build(&NewRenoConfig::default(), 100)), 100, d.rto, d.timers);
+        s.spread_over_rtt();
+        assert!(s.is_paced());
+        s.app_limit = 1000;
+        assert_eq!(s.next_transmission(0).map(|t| t.seq), Some(0), "no interval before the first RTT sample");
+        s.on_ack(1, 0, 0, 0, false, false, 0, SEC);
+        assert_eq!(s.rtt.srtt(), Some(SEC));
+        if let Cc::NewReno(n) = &mut s.cc {
+            *n = NewReno::build(&NewRenoConfig { loss: crate::transport::cc::loss::LossConfig { initial_cwnd: 10.0, dupack_threshold: 3 }, ..NewRenoConfig::default() }, 100);
+        }
+        s
+    }
+
+    #[test]
+    fn spreading_sends_one_packet_every_srtt_over_cwnd() {
+        let mut s = spreading();
+        let gap = SEC / 10; // srtt / cwnd
+        for k in 0..10u64 {
+            let t = SEC + k * gap;
+            assert!(k == 0 || s.next_transmission(t - 1).is_none(), "packet {k} held until {t}");
+            if k > 0 {
+                assert_eq!(s.pace_release(), t, "the pacing event for packet {k}");
+            }
+            assert_eq!(s.next_transmission(t).map(|x| (x.seq, x.code)), Some((k + 1, pair_code::UNPAIRED)));
+            assert!(s.next_transmission(t).is_none(), "one packet per slot");
+        }
+        // The window (10) is full: no pacing event until an ACK opens it.
+        assert_eq!(s.pace_release(), NEVER);
+        // A larger window shortens the interval at once: the ACK of packet 1 at 2 s (an RTT
+        // of 1 s again) takes slow start's cwnd to 11; one packet goes, the next srtt / 11 later.
+        s.on_ack(2, 1, SEC, SEC, false, false, 0, 2 * SEC);
+        assert_eq!((s.usable_window(), s.rtt.srtt()), (11, Some(SEC)));
+        assert!(s.next_transmission(2 * SEC).is_some());
+        assert_eq!(s.pace_release(), 2 * SEC + SEC / 11);
+    }
+
+    #[test]
+    fn spreading_holds_retransmissions_too() {
+        let mut s = spreading();
+        let gap = SEC / 10;
+        for k in 0..10u64 {
+            assert!(s.next_transmission(SEC + k * gap).is_some());
+        }
+        // Packet 1 is lost: the duplicates of 2, 3, 4 arrive right after packet 10 left.
+        let t = SEC + 9 * gap;
+        for echo in 2..=4 {
+            s.on_ack(2 - 1, echo, 0, 0, false, false, 0, t);
+        }
+        // Window 5 + 3 after the third duplicate: the slot is srtt / 8 after packet 10's.
+        assert_eq!(s.usable_window(), 8);
+        assert!(s.next_transmission(t).is_none(), "the fast retransmission waits for its slot");
+        assert_eq!(s.pace_release(), t + SEC / 8, "and the world is asked to wake the flow then");
+        assert!(s.next_transmission(t + SEC / 8 - 1).is_none());
+        let r = s.next_transmission(t + SEC / 8).expect("the fast retransmission");
+        assert_eq!((r.seq, r.retransmission), (1, true));
+    }
+
+    #[test]
+    fn spreading_is_refused_for_algorithms_that_pace_by_their_own_rule() {
+        let text = "duration = \"1s\"\n[nodes]\nhosts = [\"a\", \"b\"]\n[[links]]\nbetween = [\"a\", \"b\"]\nbandwidth = \"1Mbps\"\n\
+                    [[flows]]\nsrc = \"a\"\ndst = \"b\"\ncc = \"pp\"\nparams = { pacing = true }\n";
+        let e = crate::Scenario::from_toml_str(text).unwrap_err().to_string();
+        assert!(e.contains("flows[0].params.pacing") && e.contains("own rule"), "{e}");
     }
 }

@@ -8,8 +8,8 @@
 //! event per flow; a timer event that fires before the current deadline is re-armed rather
 //! than cancelled, so restarting the RTO on every ACK costs no event-queue operation.
 //!
-//! Pacing (rate-based algorithms, e.g. packet-pair) sits beside the window; its state and
-//! rules are in `pacer.rs`.
+//! Pacing (rate-based algorithms, e.g. packet-pair, and the `pacing` option of any window
+//! algorithm) sits beside the window; its state and rules are in `pacer.rs`.
 
 use super::cc::{AckInfo, AckResponse, Cc, CongestionControl, Feedback, TimeoutInfo};
 use super::config::TimerMode;
@@ -140,10 +140,15 @@ impl Sender {
     /// The next packet to put on the wire now, if any. Call repeatedly until None.
     #[inline]
     pub fn next_transmission(&mut self, now: SimTime) -> Option<Transmission> {
-        while let Some(seq) = self.retransmit.pop_front() {
+        while let Some(&seq) = self.retransmit.front() {
             if seq >= self.snd_una && seq < self.high_sent {
+                if self.pacer.is_some() && !self.retransmission_slot(now) {
+                    return None;
+                }
+                self.retransmit.pop_front();
                 return Some(self.transmit(seq, now, true, pair_code::UNPAIRED));
             }
+            self.retransmit.pop_front();
         }
         if self.snd_nxt < self.app_limit && self.snd_nxt < self.snd_una + self.usable_window() {
             let code = if self.pacer.is_some() { self.paced_code(now)? } else { pair_code::UNPAIRED };
@@ -296,10 +301,11 @@ impl Sender {
             }
             self.slots.shrink_to_fit(self.snd_una, self.high_sent);
             self.dupacks = 0;
-            if self.cc.on_new_ack(&info) == AckResponse::RetransmitFirstUnacked && self.snd_una < self.high_sent {
+            let response = self.cc.on_new_ack(&info);
+            if response != AckResponse::Nothing && self.snd_una < self.high_sent {
                 self.retransmit.push_back(self.snd_una);
             }
-            if matches!(self.timer_mode, TimerMode::Single | TimerMode::SingleBsd) {
+            if matches!(self.timer_mode, TimerMode::Single | TimerMode::SingleBsd) && response != AckResponse::RetransmitKeepTimer {
                 self.deadline = if self.snd_una < self.high_sent { now + self.rtt.rto() } else { NEVER };
             }
         } else if ack == self.snd_una && self.snd_una < self.high_sent {
@@ -329,6 +335,12 @@ impl Sender {
                 self.deadline = NEVER; // re-armed by the retransmission
             }
         }
+    }
+
+    /// A retransmission waits to be sent.
+    #[inline]
+    pub(super) fn has_retransmission(&self) -> bool {
+        self.retransmit.iter().any(|&seq| seq >= self.snd_una && seq < self.high_sent)
     }
 
     /// The earliest time at which a timer must fire (NEVER if no timer is running).

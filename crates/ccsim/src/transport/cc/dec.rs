@@ -125,6 +125,7 @@ impl Algorithm for Dec {
             },
             timers: TimerMode::Single,
             own_ack_stops_timer: false,
+            pacing: false,
         }
     }
 

@@ -74,6 +74,7 @@ impl Algorithm for Generic {
             },
             timers: TimerMode::PerPacket,
             own_ack_stops_timer: true,
+            pacing: false,
         }
     }
 

@@ -71,6 +71,7 @@ impl Algorithm for Jk {
             },
             timers: TimerMode::SingleBsd,
             own_ack_stops_timer: false,
+            pacing: false,
         }
     }
 

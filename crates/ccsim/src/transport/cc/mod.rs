@@ -113,6 +113,10 @@ pub enum AckResponse {
     Nothing,
     /// Retransmit the first unacknowledged packet now (NewReno's partial ACK).
     RetransmitFirstUnacked,
+    /// As `RetransmitFirstUnacked`, and leave the retransmission timer running as it is
+    /// rather than restart it for the new ACK (NewReno's "Impatient" partial ACKs after the
+    /// first, RFC 6582 §4).
+    RetransmitKeepTimer,
 }
 
 pub trait CongestionControl {

@@ -210,6 +210,7 @@ impl Algorithm for PacketPair {
             },
             timers: TimerMode::PerPacketDoubling,
             own_ack_stops_timer: true,
+            pacing: false,
         }
     }
 

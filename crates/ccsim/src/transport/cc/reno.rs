@@ -95,6 +95,7 @@ pub(crate) fn rfc6298_defaults() -> SenderConfig {
         },
         timers: TimerMode::Single,
         own_ack_stops_timer: false,
+        pacing: false,
     }
 }
 

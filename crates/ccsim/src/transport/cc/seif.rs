@@ -186,6 +186,7 @@ pub fn liang_timers() -> SenderConfig {
         },
         timers: TimerMode::SingleBsd,
         own_ack_stops_timer: false,
+        pacing: false,
     }
 }
 
