@@ -122,6 +122,8 @@ pub struct MeasureSpec {
     pub port_stats: Selection,
     /// Ports whose every departure is recorded (flow, class, waiting time); none by default.
     pub trace_departures: Selection,
+    /// Departures are recorded from this instant on (0: from the start).
+    pub departures_from: SimTime,
 }
 
 #[derive(Clone, Debug)]

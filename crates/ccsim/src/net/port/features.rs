@@ -104,6 +104,8 @@ pub struct DepartureLog {
     pub size: Vec<u32>,
     /// Time from arrival at the port to the start of transmission, seconds.
     pub wait_s: Vec<f64>,
+    /// Departures before this instant are not recorded (`[measure] departures_from`).
+    pub from: SimTime,
 }
 
 impl DepartureLog {
@@ -119,6 +121,9 @@ impl DepartureLog {
 
     #[cold]
     pub fn record(&mut self, arena: &PacketArena, pkt: PacketId, now: SimTime) {
+        if now < self.from {
+            return;
+        }
         let p = arena.get(pkt);
         self.time_s.push(crate::sim::time::to_secs(now));
         self.flow.push(p.flow);
@@ -190,8 +195,8 @@ impl Port {
     }
 
     /// Log every transmission start (the departure trace).
-    pub fn enable_departure_log(&mut self) {
-        self.extras_mut().departures = Some(DepartureLog::default());
+    pub fn enable_departure_log(&mut self, from: SimTime) {
+        self.extras_mut().departures = Some(DepartureLog { from, ..DepartureLog::default() });
         self.set_feature(feature::DEPARTURES, true);
     }
 
