@@ -13,12 +13,27 @@ The digest is ``shared/specs/cui-buffers-fast-adpm.md``; the thesis text is the 
 
 from ..kit.thesis import Thesis
 
+
+def _rows(results):
+    from .rows import extra_rows
+
+    return extra_rows(results)
+
+
+def _sweep_rows(flows):
+    from .rows import sweep_rows
+
+    return sweep_rows(flows)
+
+
 THESIS = Thesis(
     id="cui-buffers",
     title="Cui, Chapter 3 (buffer sizing for DWDM core switches)",
     package=__name__,
     quick_seeds=1,
     quick_factor=0.5,
-    default_seeds=5,
+    default_seeds=3,
+    extra_rows=_rows,
+    sweep_rows=_sweep_rows,
     method_note="Model cells call ccsim.models.cui with the thesis's constants (µ = 40e9/8320 packets/s).",
 )
