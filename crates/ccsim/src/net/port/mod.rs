@@ -17,8 +17,9 @@
 //! is cancelled.
 //!
 //! A port of several channels (a DWDM output trunk: `trunk.rs`) keeps this port's pipe and
-//! statistics but has transmitters of its own; one flag test sends its arrivals, completions
-//! and pipe arrivals there.
+//! statistics but has transmitters of its own: the flag test an arrival and a completion
+//! already made (for queue accounting) sends them there, and its pipe checks arrival times
+//! as a preemptive port's does.
 
 mod features;
 mod trunk;
