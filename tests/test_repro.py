@@ -40,7 +40,12 @@ def ccsim(*args, cwd, timeout=120, interrupt_after=None, sig=signal.SIGINT, limi
         while ready is not None and proc.poll() is None and not ready(proc.pid) and time.monotonic() < deadline:
             time.sleep(0.2)
         os.killpg(proc.pid, sig)  # the whole group, as a terminal's Ctrl-C does
-    out, err = proc.communicate(timeout=timeout)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # never leave a runaway behind (it would load the machine)
+        proc.communicate()
+        raise
     return proc.returncode, out, err
 
 

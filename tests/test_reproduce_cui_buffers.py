@@ -34,8 +34,9 @@ def test_tables_3_1_to_3_4_and_the_poisson_check(tmp_path):
     assert (tmp_path / "report.html").exists()
 
 
-# Today's full run (3 seeds).
-FULL_RUN_FLOOR = {"D": 77, "S": 0, "hard": 0}
+# Today's full run (deterministic, one seed; about 5 min on 2 cores): 77 of 112 D cells (every
+# failure a thesis erratum), 8 of 10 S cells, 3 of 3 hard checks.
+FULL_RUN_FLOOR = {"D": 77, "S": 8, "hard": 3}
 
 
 @pytest.mark.slow
