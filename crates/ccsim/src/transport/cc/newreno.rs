@@ -243,6 +243,34 @@ impl NewReno {
         self.phase != Phase::Open
     }
 
+    /// A new ACK in recovery: a full or a partial one (out of line: the per-ACK path of an
+    /// open window stays small).
+    #[inline(never)]
+    fn recovery_ack(&mut self, ack: &AckInfo) -> AckResponse {
+        if ack.ack >= self.recover {
+            // Full ACK: everything outstanding when loss was detected is acknowledged.
+            self.phase = Phase::Open;
+            self.dupwnd = 0.0;
+            self.cwnd = match self.rules.variant() {
+                NewRenoVariant::Rfc6582 => {
+                    let flight_after = ack.flight_before.saturating_sub(ack.newly_acked) as f64;
+                    self.ssthresh.min(flight_after.max(1.0) + 1.0)
+                }
+                NewRenoVariant::Ns2 => aimd_increase(self.cwnd, self.ssthresh, self.max_window as f64),
+            };
+            return AckResponse::Nothing;
+        }
+        // Partial ACK: the next hole is lost too.
+        self.deflate(ack.newly_acked as f64);
+        let first = self.phase == Phase::Recovery;
+        self.phase = Phase::RecoveryAfterPartial;
+        if first || self.rules.slow_but_steady() {
+            AckResponse::RetransmitFirstUnacked
+        } else {
+            AckResponse::RetransmitKeepTimer
+        }
+    }
+
     /// ns2: the window in use, W = min(cwnd_ + dupwnd_, max_window) (`windowd()`).
     fn ns2_window(&self) -> f64 {
         (self.cwnd + self.dupwnd).min(self.max_window as f64)
@@ -279,34 +307,13 @@ impl CongestionControl for NewReno {
     fn ssthresh(&self) -> f64 {
         self.ssthresh
     }
+    #[inline]
     fn on_new_ack(&mut self, ack: &AckInfo) -> AckResponse {
-        let max_window = self.max_window as f64;
         if self.phase == Phase::Open {
-            self.cwnd = aimd_increase(self.cwnd, self.ssthresh, max_window);
+            self.cwnd = aimd_increase(self.cwnd, self.ssthresh, self.max_window as f64);
             return AckResponse::Nothing;
         }
-        if ack.ack >= self.recover {
-            // Full ACK: everything outstanding when loss was detected is acknowledged.
-            self.phase = Phase::Open;
-            self.dupwnd = 0.0;
-            self.cwnd = match self.rules.variant() {
-                NewRenoVariant::Rfc6582 => {
-                    let flight_after = ack.flight_before.saturating_sub(ack.newly_acked) as f64;
-                    self.ssthresh.min(flight_after.max(1.0) + 1.0)
-                }
-                NewRenoVariant::Ns2 => aimd_increase(self.cwnd, self.ssthresh, max_window),
-            };
-            return AckResponse::Nothing;
-        }
-        // Partial ACK: the next hole is lost too.
-        self.deflate(ack.newly_acked as f64);
-        let first = self.phase == Phase::Recovery;
-        self.phase = Phase::RecoveryAfterPartial;
-        if first || self.rules.slow_but_steady() {
-            AckResponse::RetransmitFirstUnacked
-        } else {
-            AckResponse::RetransmitKeepTimer
-        }
+        self.recovery_ack(ack)
     }
     fn on_dup_ack(&mut self, count: u32, ack: &AckInfo) -> bool {
         if self.phase != Phase::Open {
