@@ -73,6 +73,7 @@
 //! - Paced (`pacing = true`): the queue builds only once the window exceeds the path, so the
 //!   first loss comes 80 ms later, from a larger window: 1080 losses (paced ns-2: 1076, 90.8
 //!   Mb/s; paced Impatient 53.8 Mb/s; paced Slow-but-Steady 29.4 s in recovery).
+//!
 //! With 1500-B packets (`NEWRENO_PACKET=1500B`, the issue's run) Slow-but-Steady loses 701
 //! and its counter reaches 183 231, as the issue reported; Impatient 70.7 Mb/s, ns-2 93.9.
 
