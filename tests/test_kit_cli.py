@@ -6,7 +6,7 @@ import pytest
 
 from ccsim.experiments import THESES
 from ccsim.experiments.kit.params import apply_params, param_targets, parse_param
-from ccsim.experiments.kit.registry import get_thesis
+from ccsim.experiments.kit.registry import get_thesis, thesis_ids
 from ccsim.experiments.kit.runner import add_jitter
 
 
@@ -16,7 +16,7 @@ def test_list_names_every_registered_thesis(cli):
     lines = r.stdout.splitlines()
     assert len(lines) == len(THESES) and lines[0].split()[0] == "keshav91"
     assert "Keshav 1991, Chapter 6" in lines[0]
-    for thesis_id in THESES:
+    for thesis_id in thesis_ids():
         t = get_thesis(thesis_id)
         assert t.reference.is_file() and t.scenario_dir.is_dir(), thesis_id
 

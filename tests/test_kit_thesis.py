@@ -153,3 +153,28 @@ def test_a_thesis_of_every_cell_kind_is_reproduced_end_to_end(thesis, tmp_path, 
     # --only picks scenarios of this thesis; a model-only scenario runs nothing
     only = reproduce(t, seeds=1, out=tmp_path / "m1", only="M1", progress=False)
     assert len(only.runs) == 0 and only.cells["status"].tolist() == ["PASS"]
+
+
+def test_rows_computed_across_runs_join_the_flows_table(thesis, tmp_path, monkeypatch):
+    # Thesis.sweep_rows sees every run's flows at once (a fit over a sweep's points) and its
+    # rows are read as if a run had reported them.
+    import dataclasses
+
+    t, pkg, _ = thesis
+    monkeypatch.setattr(Thesis, "reference", property(lambda self: pkg / "reference.toml"))
+    monkeypatch.setattr(Thesis, "findings_dir", property(lambda self: pkg / "findings"))
+    seen = []
+
+    def sweep_rows(flows):
+        seen.append(sorted(flows["file"].unique()))
+        per_file = flows[flows["source"] < 900].groupby(["file", "seed"])["goodput_pps"].sum()
+        return [{"file": "bn-n4", "seed": s, "name": "990 both sizes", "goodput_pps": per_file[("bn-n2", s)]
+                 + per_file[("bn-n4", s)]} for s in (1,)]
+
+    out = reproduce(dataclasses.replace(t, sweep_rows=sweep_rows), seeds=1, out=tmp_path / "out", progress=False)
+    assert seen == [["bn-n2", "bn-n4"]]
+    flows = pd.read_parquet(tmp_path / "out" / "flows.parquet")
+    row = flows[flows["source"] == 990]
+    assert len(row) == 1 and row["file"].iloc[0] == "bn-n4" and row["pair"].iloc[0] == "NR @ 4"
+    assert 220 < row["goodput_pps"].iloc[0] < 260
+    assert len(out.cells)

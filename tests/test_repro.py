@@ -20,13 +20,25 @@ def _limit_memory():
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
 
 
-def ccsim(*args, cwd, timeout=120, interrupt_after=None, sig=signal.SIGINT, limit_memory=True):
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def ccsim(*args, cwd, timeout=120, interrupt_after=None, sig=signal.SIGINT, limit_memory=True, ready=None):
+    """Run the ccsim command. With ``interrupt_after``, signal its process group once that many
+    seconds have passed and ``ready(pid)`` (if given) holds: on a loaded machine a fixed delay
+    can fall before the command has even finished importing."""
     exe = Path(sys.executable).parent / "ccsim"
     proc = subprocess.Popen([str(exe), *map(str, args)], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, preexec_fn=_limit_memory if limit_memory else None,
                             env={**os.environ, "COLUMNS": "160"}, start_new_session=True)
     if interrupt_after is not None:
         time.sleep(interrupt_after)
+        deadline = time.monotonic() + timeout / 2
+        while ready is not None and proc.poll() is None and not ready(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
         os.killpg(proc.pid, sig)  # the whole group, as a terminal's Ctrl-C does
     out, err = proc.communicate(timeout=timeout)
     return proc.returncode, out, err
@@ -68,8 +80,10 @@ def test_a_python_dict_nested_too_deep_is_an_error_not_a_crash(tmp_path):
 def test_a_run_that_would_take_hours_stops_cleanly_and_keeps_what_it_measured(sig, tmp_path):
     # 1e15 bit/s and no delay: ACK-clocked packets at ~1e11 a simulated second. Ctrl-C (or
     # SIGTERM) stops it: exit 130, what was measured written in full, nothing half-written.
+    # Signalled once the command has spent 3 CPU seconds (its imports take about 1.5): it is
+    # simulating by then.
     code, out, err = ccsim("run", REPRO / "hang-fast-link.toml", "--out", tmp_path / "out", cwd=tmp_path,
-                           interrupt_after=4, sig=sig)
+                           interrupt_after=4, sig=sig, ready=lambda pid: cpu_seconds(pid) >= 3.0)
     assert code == 130, err
     assert "Traceback" not in err
     assert "interrupted after" in err and "kept" in out
@@ -93,8 +107,10 @@ def test_the_api_stops_at_a_time_limit_and_says_how_far_it_got():
 def test_an_interrupted_sweep_says_what_it_kept(tmp_path):
     scenario = Path(__file__).resolve().parent.parent / "python" / "ccsim" / "scenarios" / "keshav91" / "s7-jk-fcfs.toml"
     # (No address-space limit here: a process pool's threads reserve address space freely.)
+    runs = tmp_path / "sw" / "runs"
     code, out, err = ccsim("sweep", scenario, "--seeds", "1..400", "--out", tmp_path / "sw", "--jobs", "1",
-                           cwd=tmp_path, interrupt_after=5, limit_memory=False)
+                           cwd=tmp_path, interrupt_after=5, limit_memory=False,
+                           ready=lambda pid: runs.is_dir() and any(runs.glob("*.json")))
     assert code == 130, err
     assert "Traceback" not in err
     kept = len(list((tmp_path / "sw" / "runs").glob("*.json")))

@@ -90,3 +90,19 @@ def test_bad_values_name_their_field_from_python_and_the_cli(cli, tmp_path, fiel
 def test_the_registry_lists_pareto():
     from ccsim import registry
     assert "pareto" in registry.applications()
+
+
+def test_departures_from_keeps_the_trace_to_the_end_of_the_run():
+    # [measure] departures_from: only departures from that instant on are recorded, the same
+    # ones as in the full trace, and an instant past the run is refused, naming the field.
+    full = pareto_scenario()
+    late = pareto_scenario()
+    late.measure(interval="20s", trace_cwnd=False, trace_departures=["r->d"], departures_from="150s")
+    a, b = full.run().departures, late.run().departures
+    tail = a[a["time_s"] >= 150].reset_index(drop=True)
+    assert 0 < len(b) == len(tail) < len(a)
+    assert (b["time_s"].to_numpy() == tail["time_s"].to_numpy()).all()
+    bad = pareto_scenario()
+    bad.measure(interval="20s", trace_departures=["r->d"], departures_from="300s")
+    with pytest.raises(ccsim.ScenarioError, match="measure.departures_from"):
+        bad.run()

@@ -50,14 +50,17 @@ class Scenario:
     def link(self, a: str, b: str, *, bandwidth: Any, delay: Any = None, buffer: Any = None,
              queue: str | None = None, queue_params: dict | None = None, count_in_service: bool | None = None,
              forward: dict | None = None, reverse: dict | None = None, changes: list | None = None,
-             jitter: Any = None) -> "Scenario":
+             jitter: Any = None, channels: int | None = None, channel_buffers: str | None = None) -> "Scenario":
         """A full-duplex link; queue settings apply to both directions unless ``forward``
         (a->b) or ``reverse`` (b->a) override them. ``changes`` schedules new propagation
-        delays: ``[{"at": "50s", "delay": "450ms"}]``."""
+        delays: ``[{"at": "50s", "delay": "450ms"}]``. ``channels`` makes it a trunk of that
+        many channels at ``bandwidth`` each (a DWDM output trunk), ``channel_buffers``
+        ("shared" or "private") arranges its buffer."""
         d: dict[str, Any] = {"between": [a, b], "bandwidth": bandwidth}
         for k, v in (("delay", delay), ("buffer", buffer), ("queue", queue), ("queue_params", queue_params),
                      ("count_in_service", count_in_service), ("forward", forward), ("reverse", reverse),
-                     ("changes", changes), ("jitter", jitter)):
+                     ("changes", changes), ("jitter", jitter), ("channels", channels),
+                     ("channel_buffers", channel_buffers)):
             if v is not None:
                 d[k] = v
         self._data["links"].append(d)

@@ -60,7 +60,7 @@ FLOW_COLUMNS = ["name", "src", "dst", "app", "cc", "packet_size"] + [
                              "data_in_network", "acks_in_network", "timeouts", "control_sent",
                              "control_received", "control_dropped", "control_unroutable", "control_in_network",
                              "final_cwnd", "conserved"]
-PORT_COLUMNS = ["name", "bandwidth_bps", "delay_s", "departures", "bytes_departed", "drops", "utilisation",
+PORT_COLUMNS = ["name", "bandwidth_bps", "channels", "delay_s", "departures", "bytes_departed", "drops", "utilisation",
                 "max_queue_packets", "max_queue_bytes", "marks", "control_drops", "lost"]
 PORT_INTERVAL_COLUMNS = ("port", "interval", "start_s", "end_s", "utilisation", "departures", "bytes", "drops",
                          "marks", "control_drops", "lost", "mean_queue_packets", "mean_queue_bytes")
@@ -85,7 +85,8 @@ class Results:
 
     Attributes (DataFrames): ``flows`` (one row per flow: batch means and totals),
     ``intervals`` (one row per flow and measurement interval), ``ports`` (per link
-    direction), ``cwnd`` and ``queues`` (decimated traces), ``probes`` (every probe of the
+    direction; ``bandwidth_bps`` is each channel's rate, ``channels`` their number, and
+    ``utilisation`` busy channel-time over channels x time), ``cwnd`` and ``queues`` (decimated traces), ``probes`` (every probe of the
     traced packet-pair flows). ``run`` is a dict with the run's metadata (name, seed,
     duration, events, wall time, Jain index, conservation).
 

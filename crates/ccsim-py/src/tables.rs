@@ -131,6 +131,7 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &Results, wall: f64) -> PyResult<B
         let d = PyDict::new(py);
         d.set_item("name", &p.name)?;
         d.set_item("bandwidth_bps", p.bandwidth_bps)?;
+        d.set_item("channels", p.channels)?;
         d.set_item("delay_s", p.delay_s)?;
         d.set_item("departures", p.departures)?;
         d.set_item("bytes_departed", p.bytes_departed)?;

@@ -124,7 +124,7 @@ pub fn run_dumbbell(flows: usize, duration_s: f64, seed: u64) -> Result<BenchRep
         build_seconds,
         events: w.events.processed(),
         bottleneck_departures: bottleneck.stats.departures,
-        utilisation: to_secs(bottleneck.stats.busy_ps) / to_secs(w.end),
+        utilisation: to_secs(bottleneck.stats.busy_ps) / (to_secs(w.end) * bottleneck.channels() as f64),
         jain: results.jain_goodput,
         rss_before_kb,
         peak_rss_kb,

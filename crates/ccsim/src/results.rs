@@ -48,7 +48,9 @@ pub struct FlowSummary {
 #[derive(Clone, Debug)]
 pub struct PortSummary {
     pub name: String,
+    /// Line rate of each channel, and the channels (1 but on a trunk: `channels`).
     pub bandwidth_bps: u64,
+    pub channels: u32,
     pub delay_s: f64,
     pub departures: u64,
     pub bytes_departed: u64,
@@ -203,11 +205,12 @@ impl Results {
                 PortSummary {
                     name: names.next().unwrap_or_default(),
                     bandwidth_bps: p.bandwidth_bps(),
+                    channels: p.channels(),
                     delay_s: to_secs(p.delay),
                     departures: p.stats.departures,
                     bytes_departed: p.stats.bytes_departed,
                     drops: p.stats.drops,
-                    utilisation: (to_secs(p.stats.busy_ps) / dur).min(1.0),
+                    utilisation: (to_secs(p.stats.busy_ps) / (dur * p.channels() as f64)).min(1.0),
                     max_queue_packets: p.stats.max_queue_packets,
                     max_queue_bytes: p.stats.max_queue_bytes,
                     marks: p.qdisc.marks(),

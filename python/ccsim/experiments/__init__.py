@@ -12,4 +12,5 @@ THESES = (
     "keshav91",
     "liang91",
     "hua02",
+    "cui_buffers",
 )

@@ -295,7 +295,7 @@ pub struct PortIntervalTable {
     pub start_s: Vec<f64>,
     pub end_s: Vec<f64>,
     /// Share of the interval the line was transmitting (a transmission counts where it
-    /// starts).
+    /// starts); for a port of several channels, busy channel-time over channels x interval.
     pub utilisation: Vec<f64>,
     pub departures: Vec<u64>,
     pub bytes: Vec<u64>,
@@ -311,6 +311,8 @@ pub struct PortIntervalTable {
 /// A port's cumulative counters at the end of the last interval (for the differences).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PortSnapshot {
+    /// The port's channels (busy time is summed over them).
+    pub channels: u32,
     pub departures: u64,
     pub bytes: u64,
     pub busy_ps: u64,
@@ -345,11 +347,12 @@ impl PortIntervalTable {
         last: &mut PortSnapshot,
     ) {
         let len_ps = (end - start) as f64;
+        let capacity_ps = len_ps * now.channels.max(1) as f64;
         self.port.push(port);
         self.interval.push(k);
         self.start_s.push(crate::sim::time::to_secs(start));
         self.end_s.push(crate::sim::time::to_secs(end));
-        self.utilisation.push(((now.busy_ps - last.busy_ps) as f64 / len_ps).min(1.0));
+        self.utilisation.push(((now.busy_ps - last.busy_ps) as f64 / capacity_ps).min(1.0));
         self.departures.push(now.departures - last.departures);
         self.bytes.push(now.bytes - last.bytes);
         self.drops.push(now.drops - last.drops);

@@ -86,6 +86,32 @@ impl IdRing {
         (self.len > 0).then(|| self.buf[self.slot(self.len - 1)])
     }
 
+    /// The id at position `i` from the front (`i < len`).
+    #[inline]
+    pub fn get(&self, i: usize) -> PacketId {
+        debug_assert!(i < self.len as usize);
+        self.buf[self.slot(i as u32)]
+    }
+
+    /// Put `id` at position `i` from the front (`i <= len`), moving the ids behind it back
+    /// one place: a cost in the number of ids behind it (a multi-channel port's pipe puts a
+    /// short packet ahead of the few longer ones still on other channels).
+    pub fn insert(&mut self, i: usize, id: PacketId) {
+        assert!(i <= self.len as usize, "insert at {i} in a ring of {}", self.len);
+        if self.len as usize == self.buf.len() {
+            self.grow();
+        }
+        let mut k = self.len;
+        while k as usize > i {
+            let (to, from) = (self.slot(k), self.slot(k - 1));
+            self.buf[to] = self.buf[from];
+            k -= 1;
+        }
+        let at = self.slot(i as u32);
+        self.buf[at] = id;
+        self.len += 1;
+    }
+
     /// Oldest first.
     pub fn iter(&self) -> impl Iterator<Item = PacketId> + '_ {
         (0..self.len).map(move |i| self.buf[self.slot(i)])
@@ -172,6 +198,33 @@ mod tests {
             ring.push_back(id);
             assert_eq!(ring.pop_front(), Some(id - 10));
             assert_eq!(ring.capacity(), cap);
+        }
+    }
+
+    #[test]
+    fn insert_and_get_match_a_vecdeque_through_wraps() {
+        let mut ring = IdRing::new();
+        let mut model = VecDeque::new();
+        for step in 0..3000u32 {
+            match step % 5 {
+                0 | 1 => {
+                    // Near the back mostly, sometimes at the front or in the middle.
+                    let at = match step % 11 {
+                        0 => 0,
+                        1 => model.len() / 2,
+                        _ => model.len().saturating_sub((step % 3) as usize),
+                    };
+                    ring.insert(at, step);
+                    model.insert(at, step);
+                }
+                2 => ring.push_back(step),
+                _ => assert_eq!(ring.pop_front(), model.pop_front()),
+            }
+            if step % 5 == 2 {
+                model.push_back(step);
+            }
+            assert_eq!(ring.len(), model.len());
+            assert!((0..model.len()).all(|i| ring.get(i) == model[i]));
         }
     }
 

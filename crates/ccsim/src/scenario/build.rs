@@ -101,7 +101,9 @@ fn check_table_memory(
     let intervals = (sc.duration / m.interval) as f64;
     let samples = (sc.duration / m.trace_period + 1) as f64;
     let smallest = sc.flows.iter().map(|f| f.packet_size.min(f.ack_size)).min().unwrap_or(40).max(1) as f64;
-    let departures: f64 = departure_ports.iter().map(|&p| secs * ports[p as usize].bandwidth_bps() as f64 / (8.0 * smallest)).sum();
+    let traced_secs = crate::sim::time::to_secs(sc.duration - m.departures_from);
+    let departures: f64 =
+        departure_ports.iter().map(|&p| traced_secs * ports[p as usize].capacity_bps() as f64 / (8.0 * smallest)).sum();
     // A traced flow's event log keeps at most EVENT_LOG_CAPACITY records a sample, and a
     // probing flow records at most one per two packets it sends.
     let events: f64 = traced_flows
@@ -109,7 +111,7 @@ fn check_table_memory(
         .filter(|t| t.events.is_some())
         .map(|t| {
             let f = &flows[t.flow as usize];
-            let line = ports[routes[f.route as usize] as usize].bandwidth_bps() as f64;
+            let line = ports[routes[f.route as usize] as usize].capacity_bps() as f64;
             (samples * EVENT_LOG_CAPACITY as f64).min(secs * line / (16.0 * f.packet_size.max(1) as f64)) * 52.0
         })
         .sum();
@@ -162,7 +164,19 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
             if q.loss > 0.0 {
                 ports[k].set_loss(q.loss, Rng::stream(sc.seed, &format!("port/{}/loss", port_names[k])));
             }
+            // Only drop-tail ports get here with several channels (`topology::check_channels`).
+            ports[k].set_channels(l.channels, q.channel_buffers, q.buffer, q.count_in_service);
             if lanes {
+                if l.channels > 1 {
+                    return Err(ScenarioError::new(
+                        format!("links[{i}].channels"),
+                        format!(
+                            "expected 1 (got {}): a link of several channels cannot carry control packets (a discipline \
+                             here raises signals)",
+                            l.channels
+                        ),
+                    ));
+                }
                 if on {
                     return Err(ScenarioError::new(
                         format!("links[{i}].queue_params.preemptive"),
@@ -311,7 +325,7 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
     // One row per departure: bound the rows by what the lines could send in 40-byte packets.
     let most_departures: f64 = departure_ports
         .iter()
-        .map(|&p| crate::sim::time::to_secs(sc.duration) * ports[p as usize].bandwidth_bps() as f64 / (8.0 * 40.0))
+        .map(|&p| crate::sim::time::to_secs(sc.duration - m.departures_from) * ports[p as usize].capacity_bps() as f64 / (8.0 * 40.0))
         .sum();
     if most_departures > MAX_TRACE_ROWS as f64 {
         return Err(ScenarioError::new(
@@ -323,7 +337,7 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         ));
     }
     for &p in &departure_ports {
-        ports[p as usize].enable_departure_log();
+        ports[p as usize].enable_departure_log(m.departures_from);
     }
     if !traced_flows.is_empty() || !traced_ports.is_empty() {
         // The trace tables grow by one row per traced flow and port per sample: bound them

@@ -59,6 +59,7 @@ pub fn decode_measure(top: &mut Obj, duration: SimTime, port_names: &[String], f
                 trace_drops: Selection::None,
                 port_stats: Selection::None,
                 trace_departures: Selection::None,
+                departures_from: 0,
             })
         }
     };
@@ -90,6 +91,22 @@ pub fn decode_measure(top: &mut Obj, duration: SimTime, port_names: &[String], f
     let trace_drops = decode_selection(&mut m, "trace_drops", &port_index, true, Selection::None)?;
     let port_stats = decode_selection(&mut m, "port_stats", &port_index, true, Selection::None)?;
     let trace_departures = decode_selection(&mut m, "trace_departures", &port_index, true, Selection::None)?;
+    // A long run's departure trace can be kept to its end (a steady state), which also bounds
+    // its rows by the traced span rather than by the whole run.
+    let departures_from = m.quantity("departures_from", units::duration)?.unwrap_or(0);
+    if departures_from >= duration {
+        return Err(ScenarioError::new(m.at("departures_from"), "expected an instant before the end of the run (duration)"));
+    }
     m.finish()?;
-    Ok(MeasureSpec { interval, discard: discard as u32, trace_period, trace_cwnd, trace_queues, trace_drops, port_stats, trace_departures })
+    Ok(MeasureSpec {
+        interval,
+        discard: discard as u32,
+        trace_period,
+        trace_cwnd,
+        trace_queues,
+        trace_drops,
+        port_stats,
+        trace_departures,
+        departures_from,
+    })
 }

@@ -9,6 +9,7 @@
 
 use super::decode::{Obj, Result, ScenarioError};
 use super::units;
+use crate::net::port::ChannelBuffers;
 use crate::queue::{BufferLimit, QdiscConfig};
 use crate::sim::SimTime;
 use crate::traffic::sizes::SizeMix;
@@ -36,6 +37,9 @@ pub struct QueueSpec {
     pub kind: QdiscConfig,
     pub buffer: BufferLimit,
     pub count_in_service: bool,
+    /// On a link of several channels: one buffer that every channel serves, or one per
+    /// channel (`net::port::trunk`).
+    pub channel_buffers: ChannelBuffers,
     /// Processing jitter: each packet's transmission starts an extra uniform [0, jitter)
     /// after the port could start it (0 = none).
     pub jitter: SimTime,
@@ -47,7 +51,11 @@ pub struct QueueSpec {
 pub struct LinkSpec {
     pub a: usize,
     pub b: usize,
+    /// Line rate of each channel.
     pub bandwidth_bps: u64,
+    /// Channels (parallel transmitters at `bandwidth_bps` each, sharing one buffer: a DWDM
+    /// trunk); 1 for an ordinary link.
+    pub channels: u32,
     pub delay: SimTime,
     /// Queue of the port sending from a to b, and from b to a.
     pub forward: QueueSpec,
@@ -114,6 +122,8 @@ pub struct MeasureSpec {
     pub port_stats: Selection,
     /// Ports whose every departure is recorded (flow, class, waiting time); none by default.
     pub trace_departures: Selection,
+    /// Departures are recorded from this instant on (0: from the start).
+    pub departures_from: SimTime,
 }
 
 #[derive(Clone, Debug)]

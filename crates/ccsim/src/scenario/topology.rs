@@ -4,6 +4,7 @@ use super::decode::{string_list, Obj, Result, ScenarioError};
 use super::params::Params;
 use super::schema::{LinkSpec, NameIndex, NodeKind, NodeSpec, QueueSpec};
 use super::units;
+use crate::net::port::{ChannelBuffers, MAX_CHANNELS};
 use crate::queue::{discipline, BufferLimit, QdiscConfig, DISCIPLINES};
 use std::collections::HashSet;
 
@@ -45,9 +46,9 @@ pub fn decode_nodes(top: &mut Obj) -> Result<Vec<NodeSpec>> {
 }
 
 /// A port's queue settings: `queue` (a registered discipline), its `queue_params`, `buffer`,
-/// `count_in_service` and `jitter`, over `base` (a link's shared settings, for its
-/// `forward` / `reverse` tables).
-fn decode_queue(o: &mut Obj, base: Option<&QueueSpec>, sender_kind: NodeKind) -> Result<QueueSpec> {
+/// `count_in_service`, `channel_buffers` and `jitter`, over `base` (a link's shared settings,
+/// for its `forward` / `reverse` tables), on a link of `channels` channels.
+fn decode_queue(o: &mut Obj, base: Option<&QueueSpec>, sender_kind: NodeKind, channels: u32) -> Result<QueueSpec> {
     static NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
     let names = NAMES.get_or_init(|| DISCIPLINES.iter().map(|d| d.name).collect());
     let name = o.choice("queue", "queue discipline", names)?;
@@ -69,7 +70,13 @@ fn decode_queue(o: &mut Obj, base: Option<&QueueSpec>, sender_kind: NodeKind) ->
         NodeKind::Switch => BufferLimit::Packets(100),
     };
     let buffer = o.quantity("buffer", units::buffer)?.or(base.map(|b| b.buffer)).unwrap_or(default_buffer);
-    let count_in_service = o.boolean("count_in_service")?.or(base.map(|b| b.count_in_service)).unwrap_or(true);
+    // On a link of several channels the buffer counts the packets waiting (Cui's B) unless
+    // the scenario says otherwise.
+    let count_in_service = o.boolean("count_in_service")?.or(base.map(|b| b.count_in_service)).unwrap_or(channels == 1);
+    let channel_buffers = match o.choice("channel_buffers", "arrangement of a trunk's buffers", ChannelBuffers::NAMES)? {
+        Some(name) => ChannelBuffers::from_name(name).expect("a listed name"),
+        None => base.map_or(ChannelBuffers::default(), |b| b.channel_buffers),
+    };
     let jitter = o.quantity("jitter", units::duration)?.or(base.map(|b| b.jitter)).unwrap_or(0);
     let loss = match o.float("loss")? {
         Some(p) if !(0.0..1.0).contains(&p) => {
@@ -78,7 +85,40 @@ fn decode_queue(o: &mut Obj, base: Option<&QueueSpec>, sender_kind: NodeKind) ->
         Some(p) => p,
         None => base.map_or(0.0, |b| b.loss),
     };
-    Ok(QueueSpec { kind, buffer, count_in_service, jitter, loss })
+    let q = QueueSpec { kind, buffer, count_in_service, channel_buffers, jitter, loss };
+    check_channels(o, &q, channels)?;
+    Ok(q)
+}
+
+/// A port's discipline and buffer against its link's channels (`net::port::trunk`).
+fn check_channels(o: &Obj, q: &QueueSpec, channels: u32) -> Result<()> {
+    let name = q.kind.name();
+    if channels > 1 && name != "droptail" {
+        return Err(ScenarioError::new(
+            o.at("queue"),
+            format!(
+                "expected \"droptail\" on a link of {channels} channels (they share its one FIFO; other disciplines \
+                 serve one line: set channels = 1), got {name:?}"
+            ),
+        ));
+    }
+    let err = |msg: String| Err(ScenarioError::new(o.at("buffer"), msg));
+    let private = q.channel_buffers == ChannelBuffers::Private;
+    match q.buffer {
+        BufferLimit::Packets(0) if channels == 1 || q.count_in_service => err(
+            "expected a buffer of at least 1pkt, got 0pkt (a buffer of none, no waiting room, is for a link of \
+             several channels with count_in_service = false)"
+                .into(),
+        ),
+        BufferLimit::Packets(n) if channels > 1 && q.count_in_service && !private && n < channels => err(format!(
+            "expected a buffer of at least {channels}pkt, got {n}pkt: with count_in_service = true it counts the \
+             packets on the link's {channels} channels too (count_in_service = false counts only the packets waiting)"
+        )),
+        BufferLimit::Bytes(_) if channels > 1 && private => {
+            err("expected a buffer in packets (such as \"1pkt\", each channel's) or \"unlimited\" with channel_buffers = \"private\", got a size in bytes".into())
+        }
+        _ => Ok(()),
+    }
 }
 
 pub fn decode_links(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex) -> Result<Vec<LinkSpec>> {
@@ -103,16 +143,18 @@ pub fn decode_links(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex) -> Res
         }
         let bandwidth_bps =
             o.quantity("bandwidth", units::bandwidth)?.ok_or_else(|| o.missing("bandwidth", "a bandwidth such as \"80kbps\""))?;
+        let channels = o.uint_in("channels", 1, MAX_CHANNELS as u64)?.unwrap_or(1) as u32;
         let delay = o.quantity("delay", units::duration)?.unwrap_or(0);
         // The link's queue settings describe the switches' output ports. A host's own
         // interface queue is its send buffer: FIFO, unlimited, no marking, unless a
         // `forward` / `reverse` table says otherwise.
-        let shared = decode_queue(&mut o, None, NodeKind::Switch)?;
+        let shared = decode_queue(&mut o, None, NodeKind::Switch, channels)?;
         // A link's jitter and loss apply to both its ends, hosts included.
         let host_port = QueueSpec {
             kind: QdiscConfig::default(),
             buffer: BufferLimit::Unlimited,
-            count_in_service: true,
+            count_in_service: channels == 1,
+            channel_buffers: ChannelBuffers::Shared,
             jitter: shared.jitter,
             loss: shared.loss,
         };
@@ -120,7 +162,7 @@ pub fn decode_links(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex) -> Res
         let (shared_a, shared_b) = (pick(nodes[a].kind), pick(nodes[b].kind));
         let forward = match o.table("forward")? {
             Some(mut f) => {
-                let q = decode_queue(&mut f, Some(&shared_a), nodes[a].kind)?;
+                let q = decode_queue(&mut f, Some(&shared_a), nodes[a].kind, channels)?;
                 f.finish()?;
                 q
             }
@@ -128,7 +170,7 @@ pub fn decode_links(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex) -> Res
         };
         let reverse = match o.table("reverse")? {
             Some(mut r) => {
-                let q = decode_queue(&mut r, Some(&shared_b), nodes[b].kind)?;
+                let q = decode_queue(&mut r, Some(&shared_b), nodes[b].kind, channels)?;
                 r.finish()?;
                 q
             }
@@ -152,7 +194,7 @@ pub fn decode_links(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex) -> Res
             }
         }
         o.finish()?;
-        links.push(LinkSpec { a, b, bandwidth_bps, delay, forward, reverse, delay_changes });
+        links.push(LinkSpec { a, b, bandwidth_bps, channels, delay, forward, reverse, delay_changes });
     }
     Ok(links)
 }

@@ -149,7 +149,8 @@ pub fn buffer(s: &str) -> Result<BufferLimit, String> {
     let (n, unit) = split_number(&t).ok_or_else(|| EXPECT.to_string())?;
     match unit.as_str() {
         "" | "pkt" | "pkts" | "packets" | "packet" => {
-            if n >= 1.0 && n.fract() == 0.0 && n < 4e9 {
+            // 0 is for trunks without waiting room (`topology::check_channels`).
+            if n >= 0.0 && n.fract() == 0.0 && n < 4e9 {
                 Ok(BufferLimit::Packets(n as u32))
             } else {
                 Err(EXPECT.to_string())
@@ -185,7 +186,8 @@ mod tests {
         assert!(duration("-1s").is_err());
         assert!(duration("3 parsecs").is_err());
         assert!(size("0B").is_err());
-        assert!(buffer("0pkt").is_err());
+        assert_eq!(buffer("0pkt"), Ok(BufferLimit::Packets(0)), "checked against the link's channels");
+        assert!(buffer("-1pkt").is_err());
         assert!(buffer("lots").is_err());
     }
     #[test]

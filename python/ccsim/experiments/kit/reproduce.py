@@ -33,7 +33,7 @@ from .frames import FrameData
 from .judge import cell_counts, qcheck_counts
 from .params import check_params
 from .reference import load_reference, metric_fields, parse_only, scenario, scenario_ids, scenario_runs
-from .runner import run_scenarios
+from .runner import run_scenarios, source_number
 from .thesis import Thesis
 
 
@@ -63,6 +63,18 @@ class Outcome:
 
     def qcheck_counts(self) -> pd.DataFrame:
         return qcheck_counts(self.qchecks)
+
+
+def _with_sweep_rows(flows: pd.DataFrame, more) -> pd.DataFrame:
+    """The flows table with a thesis's cross-run rows (:attr:`Thesis.sweep_rows`) appended."""
+    if more is None or not len(more):
+        return flows
+    more = pd.DataFrame(more)
+    missing = {"file", "seed", "name"} - set(more.columns)
+    if missing:
+        raise ValueError(f"sweep_rows: every row needs file, seed and name; missing {sorted(missing)}")
+    more.insert(2, "source", [source_number(n) for n in more["name"]])
+    return pd.concat([flows, more], ignore_index=True)
 
 
 def trace_scenarios(ref: dict, thesis: Thesis) -> set[str]:
@@ -178,6 +190,8 @@ def reproduce(thesis: Thesis, *, quick: bool = False, seeds: int | None = None, 
                            trace_scenarios=trace_scenarios(ref, thesis), jobs=jobs, scheduler=scheduler,
                            progress=progress, jitter=jitter, params=overrides,
                            extra_rows=thesis.extra_rows)
+    if thesis.sweep_rows is not None and len(tables.flows):
+        tables.flows = _with_sweep_rows(tables.flows, thesis.sweep_rows(tables.flows))
     sim_seconds = time.perf_counter() - t0
     runs = tables.runs
     scen_col = {r.file: r.scenario for r in runs.itertuples()}

@@ -49,7 +49,8 @@ class Collected:
 
 
 def shorten(data: dict, factor: float) -> dict:
-    """Scale a scenario's duration and measurement interval by ``factor`` (quick runs)."""
+    """Scale a scenario's duration, measurement interval, trace period and departure-trace
+    start by ``factor`` (quick runs)."""
     from ...scenario_units import parse_seconds
 
     dur = parse_seconds(data["duration"]) * factor
@@ -59,6 +60,8 @@ def shorten(data: dict, factor: float) -> dict:
         m["interval"] = f"{parse_seconds(m['interval']) * factor:g}s"
     if "trace_period" in m:
         m["trace_period"] = f"{parse_seconds(m['trace_period']) * factor:g}s"
+    if "departures_from" in m:
+        m["departures_from"] = f"{parse_seconds(m['departures_from']) * factor:g}s"
     return data
 
 

@@ -44,6 +44,12 @@ class Thesis:
     ``name`` that starts with a source number, and metric columns): quantities of ports or
     traffic classes that cells and checks then read as they read flows'. Called once per run,
     in the main process, with the run's :class:`ccsim.Results`."""
+    sweep_rows: Callable | None = None
+    """``sweep_rows(flows)``: rows computed across runs (a fit over a sweep's points, say),
+    given the whole flows table (columns file, seed, source, name and the metrics) once every
+    run is in; returns rows with ``file``, ``seed`` and a ``name`` starting with a source
+    number (dicts or a DataFrame), which join the flows table as if that run had reported
+    them, so cells and checks read them like any other."""
     figures: Callable | None = None
     """``figures(board, ctx)``: draw the thesis's figures into ``board``
     (:class:`ccsim.experiments.kit.report.FigureBoard`) from ``ctx``

@@ -38,6 +38,8 @@ pub(super) struct PortExtras {
     pub loss: Option<(f64, Rng)>,
     pub accounting: QueueAccounting,
     pub departures: Option<DepartureLog>,
+    /// The channels of a port that has several (`trunk.rs`).
+    pub trunk: Option<Box<super::trunk::Trunk>>,
     /// Control packets dropped for want of room, and packets lost on the line.
     pub control_drops: u64,
     pub lost: u64,
@@ -102,6 +104,8 @@ pub struct DepartureLog {
     pub size: Vec<u32>,
     /// Time from arrival at the port to the start of transmission, seconds.
     pub wait_s: Vec<f64>,
+    /// Departures before this instant are not recorded (`[measure] departures_from`).
+    pub from: SimTime,
 }
 
 impl DepartureLog {
@@ -117,6 +121,9 @@ impl DepartureLog {
 
     #[cold]
     pub fn record(&mut self, arena: &PacketArena, pkt: PacketId, now: SimTime) {
+        if now < self.from {
+            return;
+        }
         let p = arena.get(pkt);
         self.time_s.push(crate::sim::time::to_secs(now));
         self.flow.push(p.flow);
@@ -180,7 +187,7 @@ impl Port {
     #[inline(always)]
     pub(super) fn account(&mut self, now: SimTime) {
         if self.features & feature::ACCOUNTING != 0 {
-            let (p, b) = (self.qdisc.len_packets(), self.qdisc.len_bytes());
+            let (p, b) = (self.queue_packets(), self.queue_bytes());
             if let Some(e) = self.extras.as_deref_mut() {
                 e.accounting.advance(now, p, b);
             }
@@ -188,8 +195,8 @@ impl Port {
     }
 
     /// Log every transmission start (the departure trace).
-    pub fn enable_departure_log(&mut self) {
-        self.extras_mut().departures = Some(DepartureLog::default());
+    pub fn enable_departure_log(&mut self, from: SimTime) {
+        self.extras_mut().departures = Some(DepartureLog { from, ..DepartureLog::default() });
         self.set_feature(feature::DEPARTURES, true);
     }
 
@@ -209,6 +216,7 @@ impl Port {
         let acc = self.accounting(now);
         let (control_drops, lost) = self.control_drops_and_losses();
         crate::measure::PortSnapshot {
+            channels: self.channels(),
             departures: self.stats.departures,
             bytes: self.stats.bytes_departed,
             busy_ps: self.stats.busy_ps,

@@ -15,8 +15,13 @@
 //! transmission time it has left; the events scheduled for it go stale and are recognised
 //! by their time (`on_tx_done`, `on_pipe_arrival`; only preemptive ports check), so nothing
 //! is cancelled.
+//!
+//! A port of several channels (a DWDM output trunk: `trunk.rs`) keeps this port's pipe and
+//! statistics but has transmitters of its own; one flag test sends its arrivals, completions
+//! and pipe arrivals there.
 
 mod features;
+mod trunk;
 
 use crate::net::{IdRing, PacketArena, PacketId};
 use crate::queue::{InService, Qdisc, QueueDiscipline, Verdict};
@@ -24,6 +29,7 @@ use crate::sim::rng::Rng;
 use crate::sim::{time::tx_time, EventKind, EventQueue, SimTime};
 use features::PortExtras;
 pub use features::{DepartureLog, QueueAccounting};
+pub use trunk::{ChannelBuffers, MAX_CHANNELS};
 
 /// Bit-time unit: picoseconds per second x 8 bits per byte.
 const BIT_PS: u64 = 8 * crate::sim::PS_PER_SEC;
@@ -57,6 +63,9 @@ pub struct Port {
     /// A preemptive FQ port (Keshav 1991 §2.2): an arriving packet that outbids the one on
     /// the line stops it; the stopped packet later resumes where it stopped.
     preemptive: bool,
+    /// The pipe may have events whose packet is no longer its head then (preemption, or a
+    /// trunk's packet that overtook the head): a pipe arrival checks its time.
+    pipe_checks_time: bool,
     /// The delay has been shortened during the run, or arrivals are jittered: a packet must
     /// not arrive before the one ahead of it (packets do not overtake), so arrivals are clamped.
     fifo_guard: bool,
@@ -80,6 +89,8 @@ mod feature {
     pub const ACCOUNTING: u8 = 4;
     /// Every transmission start is logged.
     pub const DEPARTURES: u8 = 8;
+    /// The port has several channels (`trunk.rs`).
+    pub const TRUNK: u8 = 16;
 }
 
 impl Port {
@@ -98,6 +109,7 @@ impl Port {
             pipe: IdRing::new(),
             stats: PortStats::default(),
             preemptive: false,
+            pipe_checks_time: false,
             fifo_guard: false,
             lane_waiting: false,
             features: 0,
@@ -136,6 +148,7 @@ impl Port {
     /// Make the port preempt when its discipline asks (preemptive FQ).
     pub fn set_preemptive(&mut self, on: bool) {
         self.preemptive = on;
+        self.pipe_checks_time |= on;
         if on {
             self.extras_mut();
         }
@@ -168,23 +181,11 @@ impl Port {
                 duration = e.resume.swap_remove(i).1;
             }
         }
-        if self.features & feature::DEPARTURES != 0 {
-            if let Some(log) = self.extras.as_deref_mut().and_then(|e| e.departures.as_mut()) {
-                log.record(arena, pkt, now);
-            }
-        }
+        self.count_start(pkt, size, duration, arena, now);
         let done = now + duration;
         self.busy_until = done;
         self.in_service_bytes = size;
-        self.stats.departures += 1;
-        self.stats.bytes_departed += size as u64;
-        self.stats.busy_ps += done - now;
-        let mut arrive = done + self.delay;
-        if let Some(e) = self.extras.as_deref_mut() {
-            if let Some(rng) = e.jitter_rng.as_mut() {
-                arrive += rng.next_u64() % e.jitter;
-            }
-        }
+        let mut arrive = self.far_end_time(done);
         if self.fifo_guard {
             if let Some(last) = self.pipe.back() {
                 arrive = arrive.max(arena.get(last).arrive_at);
@@ -197,11 +198,44 @@ impl Port {
         self.pipe.push_back(pkt);
     }
 
+    /// A packet of `size` bytes starts its transmission of `duration`: the departure log and
+    /// the statistics.
+    #[inline(always)]
+    fn count_start(&mut self, pkt: PacketId, size: u32, duration: SimTime, arena: &PacketArena, now: SimTime) {
+        if self.features & feature::DEPARTURES != 0 {
+            if let Some(log) = self.extras.as_deref_mut().and_then(|e| e.departures.as_mut()) {
+                log.record(arena, pkt, now);
+            }
+        }
+        self.stats.departures += 1;
+        self.stats.bytes_departed += size as u64;
+        self.stats.busy_ps += duration;
+    }
+
+    /// When a packet whose transmission ends at `done` reaches the far end: the delay, and
+    /// the jitter if any (before the no-overtaking clamp).
+    #[inline(always)]
+    fn far_end_time(&mut self, done: SimTime) -> SimTime {
+        let mut arrive = done + self.delay;
+        if let Some(e) = self.extras.as_deref_mut() {
+            if let Some(rng) = e.jitter_rng.as_mut() {
+                arrive += rng.next_u64() % e.jitter;
+            }
+        }
+        arrive
+    }
+
     /// A packet arrives to be sent out of this port. Returns the packet dropped, if any
     /// (the arriving one or, for some disciplines, one already queued).
     #[inline]
     pub fn receive(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, events: &mut EventQueue, id: u32) -> Option<PacketId> {
-        self.account(now);
+        // One test for the rare features at arrival: a trunk, or the queue's time integral.
+        if self.features & (feature::TRUNK | feature::ACCOUNTING) != 0 {
+            if self.features & feature::TRUNK != 0 {
+                return self.trunk_receive(pkt, arena, now, events, id);
+            }
+            self.account(now);
+        }
         let busy = now < self.busy_until;
         let tx = InService { bytes: if busy { Some(self.in_service_bytes) } else { None } };
         let dropped = match self.qdisc.enqueue(pkt, arena, now, tx) {
@@ -295,8 +329,13 @@ impl Port {
         if self.preemptive && now != self.busy_until {
             return; // stale: the packet it was for was preempted
         }
+        if self.features & (feature::TRUNK | feature::ACCOUNTING) != 0 {
+            if self.features & feature::TRUNK != 0 {
+                return self.trunk_tx_done(arena, now, events, id);
+            }
+            self.account(now);
+        }
         self.txdone_pending = false;
-        self.account(now);
         if let Some(p) = self.next_packet(arena, now) {
             self.start_tx(p, arena, now, events, id);
             if self.has_waiting() {
@@ -310,8 +349,8 @@ impl Port {
     #[inline]
     pub fn on_pipe_arrival(&mut self, arena: &PacketArena, now: SimTime, events: &mut EventQueue, id: u32) -> Option<PacketId> {
         let head = self.pipe.front()?;
-        if self.preemptive && arena.get(head).arrive_at != now {
-            return None; // stale: the packet it was for was preempted
+        if self.pipe_checks_time && arena.get(head).arrive_at != now {
+            return None; // stale: the packet it was for was preempted, or overtaken (`trunk.rs`)
         }
         self.pipe.pop_front();
         if let Some(next) = self.pipe.front() {
@@ -320,13 +359,13 @@ impl Port {
         Some(head)
     }
 
-    /// Queued packets (not counting the one in service).
+    /// Queued packets (not counting those in service).
     pub fn queue_packets(&self) -> u32 {
-        self.qdisc.len_packets()
+        self.qdisc.len_packets() + self.private_waiting().0
     }
 
     pub fn queue_bytes(&self) -> u64 {
-        self.qdisc.len_bytes()
+        self.qdisc.len_bytes() + self.private_waiting().1
     }
 
     /// Heap bytes held by the queue, the pipe and the optional extras.
@@ -336,6 +375,7 @@ impl Port {
                 + e.resume.capacity() * std::mem::size_of::<(PacketId, SimTime)>()
                 + e.lane.as_ref().map_or(0, |l| l.queue.capacity() * 4)
                 + e.departures.as_ref().map_or(0, |d| d.time_s.capacity() * DepartureLog::ROW_BYTES)
+                + e.trunk.as_ref().map_or(0, |t| t.memory_bytes())
         });
         self.qdisc.memory_bytes() + self.pipe.capacity() * std::mem::size_of::<PacketId>() + extras
     }
@@ -343,12 +383,14 @@ impl Port {
     /// Every packet waiting in the queue (not the one on the line, not the pipe).
     pub fn for_each_queued(&self, f: &mut dyn FnMut(PacketId)) {
         self.qdisc.for_each(f);
+        self.for_each_private(f);
     }
 
     /// Every packet this port holds: queued, in service, or in the pipe (the in-service
     /// packet is already in the pipe, since it was pushed there when it started).
     pub fn for_each_packet(&self, f: &mut dyn FnMut(PacketId)) {
         self.qdisc.for_each(f);
+        self.for_each_private(f);
         if let Some(lane) = self.extras.as_deref().and_then(|e| e.lane.as_ref()) {
             lane.queue.iter().for_each(&mut *f);
         }

@@ -1,0 +1,36 @@
+"""Cui (Yuan "Tony" Cui), "Three problems in TCP performance analysis and congestion
+management", chapter 3: buffer sizing for TCP over core DWDM switches (spec
+``cui-buffers-fast-adpm.md`` §3-§4.7), as plain functions (numpy and scipy, no engine).
+
+- :mod:`.mathis`: Mathis per flow and aggregate (3.1)-(3.4) = (3.19)-(3.20), the intended load
+  (3.21) and ρ (3.14), TCP's λ(P_B) (3.22); the chapter's units (:data:`MU_40G`,
+  :data:`RTT_H_THESIS`).
+- :mod:`.g1dm`: the open-loop models of one output trunk, G1DM (3.5)-(3.13) and its special
+  cases EBD, EBI, EB and M/M/K/(K+B) (3.15); Engset; the overload approximations (3.16)-(3.18).
+- :mod:`.closedloop`: the closed-loop fixed point of §3.7 (utilisation and loss of N flows).
+- :mod:`.rules`: the DWDM buffer rule (3.23)-(3.24), its single-link form (3.27), the five
+  competing rules (BDP, Appenzeller (3.26), O(log W) (3.25), 2M, 10-20 packets) and the
+  full-utilisation condition (3.28)-(3.29).
+- :mod:`.extrapolation`: §3.3's fits against the bit rate (Figs 3.6-3.9).
+- :mod:`.montecarlo`: the detailed switch model of §3.6.1 by Monte Carlo (E3.6), and exactly
+  for B = 0.
+
+Every name is re-exported here: ``from ccsim.models import cui; cui.closed_loop(400, 100, 0,
+400_000)``.
+"""
+
+from .closedloop import *  # noqa: F401,F403
+from .closedloop import __all__ as _closedloop_all
+from .extrapolation import *  # noqa: F401,F403
+from .extrapolation import __all__ as _extrapolation_all
+from .g1dm import *  # noqa: F401,F403
+from .g1dm import __all__ as _g1dm_all
+from .mathis import *  # noqa: F401,F403
+from .mathis import __all__ as _mathis_all
+from .montecarlo import *  # noqa: F401,F403
+from .montecarlo import __all__ as _montecarlo_all
+from .rules import *  # noqa: F401,F403
+from .rules import __all__ as _rules_all
+
+__all__ = [*_mathis_all, *_g1dm_all, *_closedloop_all, *_rules_all, *_extrapolation_all,
+           *_montecarlo_all]

@@ -1,0 +1,27 @@
+"""Cui chapter 3's extrapolation fits (ccsim.models.cui.fit_extrapolation; spec
+cui-buffers-fast-adpm.md §3, target A4): the published curves come back from their own
+points, and noisy points still give a pole below the data."""
+
+import numpy as np
+import pytest
+
+from ccsim.models.cui import FIG_3_7_FIT, FIG_3_9_FIT, fit_extrapolation, hyperbola
+
+X = np.array([0.4, 0.8, 1.2, 1.6, 2.0, 2.4, 4.0, 6.0, 8.0])   # Gb/s: "nine points"
+
+
+@pytest.mark.parametrize("published, at_40", [(FIG_3_7_FIT, 0.70341), (FIG_3_9_FIT, -3.7145382)])
+def test_the_published_fits_are_recovered_from_their_points(published, at_40):
+    fit = fit_extrapolation(X, hyperbola(X, *published))
+    assert fit.params == pytest.approx(published, rel=1e-6)
+    assert fit.value == pytest.approx(at_40, abs=1e-5) and fit.std_error < 1e-9
+
+
+def test_noisy_points_keep_the_pole_below_the_data():
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        y = hyperbola(X, *FIG_3_7_FIT) + rng.normal(0, 0.005, len(X))
+        fit = fit_extrapolation(X, y)
+        assert fit.params[2] < X.min() and abs(fit.value - 0.7034) < 0.02 and 0.9 < fit.corr <= 1
+    line = fit_extrapolation(X, 0.317 + 0.001 * X, shape="line")
+    assert line.value == pytest.approx(0.357)
