@@ -61,13 +61,16 @@
 //! - Slow-but-Steady (ccsim's NewReno before issue 21): 29.5 s in recovery, one hole
 //!   repaired per round trip under a timer that never expires; the data sent meanwhile
 //!   inflates the window counter to 225 532; 0.81 Mb/s of in-order goodput, no timeout.
-//! - Impatient (RFC 6582, the default): the timer set at the first partial ACK expires 0.3 s
-//!   later; go-back-N slow start repairs the window, but ssthresh = FlightSize/2 counts the
-//!   inflated flight and slow start overshoots twice more: 3 timeouts, 1462 drops, 61.5 Mb/s.
-//! - ns-2 (`variant = "ns2"` with ns-2's timer and start, as above): one timeout 0.34 s after
-//!   the first fast retransmission; ssthresh from cwnd_ (half the overshoot window) stops
-//!   the next slow start in time: one more loss in 30 s, 90.9 Mb/s. (ns-3's NewReno, no
-//!   SACK, got 53 Mb/s after an RTO on the same network, issue 21.)
+//! - Impatient (RFC 6582, the default): the timer set at the first partial ACK expires 0.27 s
+//!   after the fast retransmission, and go-back-N slow start repairs the window. But each
+//!   timeout's ssthresh = FlightSize/2 counts a flight swollen by what the inflated window
+//!   sent in recovery (855, then 997, 1288 packets), so slow start overshoots again: 3
+//!   timeouts and 1462 drops by 2.4 s; the fourth recovery ends at cwnd 48, and congestion
+//!   avoidance climbs from there: 61.5 Mb/s.
+//! - ns-2 (`variant = "ns2"` with ns-2's timer and start, as above): one timeout 0.27 s after
+//!   the first fast retransmission; ssthresh from cwnd_ (427, half the overshoot window)
+//!   stops the next slow start in time: one more loss in 30 s, 90.9 Mb/s. (ns-3's NewReno,
+//!   no SACK, got 53 Mb/s after an RTO on the same network, issue 21.)
 //! - ns-2 before 2003 (Slow-but-Steady, no deflation): 29.5 s in recovery and 0.83 Mb/s as
 //!   Slow-but-Steady, but each partial ACK drops the inflation: the counter stays at 1703.
 //! - Paced (`pacing = true`): the queue builds only once the window exceeds the path, so the
