@@ -102,8 +102,7 @@ fn check_table_memory(
     let samples = (sc.duration / m.trace_period + 1) as f64;
     let smallest = sc.flows.iter().map(|f| f.packet_size.min(f.ack_size)).min().unwrap_or(40).max(1) as f64;
     let traced_secs = crate::sim::time::to_secs(sc.duration - m.departures_from);
-    let departures: f64 =
-        departure_ports.iter().map(|&p| traced_secs * ports[p as usize].capacity_bps() as f64 / (8.0 * smallest)).sum();
+    let departures: f64 = departure_ports.iter().map(|&p| traced_secs * ports[p as usize].capacity_bps() as f64 / (8.0 * smallest)).sum();
     // A traced flow's event log keeps at most EVENT_LOG_CAPACITY records a sample, and a
     // probing flow records at most one per two packets it sends.
     let events: f64 = traced_flows

@@ -98,6 +98,11 @@ impl Sender {
         Some(self.rtt.srtt()? / self.usable_window().max(1))
     }
 
+    /// A retransmission waits to be sent.
+    fn has_retransmission(&self) -> bool {
+        self.retransmit.iter().any(|&seq| seq >= self.snd_una && seq < self.high_sent)
+    }
+
     /// A paced flow with a retransmission due: true if it may go now (always, under a burst
     /// rule: retransmissions are not paced), taking the slot.
     #[inline]
@@ -225,7 +230,13 @@ mod tests {
         s.on_ack(1, 0, 0, 0, false, false, 0, SEC);
         assert_eq!(s.rtt.srtt(), Some(SEC));
         if let Cc::NewReno(n) = &mut s.cc {
-            *n = NewReno::build(&NewRenoConfig { loss: crate::transport::cc::loss::LossConfig { initial_cwnd: 10.0, dupack_threshold: 3 }, ..NewRenoConfig::default() }, 100);
+            *n = NewReno::build(
+                &NewRenoConfig {
+                    loss: crate::transport::cc::loss::LossConfig { initial_cwnd: 10.0, dupack_threshold: 3 },
+                    ..NewRenoConfig::default()
+                },
+                100,
+            );
         }
         s
     }

@@ -67,7 +67,7 @@ pub struct Sender {
     deadline: SimTime,
     slots: SlotRing,
     /// Sequence numbers to retransmit ahead of new data, regardless of the window.
-    retransmit: VecDeque<u64>,
+    pub(super) retransmit: VecDeque<u64>,
     /// Time of the earliest armed timer event in the world's queue (NEVER if none).
     pub timer_armed_at: SimTime,
     /// Per-packet timers: a packet's timer is also stopped by the ACK that packet caused
@@ -335,12 +335,6 @@ impl Sender {
                 self.deadline = NEVER; // re-armed by the retransmission
             }
         }
-    }
-
-    /// A retransmission waits to be sent.
-    #[inline]
-    pub(super) fn has_retransmission(&self) -> bool {
-        self.retransmit.iter().any(|&seq| seq >= self.snd_una && seq < self.high_sent)
     }
 
     /// The earliest time at which a timer must fire (NEVER if no timer is running).

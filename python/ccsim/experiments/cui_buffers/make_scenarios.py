@@ -25,8 +25,12 @@ from . import THESIS
 from .network import Network, scenario
 
 DEFAULT_OUT = THESIS.scenario_dir
-# ns-2's NewReno as Cui ran it (spec §2.1; the transport's ns-2 reading), unlimited window.
-TRANSPORT = {"variant": "ns2"}
+# ns-2's NewReno as Cui ran it (spec §2.1, §6 item 1), unlimited window: Agent/TCP/Newreno
+# (`variant`) with ns-2.30-2.35's start and timer, which `variant` does not imply (windowInit_
+# 2, rtxcur_init_ 3 s, one timed segment per RTT, tcpTick_ 10 ms; minrto_ 200 ms is the
+# default already). crates/ccsim/src/transport/cc/newreno.rs says what each does.
+TRANSPORT = {"variant": "ns2", "initial_cwnd": 2, "initial_rto": "3s", "rtt_samples": "one_per_rtt",
+             "rto_granularity": "10ms"}
 E32_RATES = (0.4, 0.8, 1.2, 1.6, 2.0, 2.4, 4.0, 6.0, 8.0, 10.0)   # Gb/s (§3.3.2)
 SHARE = 10e6                                                      # bit/s a flow
 
