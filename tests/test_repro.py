@@ -20,6 +20,17 @@ def _limit_memory():
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
 
 
+def _as_from_a_terminal(limit_memory: bool):
+    """The child's set-up: SIGINT back to its default (a shell running the tests in the
+    background, `nohup make test &`, starts them with SIGINT ignored, which the command would
+    inherit, and then no Ctrl-C could reach it), and the memory limit when asked."""
+    def setup():
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        if limit_memory:
+            _limit_memory()
+    return setup
+
+
 def cpu_seconds(pid: int) -> float:
     """User plus system CPU time of a process so far (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -32,7 +43,7 @@ def ccsim(*args, cwd, timeout=120, interrupt_after=None, sig=signal.SIGINT, limi
     can fall before the command has even finished importing."""
     exe = Path(sys.executable).parent / "ccsim"
     proc = subprocess.Popen([str(exe), *map(str, args)], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, preexec_fn=_limit_memory if limit_memory else None,
+                            text=True, preexec_fn=_as_from_a_terminal(limit_memory),
                             env={**os.environ, "COLUMNS": "160"}, start_new_session=True)
     if interrupt_after is not None:
         time.sleep(interrupt_after)
