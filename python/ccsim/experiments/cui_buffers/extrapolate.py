@@ -20,6 +20,7 @@ from dataclasses import replace
 
 from .network import TRUNK, Network, scenario
 
+
 def share_sweep(base: Network, rates_gbps, share_bps: float) -> list[Network]:
     """The base topology at each bit rate (Gb/s per channel) with N = K x rate / share flows."""
     out = []

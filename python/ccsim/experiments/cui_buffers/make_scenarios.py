@@ -14,12 +14,10 @@ Each file's header says what the thesis states and which readings fill its gaps.
 
 from __future__ import annotations
 
-import argparse
 import sys
-from pathlib import Path
 
-from ccsim._files import atomic_write_text
 from ccsim.builder import dumps_toml
+from ccsim.experiments.kit.scenario_files import scenario_files_main
 
 from . import THESIS
 from .network import Network, scenario
@@ -95,22 +93,7 @@ def build_all() -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    ap.add_argument("--check", action="store_true", help="exit 1 if a committed file differs")
-    a = ap.parse_args(argv)
-    files = build_all()
-    if a.check:
-        stale = [n for n, t in files.items() if not (a.out / n).is_file() or (a.out / n).read_text() != t]
-        extra = sorted(p.name for p in a.out.glob("*.toml") if p.name not in files)
-        for n in stale + extra:
-            print(f"stale: {n}")
-        return 1 if stale or extra else 0
-    a.out.mkdir(parents=True, exist_ok=True)
-    for name, t in files.items():
-        atomic_write_text(a.out / name, t)
-    print(f"wrote {len(files)} files to {a.out}")
-    return 0
+    return scenario_files_main(argv, build_all, DEFAULT_OUT, __doc__)
 
 
 if __name__ == "__main__":

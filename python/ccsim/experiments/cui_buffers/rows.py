@@ -25,6 +25,7 @@ import re
 
 import numpy as np
 
+from .extrapolate import trunk_measure
 from .network import TRUNK, WIRE_BITS
 
 LAST_GAPS = 220_000
@@ -44,14 +45,11 @@ def extra_rows(res) -> list[dict]:
 
 
 def _trunk(res) -> dict:
-    pi = res.port_intervals
-    if pi is None or not len(pi):
+    if res.port_intervals is None or not len(res.port_intervals):
         return {}
-    used = pi[(pi["port_name"] == TRUNK) & (pi["interval"] >= int(res.run["discard"]))]
-    dep, drops = float(used["departures"].sum()), float(used["drops"].sum())
-    loss = drops / (dep + drops) if dep + drops else math.nan
-    return {"name": f"{TRUNK_ROW} trunk", "util": float(used["utilisation"].mean()), "loss": loss,
-            "log10_loss": math.log10(loss) if loss > 0 else math.nan}
+    m = trunk_measure(res)
+    return {"name": f"{TRUNK_ROW} trunk", "util": m["U"], "loss": m["P_B"],
+            "log10_loss": math.log10(m["P_B"]) if m["P_B"] > 0 else math.nan}
 
 
 def _arrivals(res) -> dict:

@@ -18,12 +18,10 @@ flow to its cells in reference.toml.
 
 from __future__ import annotations
 
-import argparse
 import sys
-from pathlib import Path
 
-from ccsim._files import atomic_write_text
 from ccsim.builder import dumps_toml
+from ccsim.experiments.kit.scenario_files import scenario_files_main
 
 from ccsim.experiments.liang91 import THESIS
 
@@ -285,25 +283,7 @@ def build_all() -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output directory (default: %(default)s)")
-    ap.add_argument("--check", action="store_true", help="compare with the files on disk; write nothing")
-    a = ap.parse_args(argv)
-    files = build_all()
-    if a.check:
-        stale = [n for n, text in files.items()
-                 if not (a.out / n).exists() or (a.out / n).read_text(encoding="utf-8") != text]
-        extra = sorted(p.name for p in a.out.glob("*.toml") if p.name not in files) if a.out.exists() else []
-        for n in stale:
-            print(f"stale: {a.out / n}")
-        for n in extra:
-            print(f"not generated: {a.out / n}")
-        return 1 if stale or extra else 0
-    a.out.mkdir(parents=True, exist_ok=True)
-    for n, text in files.items():
-        atomic_write_text(a.out / n, text)
-    print(f"wrote {len(files)} files to {a.out}")
-    return 0
+    return scenario_files_main(argv, build_all, DEFAULT_OUT, __doc__)
 
 
 if __name__ == "__main__":
