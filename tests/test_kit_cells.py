@@ -180,3 +180,26 @@ def test_pass_rates_count_judged_d_and_s_cells_only():
     assert pass_rates(cells) == {"D": (1, 2), "S": (2, 2), "D and S together": (3, 4)}
     assert pass_rates(cells.iloc[:0]) == {}
     assert pass_rates_text(cells) == "D 1 of 2 (50.0%); S 2 of 2 (100.0%); D and S together 3 of 4 (75.0%)"
+
+
+def test_reference_parts_extend_the_main_file(tmp_path):
+    """reference.d/*.toml: lists extend reference.toml's, metrics join it, in name order;
+    a metric defined twice or a [tolerance] in a part is refused naming the part."""
+    from ccsim.experiments.kit.reference import load_reference
+
+    (tmp_path / "reference.toml").write_text(
+        '[metrics]\nx = { field = "x" }\n[tolerance]\nD = { rel = 0.1 }\n'
+        '[[scenarios]]\nscenario = "A"\ntitle = "a"\nruns = { one = "a1" }\n')
+    parts = tmp_path / "reference.d"
+    parts.mkdir()
+    (parts / "2-b.toml").write_text('[metrics]\ny = { field = "y" }\n[[scenarios]]\nscenario = "C"\ntitle = "c"\n')
+    (parts / "1-a.toml").write_text('[[scenarios]]\nscenario = "B"\ntitle = "b"\n')
+    ref = load_reference(tmp_path / "reference.toml")
+    assert [s["scenario"] for s in ref["scenarios"]] == ["A", "B", "C"]
+    assert set(ref["metrics"]) == {"x", "y"}
+    (parts / "3-c.toml").write_text('[metrics]\nx = { field = "z" }\n')
+    with pytest.raises(ValueError, match=r"reference.d/3-c.toml: metrics.x: already defined"):
+        load_reference(tmp_path / "reference.toml")
+    (parts / "3-c.toml").write_text('[tolerance]\nS = { rel = 0.1 }\n')
+    with pytest.raises(ValueError, match=r"reference.d/3-c.toml: tolerance"):
+        load_reference(tmp_path / "reference.toml")

@@ -178,3 +178,35 @@ def test_rows_computed_across_runs_join_the_flows_table(thesis, tmp_path, monkey
     assert len(row) == 1 and row["file"].iloc[0] == "bn-n4" and row["pair"].iloc[0] == "NR @ 4"
     assert 220 < row["goodput_pps"].iloc[0] < 260
     assert len(out.cells)
+
+
+def test_scenarios_built_on_demand_are_written_beside_the_report(thesis, tmp_path, monkeypatch):
+    # Thesis.built_scenarios: a file the package does not ship is built when a run needs it;
+    # the run's files, built and shipped, land in <out>/scenarios and run from there.
+    import dataclasses
+
+    t, pkg, _ = thesis
+    monkeypatch.setattr(Thesis, "reference", property(lambda self: pkg / "reference.toml"))
+    monkeypatch.setattr(Thesis, "findings_dir", property(lambda self: pkg / "findings"))
+    monkeypatch.setattr(Thesis, "scenario_dir", property(lambda self: pkg / "scenarios"))
+    text = (pkg / "scenarios" / "bn-n4.toml").read_text()
+    (pkg / "scenarios" / "bn-n4.toml").unlink()
+    calls = []
+
+    def built():
+        calls.append(1)
+        return {"bn-n4.toml": text}
+
+    t = dataclasses.replace(t, scenario_path=None, built_scenarios=built)
+    out = reproduce(t, seeds=1, out=tmp_path / "out", progress=False)
+    assert calls == [1] and (out.runs["error"] == "").all() and (out.runs["seeds_ok"] == 1).all()
+    assert sorted(p.name for p in (tmp_path / "out" / "scenarios").glob("*.toml")) == ["bn-n2.toml", "bn-n4.toml"]
+    assert (tmp_path / "out" / "scenarios" / "bn-n4.toml").read_text() == text
+    # --param is checked on the built files too
+    from ccsim.experiments.kit.reproduce import prepare
+
+    with pytest.raises(ValueError, match="--param"):
+        prepare(t, params=["newreno.no_such_key=1"])
+    # without the hook the missing file is a run error, not a crash
+    out = reproduce(dataclasses.replace(t, built_scenarios=None, figures=None), seeds=1, out=tmp_path / "o2", progress=False)
+    assert "bn-n4" in " ".join(out.runs.loc[out.runs["error"] != "", "file"])

@@ -18,6 +18,10 @@ The schema (docs/adding-a-thesis.md has it with examples):
   ``[[tables.rows]]``, each row one cell per metric it holds (:mod:`.cells`).
 - ``[[qchecks]]``: ``id``, ``scenario``, ``statement``, ``check`` (:mod:`.checks`).
 
+A large reference may be split: every ``reference.d/*.toml`` beside ``reference.toml`` is read
+after it, in name order; their lists (scenarios, tables, qchecks) extend the main file's and
+their ``[metrics]`` join it (a name defined twice is refused).
+
 :func:`load_reference` refuses a reference that breaks the schema with a ValueError naming the
 file and the field, so a typo fails before any run starts.
 """
@@ -126,16 +130,39 @@ def _match(token: str, ids: list[str]) -> str | None:
 # Loading and checking
 # ------------------------------------------------------------------------------------------
 
-def load_reference(path: Path) -> dict:
-    """The reference at ``path``, checked (:func:`check_reference`)."""
-    path = Path(path)
+def _read_toml(path: Path) -> dict:
     try:
         with open(path, "rb") as f:
-            ref = tomllib.load(f)
+            return tomllib.load(f)
     except tomllib.TOMLDecodeError as e:
         raise ValueError(f"{path}: {e}") from None
+
+
+def load_reference(path: Path) -> dict:
+    """The reference at ``path`` with its ``reference.d/*.toml`` parts, checked
+    (:func:`check_reference`)."""
+    path = Path(path)
+    ref = _read_toml(path)
+    parts = path.with_suffix(".d")
+    for part in sorted(parts.glob("*.toml")) if parts.is_dir() else ():
+        _merge_part(ref, _read_toml(part), f"{parts.name}/{part.name}")
     check_reference(ref, path.name)
     return ref
+
+
+def _merge_part(ref: dict, part: dict, where: str) -> None:
+    for key, value in part.items():
+        if isinstance(value, list):
+            ref.setdefault(key, []).extend(value)
+        elif key == "metrics" and isinstance(value, dict):
+            metrics = ref.setdefault("metrics", {})
+            for name, m in value.items():
+                if name in metrics:
+                    raise ValueError(f"{where}: metrics.{name}: already defined in the reference")
+                metrics[name] = m
+        else:
+            raise ValueError(f"{where}: {key}: a reference part holds only [metrics], [[scenarios]], [[tables]] "
+                             f"and [[qchecks]]; set {key} in reference.toml")
 
 
 def check_reference(ref: Mapping, where: str = "reference.toml") -> None:

@@ -19,6 +19,7 @@ available yet) is reported as "not run" with its error, cell by cell and check b
 from __future__ import annotations
 
 import math
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,7 @@ from typing import Iterable
 
 import pandas as pd
 
+from ..._files import atomic_write_text
 from . import findings as _findings
 from .cells import evaluate_cells
 from .checks import evaluate_qcheck
@@ -164,8 +166,36 @@ def prepare(thesis: Thesis, *, only: str | None = None, params: Iterable[str] = 
     ref = load_reference(reference or thesis.reference)
     scenarios = parse_only(only, scenario_ids(ref))
     stems = [stem for sid in scenarios for stem in scenario_runs(scenario(ref, sid)).values()]
-    overrides = check_params(params, stems, thesis.scenario_dir, scenarios)
+    params = [params] if isinstance(params, str) else list(params)
+    if params and _needs_built(thesis, stems):
+        with tempfile.TemporaryDirectory() as tmp:
+            overrides = check_params(params, stems, scenario_files(thesis, stems, Path(tmp)), scenarios)
+    else:
+        overrides = check_params(params, stems, thesis.scenario_dir, scenarios)
     return ref, scenarios, overrides
+
+
+def _needs_built(thesis: Thesis, stems: Iterable[str]) -> bool:
+    if thesis.built_scenarios is None or thesis.scenario_path is not None:
+        return False
+    return any(not (thesis.scenario_dir / f"{s}.toml").exists() for s in stems)
+
+
+def scenario_files(thesis: Thesis, stems: Iterable[str], out: Path) -> Path:
+    """Where the run finds its files: the thesis's scenario directory, or, when some are built
+    on demand (``Thesis.built_scenarios``), ``out/scenarios`` with every file the run needs
+    written there."""
+    if not _needs_built(thesis, stems):
+        return thesis.scenario_dir
+    built = thesis.built_scenarios()
+    target = Path(out) / "scenarios"
+    target.mkdir(parents=True, exist_ok=True)
+    for stem in dict.fromkeys(stems):
+        shipped = thesis.scenario_dir / f"{stem}.toml"
+        text = shipped.read_text(encoding="utf-8") if shipped.exists() else built.get(f"{stem}.toml")
+        if text is not None:  # a stem nobody makes is reported by the runner as a missing file
+            atomic_write_text(target / f"{stem}.toml", text)
+    return target
 
 
 def reproduce(thesis: Thesis, *, quick: bool = False, seeds: int | None = None, jobs: int | None = None,
@@ -185,7 +215,8 @@ def reproduce(thesis: Thesis, *, quick: bool = False, seeds: int | None = None, 
     full_seeds = thesis.default_seeds or int(ref["tolerance"].get("seeds", 5))
     n = seeds if seeds is not None else (thesis.quick_seeds if quick else full_seeds)
     seed_list = list(range(1, n + 1))
-    tables = run_scenarios(ref, scenarios, seed_list, thesis.scenario_dir,
+    stems = [stem for sid in scenarios for stem in scenario_runs(scenario(ref, sid)).values()]
+    tables = run_scenarios(ref, scenarios, seed_list, scenario_files(thesis, stems, out),
                            quick_factor=thesis.quick_factor if quick else None,
                            trace_scenarios=trace_scenarios(ref, thesis), jobs=jobs, scheduler=scheduler,
                            progress=progress, jitter=jitter, params=overrides,

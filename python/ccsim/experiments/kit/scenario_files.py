@@ -15,14 +15,24 @@ from ..._files import atomic_write_text
 
 
 def scenario_files_main(argv: list[str] | None, build_all: Callable[[], dict[str, str]], default_out: Path,
-                        doc: str | None) -> int:
+                        doc: str | None, build_more: Callable[[], dict[str, str]] | None = None) -> int:
     """``--out DIR`` (default ``default_out``) and ``--check`` (exit 1, naming every stale or
-    not-generated file, if the directory differs from what ``build_all()`` writes)."""
+    not-generated file, if the directory differs from what ``build_all()`` writes);
+    ``--built`` writes instead the files a reproduction builds when it runs
+    (``build_more()``, the thesis's ``built_scenarios``), which are not shipped."""
     ap = argparse.ArgumentParser(description=(doc or "").split("\n")[0])
     ap.add_argument("--out", type=Path, default=default_out, help="output directory (default: %(default)s)")
     ap.add_argument("--check", action="store_true", help="compare with the files on disk; write nothing")
+    if build_more is not None:
+        ap.add_argument("--built", action="store_true",
+                        help="write the files built at run time (not shipped); give --out")
     a = ap.parse_args(argv)
-    files = build_all()
+    if getattr(a, "built", False):
+        if a.check or a.out == default_out:
+            ap.error("--built: expected --out DIR (the built files are not shipped) and no --check")
+        files = build_more()
+    else:
+        files = build_all()
     if a.check:
         stale = [n for n, text in files.items()
                  if not (a.out / n).exists() or (a.out / n).read_text(encoding="utf-8") != text]

@@ -58,6 +58,11 @@ class Thesis:
     """``sections(doc, ctx)``: add report sections of the thesis's own (after the findings)."""
     method_note: str = ""
     """A sentence for the report on how this thesis's values are read, beside the kit's own."""
+    built_scenarios: Callable | None = None
+    """``built_scenarios()`` -> {file name: TOML text}: scenario files the thesis builds when a
+    reproduction needs them instead of shipping them (sweeps of hundreds of large files). A run
+    that needs one writes the files it runs, built and shipped, to ``<out>/scenarios/`` and runs
+    them from there, so the report directory keeps exactly what ran."""
     scenario_path: Path | None = None
     """Where its scenario files are; None: the package's ``ccsim/scenarios/<id>``. Set it (with
     ``dataclasses.replace``) to run the reproduction on edited copies of the files."""
