@@ -14,6 +14,12 @@ from .rows import FIT_ROW, TRUNK_ROW, E32
 
 
 def draw(board, ctx) -> None:
+    """Every figure whose scenario ran (each experiment's drawer is one line of DRAWERS)."""
+    for drawer in DRAWERS:
+        drawer(board, ctx)
+
+
+def draw_e32(board, ctx) -> None:
     flows = ctx.tables.flows
     if "E3.2" not in ctx.outcome.scenarios or flows is None or not len(flows):
         return
@@ -52,3 +58,6 @@ def draw(board, ctx) -> None:
     plt.close(fig)
     board.add("E3.2", path, "Figs 3.6-3.9: utilisation and log10 P_B against the simulated bit rate, the fits "
                             "and their values at 40 Gb/s (M = 2, K = 1, 10 Mb/s a flow).")
+
+
+DRAWERS = [draw_e32]

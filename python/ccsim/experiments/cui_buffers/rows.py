@@ -44,6 +44,11 @@ def extra_rows(res) -> list[dict]:
     return [r for r in rows if r]
 
 
+def sweep_rows(flows) -> list[dict]:
+    """Rows across runs: each experiment's function is one line of SWEEP_ROWS."""
+    return [row for make in SWEEP_ROWS for row in make(flows)]
+
+
 def _trunk(res) -> dict:
     if res.port_intervals is None or not len(res.port_intervals):
         return {}
@@ -66,7 +71,7 @@ def _arrivals(res) -> dict:
             "gap_spike": float(np.mean(np.abs(gaps - packet_time) <= 0.02 * packet_time))}
 
 
-def sweep_rows(flows) -> list[dict]:
+def e32_fits(flows) -> list[dict]:
     """The E3.2 fits, one row per sweep and seed (see the module header)."""
     from ccsim.models.cui import fit_extrapolation
 
@@ -96,3 +101,6 @@ def sweep_rows(flows) -> list[dict]:
             row[f"{key}_se"], row[f"{key}_r"] = fit.std_error, fit.corr
         out.append(row)
     return out
+
+
+SWEEP_ROWS = [e32_fits]
