@@ -175,7 +175,7 @@ fn bad_channels_and_buffers_are_errors_naming_the_field() {
     }
     assert_err(err_with(&[("channels", "2"), ("queue", "\"red\"")]), "links[2].queue", &["\"droptail\"", "2 channels", "\"red\""]);
     assert_err(err_with(&[("channels", "2"), ("forward", "{ queue = \"fq\" }")]), "links[2].forward.queue", &["\"droptail\"", "\"fq\""]);
-    assert_err(err_with(&[("buffer", "\"0pkt\"")]), "links[2].buffer", &["at least 1pkt", "several channels"]);
+    assert_err(err_with(&[("buffer", "\"0pkt\"")]), "links[2].buffer", &["at least 1pkt", "count_in_service = false"]);
     assert_err(
         err_with(&[("channels", "4"), ("buffer", "\"3pkt\""), ("count_in_service", "true")]),
         "links[2].buffer",
@@ -274,4 +274,26 @@ fn random_trunks_run_conserve_packets_and_repeat_exactly() {
         assert_eq!(r.events, again.events);
     }
     assert!(trunk_drops > 1000, "the trunks were congested: {trunk_drops} drops");
+}
+
+#[test]
+fn one_channel_without_buffer_takes_a_packet_only_when_idle() {
+    // Cui's K = 1, B = 0 (Figs 3.42, 3.45 at K = 1): "0pkt" with count_in_service = false on a
+    // link of one channel is a bufferless line. Nothing waits; the loss is the bufferless
+    // one, above that of one waiting place; with count_in_service (the default) it is refused.
+    let outcome = |trunk: &[(&str, &str)]| {
+        let r = run(&poisson_trunk(8, "150pps", trunk, "20s"));
+        let p = port(&r, "sw->sink").clone();
+        let (_, log) = r.departures.iter().find(|(port, _)| r.ports[*port as usize].name == "sw->sink").unwrap();
+        let waited = log.wait_s.iter().cloned().fold(0.0, f64::max);
+        (p.drops as f64 / (p.drops + p.departures) as f64, waited, p.channels)
+    };
+    let none = outcome(&[("buffer", "\"0pkt\""), ("count_in_service", "false")]);
+    let one = outcome(&[("buffer", "\"1pkt\""), ("count_in_service", "false")]);
+    assert_eq!(none.2, 1);
+    assert_eq!(none.1, 0.0, "no packet waits on a bufferless line");
+    assert!(one.1 > 0.0 && none.0 > one.0 * 1.5, "{none:?} {one:?}");
+    // Offered load 1200 of 1202 pkt/s from 8 sources: the loss sits near Engset's for 8 sources and one line.
+    assert!(none.0 > 0.3 && none.0 < 0.6, "{none:?}");
+    assert_err(err_with(&[("buffer", "\"0pkt\"")]), "links[2].buffer", &["count_in_service = false"]);
 }

@@ -5,6 +5,7 @@ use super::limits::{check_tables, TablePart};
 use super::schema::{NodeKind, QueueSpec, Scenario, Selection};
 use crate::measure::{CwndTrace, DepartureLog, DropTrace, EventTrace, IntervalTable, PortIntervalTable, QueueTrace, EVENT_LOG_CAPACITY};
 use crate::net::routing::{explicit_path, Adjacency, Router};
+use crate::net::port::uses_trunk;
 use crate::net::{PacketArena, Port};
 use crate::queue::{PortSetup, Qdisc, QueueDiscipline};
 use crate::sim::{events::MAX_TARGET, EventKind, EventQueue, Rng};
@@ -163,9 +164,16 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
             if q.loss > 0.0 {
                 ports[k].set_loss(q.loss, Rng::stream(sc.seed, &format!("port/{}/loss", port_names[k])));
             }
-            // Only drop-tail ports get here with several channels (`topology::check_channels`).
+            // Only drop-tail ports get here with several channels or none of buffer (`topology::check_channels`).
             ports[k].set_channels(l.channels, q.channel_buffers, q.buffer, q.count_in_service);
             if lanes {
+                if l.channels == 1 && uses_trunk(1, q.buffer, q.count_in_service) {
+                    return Err(ScenarioError::new(
+                        format!("links[{i}].buffer"),
+                        "expected at least 1pkt: a bufferless line cannot carry control packets (a discipline here \
+                         raises signals)",
+                    ));
+                }
                 if l.channels > 1 {
                     return Err(ScenarioError::new(
                         format!("links[{i}].channels"),

@@ -105,11 +105,15 @@ fn check_channels(o: &Obj, q: &QueueSpec, channels: u32) -> Result<()> {
     let err = |msg: String| Err(ScenarioError::new(o.at("buffer"), msg));
     let private = q.channel_buffers == ChannelBuffers::Private;
     match q.buffer {
-        BufferLimit::Packets(0) if channels == 1 || q.count_in_service => err(
-            "expected a buffer of at least 1pkt, got 0pkt (a buffer of none, no waiting room, is for a link of \
-             several channels with count_in_service = false)"
+        BufferLimit::Packets(0) if q.count_in_service => err(
+            "expected a buffer of at least 1pkt, got 0pkt (a buffer of none, no waiting room, needs count_in_service \
+             = false: a packet then goes only onto an idle channel)"
                 .into(),
         ),
+        BufferLimit::Packets(0) if name != "droptail" => err(format!(
+            "expected a buffer of at least 1pkt with {name:?}, got 0pkt (a buffer of none is for drop-tail, whose \
+             channels then take a packet only when idle)"
+        )),
         BufferLimit::Packets(n) if channels > 1 && q.count_in_service && !private && n < channels => err(format!(
             "expected a buffer of at least {channels}pkt, got {n}pkt: with count_in_service = true it counts the \
              packets on the link's {channels} channels too (count_in_service = false counts only the packets waiting)"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kit.report import pyplot
+from .figures_families import draw_e33, draw_e37, draw_e38
 from .rows import FIT_ROW, TRUNK_ROW, E32
 
 
@@ -60,4 +61,4 @@ def draw_e32(board, ctx) -> None:
                             "and their values at 40 Gb/s (M = 2, K = 1, 10 Mb/s a flow).")
 
 
-DRAWERS = [draw_e32]
+DRAWERS = [draw_e32, draw_e33, draw_e37, draw_e38]

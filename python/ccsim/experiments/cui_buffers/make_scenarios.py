@@ -9,6 +9,9 @@ One file per run, from the chapter's network (network.py):
   a flow, paced NewReno; the sources' packet departures are traced.
 - e32-b{2,10}-x{rate}: the extrapolation example (§3.3.2, Figs 3.6-3.9): M = 2, K = 1
   (spec §3 [R]), 100 flows a Gb/s at 0.4-10 Gb/s, B = 2 and 10.
+- e33-*, e37-*, e38-*: the extrapolated experiments (families.py: E3.3 more links per trunk,
+  E3.7 the closed-loop validation, E3.8 the buffer rule's utilisation), a few hundred files
+  built when a reproduction runs (`--built --out DIR` writes them); one of each ships.
 Each file's header says what the thesis states and which readings fill its gaps.
 """
 
@@ -88,12 +91,40 @@ def e32() -> list[tuple[str, str]]:
     return out
 
 
+def family_files() -> list[tuple[str, str]]:
+    from .families import all_families
+
+    out = []
+    for fam in all_families():
+        for n in fam.flows:
+            net = fam.network(n, TRANSPORT)
+            stem = fam.file(n)
+            body = scenario(net, f"cui-{stem}", f"Cui ch. 3: {fam.stem} at {n} flows ({fam.rate_gbps(n):g} Gb/s a channel)")
+            out.append(text(stem, f"{fam.note or fam.stem}: {n} flows, {fam.rate_gbps(n):g} Gb/s a channel",
+                            [f"One point of the family {fam.stem} (families.py): the target system has K = {fam.k}",
+                             f"channels of 40 Gb/s, M = {fam.m}, B = {fam.b} and {fam.target_flows:g} flows",
+                             f"({fam.share_bps / 1e6:g} Mb/s a flow); it is simulated at {', '.join(map(str, fam.flows))}",
+                             "flows with the rate scaled to keep the share, and U fitted against the rate and read",
+                             "at 40 Gb/s (thesis §3.3)."] + network_notes(net), body))
+    return out
+
+
+# One file of each extrapolated experiment ships to read; the rest are built at run time.
+SHIPPED_FAMILY_FILES = ("e33-s10-b0-k4-n400", "e37-m2-b10-k1-n400", "e38-t32-m8-b12-n400")
+
+
 def build_all() -> dict[str, str]:
-    return dict(sorted(e31() + e32()))
+    shipped = [(n, t) for n, t in family_files() if n[:-5] in SHIPPED_FAMILY_FILES]
+    return dict(sorted(e31() + e32() + shipped))
+
+
+def build_more() -> dict[str, str]:
+    """The files built when a reproduction needs them (Thesis.built_scenarios)."""
+    return dict(sorted((n, t) for n, t in family_files() if n[:-5] not in SHIPPED_FAMILY_FILES))
 
 
 def main(argv: list[str] | None = None) -> int:
-    return scenario_files_main(argv, build_all, DEFAULT_OUT, __doc__)
+    return scenario_files_main(argv, build_all, DEFAULT_OUT, __doc__, build_more)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ import re
 import numpy as np
 
 from .extrapolate import trunk_measure
+from .families import family_fits
 from .network import TRUNK, WIRE_BITS
 
 LAST_GAPS = 220_000
@@ -103,4 +104,4 @@ def e32_fits(flows) -> list[dict]:
     return out
 
 
-SWEEP_ROWS = [e32_fits]
+SWEEP_ROWS = [e32_fits, family_fits]

@@ -30,7 +30,7 @@ use crate::sim::rng::Rng;
 use crate::sim::{time::tx_time, EventKind, EventQueue, SimTime};
 use features::PortExtras;
 pub use features::{DepartureLog, QueueAccounting};
-pub use trunk::{ChannelBuffers, MAX_CHANNELS};
+pub use trunk::{uses_trunk, ChannelBuffers, MAX_CHANNELS};
 
 /// Bit-time unit: picoseconds per second x 8 bits per byte.
 const BIT_PS: u64 = 8 * crate::sim::PS_PER_SEC;

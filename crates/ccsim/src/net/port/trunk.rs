@@ -12,6 +12,7 @@
 //! K x time). The buffer is the link's `buffer`, counted as `count_in_service` says:
 //! - false (the default on a link of several channels): it counts the packets waiting, the
 //!   thesis's B, and "0pkt" is allowed (a bufferless trunk); admission iff held < K + B;
+//!   a link of one channel with "0pkt" is a bufferless line and goes through the trunk too;
 //! - true: it counts every packet held, those on the channels too: admission iff
 //!   held < buffer (the thesis's K + B written out; at least K).
 //!
@@ -59,6 +60,12 @@ use crate::sim::{EventKind, EventQueue, SimTime};
 
 /// Most channels a link may have.
 pub const MAX_CHANNELS: u32 = 4096;
+
+/// Whether a link's port needs the trunk: several channels, or one line with no waiting room
+/// (a bufferless output: the ordinary port always holds the packet in service).
+pub fn uses_trunk(channels: u32, limit: BufferLimit, count_in_service: bool) -> bool {
+    channels > 1 || (matches!(limit, BufferLimit::Packets(0)) && !count_in_service)
+}
 
 /// How the buffer of a port of several channels is arranged.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -223,7 +230,7 @@ impl Port {
     /// with a buffer of `limit` arranged as `buffers` and counted as `count_in_service`
     /// says (see the module header). The port's discipline must be drop-tail.
     pub fn set_channels(&mut self, channels: u32, buffers: ChannelBuffers, limit: BufferLimit, count_in_service: bool) {
-        if channels <= 1 {
+        if !uses_trunk(channels, limit, count_in_service) {
             return;
         }
         self.enable_trunk(channels, buffers, limit, count_in_service);

@@ -1,0 +1,77 @@
+"""Cui chapter 3's extrapolated experiments as families of runs
+(python/ccsim/experiments/cui_buffers/families.py): the definitions, the files built for them,
+the reference parts generated from them, and the fit across a family's runs."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ccsim import validate
+from ccsim.experiments.cui_buffers import families as F
+from ccsim.experiments.cui_buffers.make_scenarios import TRANSPORT, build_all, build_more
+from ccsim.experiments.cui_buffers.network import scenario
+from ccsim.models.cui import hyperbola
+
+
+def test_families_keep_the_share_and_name_their_files():
+    fams = F.all_families()
+    assert len({f.stem for f in fams}) == len(fams)
+    for f in fams:
+        for n in f.flows:
+            assert F.family_of(f.file(n)) == (f, n)
+            # the per-channel rate keeps the share: N x share = K x rate
+            assert math.isclose(n * f.share_bps, f.k * f.rate_gbps(n) * 1e9)
+    assert F.family_of("e32-b2-x10") is None and F.family_of("e37-m2-b0-k1-n7x") is None
+    # E3.8's buffers are the rule's, i.e. Table 3.2's printed "our rule" row for M = 8
+    assert [F.e38_buffer(8, 4, 16000, 0.1, u) for u in F.E38_TARGETS] == [8, 12, 19, 40]
+    # Table 3.4 K = 64 needs no buffer at 60 % and 70 %: one family serves both targets
+    assert sum(f.stem.startswith("e38-t34-k64-") for f in F.e38()) == 3
+
+
+def test_the_closed_loop_target_is_appendix_z():
+    # Spec Appendix Z.1/Z.2 (RTT_H 109.1 ms there, 109.2 here: the exact harmonic mean of 60-180 ms)
+    by = {f.stem: f for f in F.all_families()}
+    assert by["e37-m2-b10-k1"].model_utilisation() == pytest.approx(0.742, abs=0.002)
+    assert by["e37-m2-b0-k1"].model_utilisation() == pytest.approx(0.054, abs=0.002)
+    assert by["e37-m16-b0-k16"].model_utilisation() == pytest.approx(0.401, abs=0.002)
+    assert by["e33-s100-b0-k16"].model_utilisation() == pytest.approx(0.301, abs=0.002)
+    assert by["e33-s10-bk-k16"].model_utilisation() == pytest.approx(0.760, abs=0.002)
+
+
+def test_built_files_validate_and_only_three_ship():
+    built, shipped = build_more(), build_all()
+    fam_files = {f"{f.file(n)}.toml" for f in F.all_families() for n in f.flows}
+    assert set(built) | {n for n in shipped if n.startswith(("e33", "e37", "e38"))} == fam_files
+    assert not set(built) & set(shipped)
+    assert sum(n.startswith(("e33", "e37", "e38")) for n in shipped) == 3
+    # K = 1 with no buffer is a bufferless line (count_in_service = false, "0pkt")
+    fam = F.e37()[0]
+    assert (fam.k, fam.b) == (1, 0)
+    got = validate(scenario(fam.network(fam.flows[0], TRANSPORT), "t"))
+    assert got["flows"] == fam.flows[0] and got["links"] == fam.flows[0] + fam.m + 1
+
+
+def test_reference_parts_are_what_the_generator_writes():
+    from ccsim.experiments.cui_buffers import family_reference
+    assert family_reference.main(["--check"]) == 0
+
+
+def test_family_fit_reads_a_hyperbola_at_40_gbps():
+    fam = F.e37()[4]          # M = 2K, B = 1, K = 4
+    a, b, c = 0.6, -0.05, -0.02
+    rows = []
+    for n in fam.flows:
+        x = fam.rate_gbps(n)
+        rows.append({"file": fam.file(n), "seed": 1, "source": 900000, "name": "900000 trunk",
+                     "util": float(hyperbola(x, a, b, c)), "log10_loss": -3.0 + 0.1 / (x + 0.5)})
+    rows.append({"file": "e32-b2-x10", "seed": 1, "source": 900000, "name": "900000 trunk", "util": 0.3,
+                 "log10_loss": -3.0})
+    fits = F.family_fits(pd.DataFrame(rows))
+    assert len(fits) == 1
+    row = fits[0]
+    assert row["file"] == fam.file(max(fam.flows)) and row["name"].startswith("990000")
+    assert row["util_40"] == pytest.approx(float(hyperbola(40.0, a, b, c)), abs=1e-3)
+    assert row["util_model"] == pytest.approx(fam.model_utilisation())
+    assert np.isfinite(row["log10_loss_40"])
