@@ -3,6 +3,7 @@
 - Figs 3.6-3.9 (``e32-extrapolation.png``): the trunk's utilisation and log10 P_B against the
   simulated bit rate for B = 2 and B = 10 (every seed's point), with the fits refitted from
   these runs (seed 1's), the thesis's published B = 10 curves, and the values read at 40 Gb/s.
+- Figs 3.17-3.41 (``e3.6-openloop.png``): :mod:`.figures_openloop`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import numpy as np
 
 from ..kit.report import pyplot
 from .figures_families import draw_e33, draw_e37, draw_e38
+from .figures_openloop import draw_e36
 from .rows import FIT_ROW, TRUNK_ROW, E32
 
 
@@ -61,4 +63,4 @@ def draw_e32(board, ctx) -> None:
                             "and their values at 40 Gb/s (M = 2, K = 1, 10 Mb/s a flow).")
 
 
-DRAWERS = [draw_e32, draw_e33, draw_e37, draw_e38]
+DRAWERS = [draw_e32, draw_e33, draw_e36, draw_e37, draw_e38]

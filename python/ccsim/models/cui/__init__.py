@@ -14,6 +14,8 @@ management", chapter 3: buffer sizing for TCP over core DWDM switches (spec
 - :mod:`.extrapolation`: §3.3's fits against the bit rate (Figs 3.6-3.9).
 - :mod:`.montecarlo`: the detailed switch model of §3.6.1 by Monte Carlo (E3.6), and exactly
   for B = 0.
+- :mod:`.openloop`: §3.6.5's comparison (E3.6): the five models against the Monte Carlo at one
+  point of Figs 3.17-3.41 (errors, ranks, the overload claims), cached.
 
 Every name is re-exported here: ``from ccsim.models import cui; cui.closed_loop(400, 100, 0,
 400_000)``.
@@ -29,8 +31,10 @@ from .mathis import *  # noqa: F401,F403
 from .mathis import __all__ as _mathis_all
 from .montecarlo import *  # noqa: F401,F403
 from .montecarlo import __all__ as _montecarlo_all
+from .openloop import *  # noqa: F401,F403
+from .openloop import __all__ as _openloop_all
 from .rules import *  # noqa: F401,F403
 from .rules import __all__ as _rules_all
 
 __all__ = [*_mathis_all, *_g1dm_all, *_closedloop_all, *_rules_all, *_extrapolation_all,
-           *_montecarlo_all]
+           *_montecarlo_all, *_openloop_all]
