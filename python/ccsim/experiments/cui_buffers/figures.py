@@ -3,6 +3,8 @@
 - Figs 3.6-3.9 (``e32-extrapolation.png``): the trunk's utilisation and log10 P_B against the
   simulated bit rate for B = 2 and B = 10 (every seed's point), with the fits refitted from
   these runs (seed 1's), the thesis's published B = 10 curves, and the values read at 40 Gb/s.
+- Figs 3.52-3.55 (``e3.9-min-buffer.png``, figures_single.py): the smallest simulated buffer
+  against N for each target utilisation, beside the rules.
 """
 
 from __future__ import annotations
@@ -60,4 +62,10 @@ def draw_e32(board, ctx) -> None:
                             "and their values at 40 Gb/s (M = 2, K = 1, 10 Mb/s a flow).")
 
 
-DRAWERS = [draw_e32]
+def draw_e39(board, ctx) -> None:
+    from .figures_single import draw_e39 as draw
+
+    draw(board, ctx)
+
+
+DRAWERS = [draw_e32, draw_e39]
