@@ -4,6 +4,8 @@ chapter 3: buffer sizing for DWDM core switches (work in progress, issue 21).
 - ``network.py``: the chapter's network (N flows on access links into M edge routers, one
   input link each into the switch, an output trunk of K channels with B shared buffer slots)
   as a scenario generator.
+- ``single.py``: the non-DWDM single bottleneck of §3.8.2-3.8.3 (a dumbbell of N paced flows
+  through one drop-tail link) as a scenario generator; E3.9's grid is built at run time.
 - ``extrapolate.py``: the thesis's extrapolation method (§3.3): sweeps at a fixed per-flow
   share, the trunk's utilisation and loss, the least-squares fits and their value at the
   target rate.
@@ -26,16 +28,16 @@ def _figures(board, ctx):
     draw(board, ctx)
 
 
-def _sweep_rows(flows):
-    from .rows import sweep_rows
-
-    return sweep_rows(flows)
-
-
 def _built():
     from .make_scenarios import build_more
 
     return build_more()
+
+
+def _sweep_rows(flows):
+    from .rows import sweep_rows
+
+    return sweep_rows(flows)
 
 
 THESIS = Thesis(

@@ -4,6 +4,8 @@
   simulated bit rate for B = 2 and B = 10 (every seed's point), with the fits refitted from
   these runs (seed 1's), the thesis's published B = 10 curves, and the values read at 40 Gb/s.
 - Figs 3.17-3.41 (``e3.6-openloop.png``): :mod:`.figures_openloop`.
+- Figs 3.52-3.55 (``e3.9-min-buffer.png``, figures_single.py): the smallest simulated buffer
+  against N for each target utilisation, beside the rules.
 """
 
 from __future__ import annotations
@@ -63,4 +65,10 @@ def draw_e32(board, ctx) -> None:
                             "and their values at 40 Gb/s (M = 2, K = 1, 10 Mb/s a flow).")
 
 
-DRAWERS = [draw_e32, draw_e33, draw_e36, draw_e37, draw_e38]
+def draw_e39(board, ctx) -> None:
+    from .figures_single import draw_e39 as draw
+
+    draw(board, ctx)
+
+
+DRAWERS = [draw_e32, draw_e33, draw_e36, draw_e37, draw_e38, draw_e39]

@@ -12,17 +12,24 @@ One file per run, from the chapter's network (network.py):
 - e33-*, e37-*, e38-*: the extrapolated experiments (families.py: E3.3 more links per trunk,
   E3.7 the closed-loop validation, E3.8 the buffer rule's utilisation), a few hundred files
   built when a reproduction runs (`--built --out DIR` writes them); one of each ships.
+- e39-n{N}-b{B}: the non-DWDM single bottleneck (§3.8.2, Figs 3.52-3.55; single.py), N = 10..100
+  flows by the buffer grid E39_BUFFERS. Only E39_SHIPPED are written here; the other 268 are
+  built when a reproduction runs them (``build_more``, ``--built --out DIR``).
+- s11-{paced,regular}-{above,below}: the full-utilisation condition (§3.8.3, (3.28)-(3.29)) on
+  the dumbbell with RTTs 60-180 ms, B just above and well below µ·max RTT.
 Each file's header says what the thesis states and which readings fill its gaps.
 """
 
 from __future__ import annotations
 
+import math
 import sys
 
 from ccsim.builder import dumps_toml
 from ccsim.experiments.kit.scenario_files import scenario_files_main
 
 from . import THESIS
+from . import single
 from .network import Network, scenario
 
 DEFAULT_OUT = THESIS.scenario_dir
@@ -113,14 +120,75 @@ def family_files() -> list[tuple[str, str]]:
 SHIPPED_FAMILY_FILES = ("e33-s10-b0-k4-n400", "e37-m2-b10-k1-n400", "e38-t32-m8-b12-n400")
 
 
+# E3.9 (§3.8.2): N = 10..100 by a geometric buffer grid (about 10^(1/10) a step) from 1 packet
+# to 2 BDP (spec §6 item 27 searches [0, 2 BDP]; a drop-tail link of one channel needs B >= 1).
+# The grid's step is the resolution of the minimum B found (about 25 %).
+E39_FLOWS = tuple(range(10, 101, 10))
+E39_BUFFERS = (1, 2, 3, 4, 5, 6, 8, 10, 13, 16, 20, 25, 32, 40, 50, 63, 80, 100, 125, 160, 200, 250, 320,
+               400, 500, 630, 800)
+E39_SHIPPED = ((10, 20), (100, 160))
+# 100 s with the first 10 s discarded: on N = 10, 40, 100 over the whole grid, 100 s runs
+# found the same minimum B as 200 s runs (the spec's [R]) for all 12 (N, target) pairs, and
+# 50 s runs for 11 (N = 40 at 99.9 %: 320 against 400); U moved by at most 0.005 between 100
+# and 200 s beyond B = 10. The grid's step is the coarser limit.
+E39_RUN = {"duration": 100.0, "warmup": 10.0, "interval": 5.0}
+# S11 (§3.8.3): 20 flows, RTTs evenly over 60-180 ms (µ·max RTT = 4000 x 0.177 s = 708 packets).
+S11_FLOWS, S11_RTT_MEAN, S11_RTT_SPREAD = 20, 0.120, 0.060
+
+
+def e39_file(n: int, b: int) -> tuple[str, str]:
+    net = single.Dumbbell(flows=n, buffer=b, transport=TRANSPORT, **E39_RUN)
+    stem = f"e39-n{n}-b{b}"
+    body = single.scenario(net, f"cui-{stem}", f"Cui ch. 3 §3.8.2, Figs 3.52-3.55: N = {n}, B = {b}")
+    return text(stem, f"§3.8.2, Figs 3.52-3.55: the non-DWDM single bottleneck, N = {n}, B = {b}",
+                ["The thesis: 4000 packets/s of 500 B packets, access at half the bottleneck's rate,",
+                 "mean RTT 100 ms (BDP 400), N = 10..100, many runs per N, one per B, for the smallest",
+                 "B reaching U = 75, 95, 99, 99.9 %. RTT distribution, pacing and duration are not",
+                 "stated: equal RTTs, paced NewReno (spec §5.1 [R]); 100 s (make_scenarios.E39_RUN)."]
+                + single.notes(net), body)
+
+
+def e39(shipped: bool) -> list[tuple[str, str]]:
+    return [e39_file(n, b) for n in E39_FLOWS for b in E39_BUFFERS if ((n, b) in E39_SHIPPED) == shipped]
+
+
+def s11_net(paced: bool, side: str) -> single.Dumbbell:
+    probe = single.Dumbbell(flows=S11_FLOWS, buffer=1, rtt_mean=S11_RTT_MEAN, rtt_spread=S11_RTT_SPREAD)
+    bound = probe.mu * max(probe.rtts)                     # (3.29): µ·max_i RTT_i^b
+    b = math.ceil(1.1 * bound) if side == "above" else math.floor(0.5 * bound)
+    return single.Dumbbell(flows=S11_FLOWS, buffer=b, rtt_mean=S11_RTT_MEAN, rtt_spread=S11_RTT_SPREAD,
+                           paced=paced, duration=120.0, warmup=20.0, interval=1.0, trace_period=0.002,
+                           transport=TRANSPORT)
+
+
+def s11() -> list[tuple[str, str]]:
+    out = []
+    for paced in (True, False):
+        for side in ("above", "below"):
+            net = s11_net(paced, side)
+            bound = net.mu * max(net.rtts)
+            kind = "paced" if paced else "regular"
+            stem = f"s11-{kind}-{side}"
+            body = single.scenario(net, f"cui-{stem}", f"Cui ch. 3 §3.8.3: {kind}, B = {net.buffer} {side} µ·max RTT")
+            out.append(text(stem, f"§3.8.3, (3.28)-(3.29): the full-utilisation condition, {kind} NewReno, "
+                                  f"B {side} µ·max RTT",
+                            [f"µ·max_i RTT_i^b = {bound:.1f} packets; B = {net.buffer} ("
+                             + ("1.1 x that, so (3.29) holds: the link should never starve)." if side == "above"
+                                else "0.5 x that, well below: the link may starve)."),
+                             "The bottleneck queue is sampled every 2 ms (rows.py: queue_min after the warm-up)."]
+                            + single.notes(net), body))
+    return out
+
+
 def build_all() -> dict[str, str]:
     shipped = [(n, t) for n, t in family_files() if n[:-5] in SHIPPED_FAMILY_FILES]
-    return dict(sorted(e31() + e32() + shipped))
+    return dict(sorted(e31() + e32() + e39(shipped=True) + s11() + shipped))
 
 
 def build_more() -> dict[str, str]:
-    """The files built when a reproduction needs them (Thesis.built_scenarios)."""
-    return dict(sorted((n, t) for n, t in family_files() if n[:-5] not in SHIPPED_FAMILY_FILES))
+    """The files a reproduction builds when it runs them (THESIS.built_scenarios): E3.9's grid
+    less the shipped points, and the extrapolated experiments' families less theirs."""
+    return dict(sorted(e39(shipped=False) + [(n, t) for n, t in family_files() if n[:-5] not in SHIPPED_FAMILY_FILES]))
 
 
 def main(argv: list[str] | None = None) -> int:

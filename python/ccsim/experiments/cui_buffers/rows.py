@@ -11,6 +11,10 @@ Per run (``extra_rows``):
   ``gap_var`` (s^2), ``gap_cv`` (sd/mean, 1 for an exponential) and ``gap_spike``, the
   fraction of gaps within 2% of one packet time at the trunk's rate (Fig. 3.3's spike).
 
+The trunk row also gives ``util_min``, the least utilisation of a measured interval (1 when the
+link never idled), and, for runs that trace the trunk's queue (S11), ``queue_min``, the
+least sampled queue after the warm-up, and ``idle_s``, the time the link idled after it.
+
 Across runs (``sweep_rows``): 990000 "fit at 40 Gb/s", attached to each E3.2 sweep's 10 Gb/s
 run, per seed: the thesis's fits of U and log10 P_B against the rate (a line for B = 2, a
 hyperbola for B = 10) evaluated at 40 Gb/s: ``util_40``, ``log10_loss_40``, and the fits'
@@ -54,8 +58,18 @@ def _trunk(res) -> dict:
     if res.port_intervals is None or not len(res.port_intervals):
         return {}
     m = trunk_measure(res)
-    return {"name": f"{TRUNK_ROW} trunk", "util": m["U"], "loss": m["P_B"],
-            "log10_loss": math.log10(m["P_B"]) if m["P_B"] > 0 else math.nan}
+    pi = res.port_intervals
+    used = pi[(pi["port_name"] == TRUNK) & (pi["interval"] >= int(res.run["discard"]))]
+    row = {"name": f"{TRUNK_ROW} trunk", "util": m["U"], "loss": m["P_B"],
+           "log10_loss": math.log10(m["P_B"]) if m["P_B"] > 0 else math.nan,
+           "util_min": float(used["utilisation"].min()) if len(used) else math.nan}
+    q = res.queues
+    if len(used) and q is not None and len(q) and (q["port_name"] == TRUNK).any():
+        # After the warm-up: from the first measured interval's start.
+        q = q[(q["port_name"] == TRUNK) & (q["time_s"] >= float(used["start_s"].min()))]
+        row["queue_min"] = float(q["packets"].min()) if len(q) else math.nan
+        row["idle_s"] = float(((1.0 - used["utilisation"]) * (used["end_s"] - used["start_s"])).sum())
+    return row
 
 
 def _arrivals(res) -> dict:
@@ -104,4 +118,11 @@ def e32_fits(flows) -> list[dict]:
     return out
 
 
-SWEEP_ROWS = [e32_fits, family_fits]
+def e39_min_buffers(flows) -> list[dict]:
+    """E3.9's smallest buffers (single_rows.py), one row per N and seed."""
+    from .single_rows import e39_rows
+
+    return e39_rows(flows)
+
+
+SWEEP_ROWS = [e32_fits, family_fits, e39_min_buffers]

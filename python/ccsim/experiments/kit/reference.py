@@ -13,7 +13,8 @@ The schema (docs/adding-a-thesis.md has it with examples):
 - ``[[scenarios]]``: ``scenario`` (a string id such as "S1"), ``title``, optional ``name``
   (how the report heads it, default the id) and ``phases``; ``[scenarios.runs]``: pair label
   -> scenario file stem; ``[[scenarios.sweeps]]``: curves, each ``{curve, param, values,
-  file}`` with ``file`` a stem template such as "f5-red-n{x}": one run per value.
+  file}`` with ``file`` a stem template such as "f5-red-n{x}": one run per value; an optional
+  ``quick`` (a sublist of ``values``, possibly empty) is what a ``--quick`` run runs.
 - ``[[tables]]``: ``id``, ``scenario``, ``title``, ``metrics``, optional ``kind`` and
   ``[[tables.rows]]``, each row one cell per metric it holds (:mod:`.cells`).
 - ``[[qchecks]]``: ``id``, ``scenario``, ``statement``, ``check`` (:mod:`.checks`).
@@ -65,11 +66,12 @@ def scenario_name(sc: Mapping) -> str:
     return sc.get("name", sc["scenario"])
 
 
-def scenario_runs(sc: Mapping) -> dict[str, str]:
-    """Run label -> scenario file stem: the scenario's pairs, then every point of its sweeps."""
+def scenario_runs(sc: Mapping, quick: bool = False) -> dict[str, str]:
+    """Run label -> scenario file stem: the scenario's pairs, then every point of its sweeps
+    (with ``quick``, only the points a sweep's ``quick`` list names, where it has one)."""
     runs = dict(sc.get("runs", {}))
     for sw in sc.get("sweeps", []):
-        for x in sw["values"]:
+        for x in (sw.get("quick", sw["values"]) if quick else sw["values"]):
             runs[point_label(sw["curve"], x)] = sw["file"].format(x=x)
     return runs
 
@@ -187,6 +189,9 @@ def check_reference(ref: Mapping, where: str = "reference.toml") -> None:
                     fail(f"scenarios[{i}].sweeps[{j}]", f"missing {key!r}")
             if "{x" not in sw["file"]:
                 fail(f"scenarios[{i}].sweeps[{j}].file", f'expected a stem template with {{x}}, got {sw["file"]!r}')
+            extra = [x for x in sw.get("quick", []) if x not in sw["values"]]
+            if extra:
+                fail(f"scenarios[{i}].sweeps[{j}].quick", f"expected a sublist of values; not among them: {extra}")
 
     def known_scenario(field: str, sid):
         if sid not in ids:

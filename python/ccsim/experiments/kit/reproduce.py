@@ -215,12 +215,12 @@ def reproduce(thesis: Thesis, *, quick: bool = False, seeds: int | None = None, 
     full_seeds = thesis.default_seeds or int(ref["tolerance"].get("seeds", 5))
     n = seeds if seeds is not None else (thesis.quick_seeds if quick else full_seeds)
     seed_list = list(range(1, n + 1))
-    stems = [stem for sid in scenarios for stem in scenario_runs(scenario(ref, sid)).values()]
+    stems = [stem for sid in scenarios for stem in scenario_runs(scenario(ref, sid), quick).values()]
     tables = run_scenarios(ref, scenarios, seed_list, scenario_files(thesis, stems, out),
                            quick_factor=thesis.quick_factor if quick else None,
                            trace_scenarios=trace_scenarios(ref, thesis), jobs=jobs, scheduler=scheduler,
                            progress=progress, jitter=jitter, params=overrides,
-                           extra_rows=thesis.extra_rows)
+                           extra_rows=thesis.extra_rows, quick_runs=quick)
     if thesis.sweep_rows is not None and len(tables.flows):
         tables.flows = _with_sweep_rows(tables.flows, thesis.sweep_rows(tables.flows))
     sim_seconds = time.perf_counter() - t0

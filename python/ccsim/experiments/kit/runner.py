@@ -170,8 +170,9 @@ def _concat(frames: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
 def run_scenarios(ref: dict, scenarios: list[str], seeds: list[int], scenario_dir: Path, *,
                   quick_factor: float | None = None, trace_scenarios=frozenset(), jobs: int | None = None,
                   scheduler: str | None = None, progress: bool = True, jitter: str | None = None,
-                  params=(), extra_rows=None) -> RunTables:
-    """Run the scenario files of the ``scenarios`` (ids) of ``ref`` over ``seeds``. A scenario
+                  params=(), extra_rows=None, quick_runs: bool = False) -> RunTables:
+    """Run the scenario files of the ``scenarios`` (ids) of ``ref`` over ``seeds`` (with
+    ``quick_runs``, only the sweep points their ``quick`` lists name). A scenario
     with fixed ``phases`` is never shortened; the runs of ``trace_scenarios`` keep their traces
     and probe records. A file that does not validate, or a run that fails, is reported in the
     runs table, never raised."""
@@ -180,7 +181,7 @@ def run_scenarios(ref: dict, scenarios: list[str], seeds: list[int], scenario_di
         sid = sc["scenario"]
         if sid not in scenarios:
             continue
-        for pair, stem in scenario_runs(sc).items():
+        for pair, stem in scenario_runs(sc, quick_runs).items():
             runs_rows.append({"scenario": sid, "pair": pair, "file": stem})
             factor = quick_factor if "phases" not in sc else None
             groups.setdefault((factor, sid in trace_scenarios), []).append(stem)
