@@ -30,7 +30,8 @@ def test_generator_validates_with_bdp_400_and_n_flows():
 def test_built_files_are_the_grid_less_the_shipped():
     shipped, built = make_scenarios.build_all(), make_scenarios.build_more()
     grid = {f"e39-n{n}-b{b}.toml" for n in make_scenarios.E39_FLOWS for b in make_scenarios.E39_BUFFERS}
-    assert not set(built) & set(shipped) and set(built) | {k for k in shipped if k.startswith("e39")} == grid
+    assert not set(built) & set(shipped)
+    assert {k for k in built if k.startswith("e39")} | {k for k in shipped if k.startswith("e39")} == grid
     assert THESIS.built_scenarios is not None and set(THESIS.built_scenarios()) == set(built)
     assert make_scenarios.main(["--check"]) == 0
 

@@ -26,7 +26,7 @@ import math
 import sys
 
 from ccsim.builder import dumps_toml
-from ccsim.experiments.kit.scenario_files import scenario_files_main
+from ccsim.experiments.kit.scenario_files import LazyFiles, scenario_files_main
 
 from . import THESIS
 from . import single
@@ -98,22 +98,24 @@ def e32() -> list[tuple[str, str]]:
     return out
 
 
-def family_files() -> list[tuple[str, str]]:
+def family_file(fam, n: int) -> tuple[str, str]:
+    net = fam.network(n, TRANSPORT)
+    stem = fam.file(n)
+    body = scenario(net, f"cui-{stem}", f"Cui ch. 3: {fam.stem} at {n} flows ({fam.rate_gbps(n):g} Gb/s a channel)")
+    return text(stem, f"{fam.note or fam.stem}: {n} flows, {fam.rate_gbps(n):g} Gb/s a channel",
+                [f"One point of the family {fam.stem} (families.py): the target system has K = {fam.k}",
+                 f"channels of 40 Gb/s, M = {fam.m}, B = {fam.b} and {fam.target_flows:g} flows",
+                 f"({fam.share_bps / 1e6:g} Mb/s a flow); it is simulated at {', '.join(map(str, fam.flows))}",
+                 "flows with the rate scaled to keep the share, and U fitted against the rate and read",
+                 "at 40 Gb/s (thesis §3.3)."] + network_notes(net), body)
+
+
+def family_makers(shipped: bool) -> dict:
+    """File name -> a function writing it, for the families' shipped files or the others."""
     from .families import all_families
 
-    out = []
-    for fam in all_families():
-        for n in fam.flows:
-            net = fam.network(n, TRANSPORT)
-            stem = fam.file(n)
-            body = scenario(net, f"cui-{stem}", f"Cui ch. 3: {fam.stem} at {n} flows ({fam.rate_gbps(n):g} Gb/s a channel)")
-            out.append(text(stem, f"{fam.note or fam.stem}: {n} flows, {fam.rate_gbps(n):g} Gb/s a channel",
-                            [f"One point of the family {fam.stem} (families.py): the target system has K = {fam.k}",
-                             f"channels of 40 Gb/s, M = {fam.m}, B = {fam.b} and {fam.target_flows:g} flows",
-                             f"({fam.share_bps / 1e6:g} Mb/s a flow); it is simulated at {', '.join(map(str, fam.flows))}",
-                             "flows with the rate scaled to keep the share, and U fitted against the rate and read",
-                             "at 40 Gb/s (thesis §3.3)."] + network_notes(net), body))
-    return out
+    return {f"{fam.file(n)}.toml": (lambda fam=fam, n=n: family_file(fam, n)[1])
+            for fam in all_families() for n in fam.flows if (fam.file(n) in SHIPPED_FAMILY_FILES) == shipped}
 
 
 # One file of each extrapolated experiment ships to read; the rest are built at run time.
@@ -152,6 +154,11 @@ def e39(shipped: bool) -> list[tuple[str, str]]:
     return [e39_file(n, b) for n in E39_FLOWS for b in E39_BUFFERS if ((n, b) in E39_SHIPPED) == shipped]
 
 
+def e39_makers(shipped: bool) -> dict:
+    return {f"e39-n{n}-b{b}.toml": (lambda n=n, b=b: e39_file(n, b)[1])
+            for n in E39_FLOWS for b in E39_BUFFERS if ((n, b) in E39_SHIPPED) == shipped}
+
+
 def s11_net(paced: bool, side: str) -> single.Dumbbell:
     probe = single.Dumbbell(flows=S11_FLOWS, buffer=1, rtt_mean=S11_RTT_MEAN, rtt_spread=S11_RTT_SPREAD)
     bound = probe.mu * max(probe.rtts)                     # (3.29): µ·max_i RTT_i^b
@@ -181,14 +188,15 @@ def s11() -> list[tuple[str, str]]:
 
 
 def build_all() -> dict[str, str]:
-    shipped = [(n, t) for n, t in family_files() if n[:-5] in SHIPPED_FAMILY_FILES]
+    shipped = [(n, make()) for n, make in family_makers(shipped=True).items()]
     return dict(sorted(e31() + e32() + e39(shipped=True) + s11() + shipped))
 
 
-def build_more() -> dict[str, str]:
-    """The files a reproduction builds when it runs them (THESIS.built_scenarios): E3.9's grid
-    less the shipped points, and the extrapolated experiments' families less theirs."""
-    return dict(sorted(e39(shipped=False) + [(n, t) for n, t in family_files() if n[:-5] not in SHIPPED_FAMILY_FILES]))
+def build_more() -> LazyFiles:
+    """The files a reproduction builds when it runs them (THESIS.built_scenarios), each built
+    when read: E3.9's grid less the shipped points, and the extrapolated experiments' families
+    less theirs."""
+    return LazyFiles(dict(sorted((e39_makers(shipped=False) | family_makers(shipped=False)).items())))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator, Mapping
 
 from ..._files import atomic_write_text
 
@@ -47,3 +47,23 @@ def scenario_files_main(argv: list[str] | None, build_all: Callable[[], dict[str
         atomic_write_text(a.out / n, text)
     print(f"wrote {len(files)} files to {a.out}")
     return 0
+
+
+class LazyFiles(Mapping):
+    """File name -> text, each built when first read: a thesis's ``built_scenarios`` can name
+    hundreds of files while a reproduction builds only those it runs."""
+
+    def __init__(self, makers: Mapping[str, Callable[[], str]]):
+        self._makers = dict(makers)
+        self._texts: dict[str, str] = {}
+
+    def __getitem__(self, name: str) -> str:
+        if name not in self._texts:
+            self._texts[name] = self._makers[name]()
+        return self._texts[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._makers)
+
+    def __len__(self) -> int:
+        return len(self._makers)
