@@ -1,5 +1,5 @@
 """Cui, "Three problems in TCP performance analysis and congestion management" (PhD thesis),
-chapter 3: buffer sizing for DWDM core switches (work in progress, issue 21).
+chapter 3: buffer sizing for DWDM core switches (issue 21).
 
 - ``network.py``: the chapter's network (N flows on access links into M edge routers, one
   input link each into the switch, an output trunk of K channels with B shared buffer slots)
@@ -9,6 +9,12 @@ chapter 3: buffer sizing for DWDM core switches (work in progress, issue 21).
 - ``extrapolate.py``: the thesis's extrapolation method (§3.3): sweeps at a fixed per-flow
   share, the trunk's utilisation and loss, the least-squares fits and their value at the
   target rate.
+- ``families.py``: the extrapolated experiments (E3.3, E3.7, E3.8's simulations) as families
+  of scaled-down runs, built at run time; ``family_reference.py`` writes their reference parts.
+- ``make_scenarios.py``: the scenario files (shipped, and built at run time); ``rows.py``,
+  ``single_rows.py``: the rows cells read beside the flows (trunk, arrivals, fits, minimum
+  buffers); ``figures*.py``: the figures; ``targets.py``: the report's summary by §7.2 target.
+- The open-loop Monte Carlo and the models are ``ccsim.models.cui``.
 
 The digest is ``shared/specs/cui-buffers-fast-adpm.md``; the thesis text is the authority.
 """
@@ -26,6 +32,12 @@ def _figures(board, ctx):
     from .figures import draw  # matplotlib loads only when a report is written
 
     draw(board, ctx)
+
+
+def _sections(doc, ctx):
+    from .targets import sections
+
+    sections(doc, ctx)
 
 
 def _built():
@@ -50,6 +62,7 @@ THESIS = Thesis(
     extra_rows=_rows,
     sweep_rows=_sweep_rows,
     figures=_figures,
+    sections=_sections,
     built_scenarios=_built,
     # The runs are deterministic (every flow starts at 0, RTTs spread evenly, no random
     # element): further seeds repeat the first exactly.
