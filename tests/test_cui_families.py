@@ -76,3 +76,20 @@ def test_family_fit_reads_a_hyperbola_at_40_gbps():
     assert row["util_40"] == pytest.approx(float(hyperbola(40.0, a, b, c)), abs=1e-3)
     assert row["util_model"] == pytest.approx(fam.model_utilisation())
     assert np.isfinite(row["log10_loss_40"])
+
+
+def test_quick_run_of_one_family_per_experiment(tmp_path):
+    # --quick runs one cheap family of each extrapolated experiment (family_reference.
+    # QUICK_FAMILIES: 12 runs of 10 s); their fit rows and cells come out, the rest is not run.
+    from ccsim.experiments.kit.registry import get_thesis
+    from ccsim.experiments.kit.reproduce import reproduce
+
+    out = reproduce(get_thesis("cui-buffers"), out=tmp_path, only="E3.3,E3.7,E3.8s", quick=True, progress=False)
+    assert len(out.runs) == 12 and (out.runs["error"] == "").all()
+    judged = out.cells[out.cells["status"].isin(["PASS", "FAIL"])]
+    # E3.7's M = 16K, B = 1, K = 4 (closed loop 0.216) twice, E3.8's Table 3.2 M = 8 at 60 % twice
+    assert len(judged) == 4
+    s8 = judged[judged["table"] == "S8"]
+    assert len(s8) == 2 and (abs(s8["sim"] - 0.216) < 0.07).all(), s8[["label", "sim"]]
+    assert (tmp_path / "scenarios" / "e37-m16-b1-k4-n400.toml").exists()
+    assert (tmp_path / "figures" / "e37-closed-loop.png").exists()

@@ -45,8 +45,13 @@ def _block(name: str, body: dict) -> str:
     return f"[[{name}]]\n" + "".join(f"{k} = {_v(v)}\n" for k, v in body.items())
 
 
+# The families a --quick run runs (one cheap one per experiment); the others' sweeps run none.
+QUICK_FAMILIES = ("e33-s10-b0-k4", "e37-m16-b1-k4", "e38-t32-m8-b8")
+
+
 def _scenario(sid: str, name: str, title: str, fams: list[Family], label) -> str:
-    sweeps = [{"curve": label(f), "param": "flows", "values": list(f.flows), "file": f"{f.stem}-n{{x}}"} for f in fams]
+    sweeps = [{"curve": label(f), "param": "flows", "values": list(f.flows), "file": f"{f.stem}-n{{x}}",
+               "quick": list(f.flows) if f.stem in QUICK_FAMILIES else []} for f in fams]
     text = _block("scenarios", {"scenario": sid, "name": name, "title": title})
     return text + "sweeps = [\n" + "".join(f"  {_v(s)},\n" for s in sweeps) + "]\n"
 
