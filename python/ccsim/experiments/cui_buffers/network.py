@@ -8,6 +8,11 @@ wavelength conversion (a packet takes any idle channel) and B shared buffer slot
 when its packet starts output; a packet is admitted while fewer than K + B are held). The
 trunk is the only bottleneck; the ACKs come back on the same links, uncongested.
 
+Host queues: unlimited by default (the trunk is the bottleneck and they stay short); where the
+flows' share equals their access rate the access link can be the bottleneck and an unlimited
+queue there lets a window grow without bound, so ``access_buffer`` gives the host's queue a
+limit (families.py uses ns-2's default DropTail limit_, 50 packets).
+
 RTTs: the round-trip propagation delays are spread evenly over [rtt_min, rtt_max] (flow i gets
 rtt_min + (rtt_max - rtt_min) (i + 1/2)/N), set on the access links. Their harmonic mean is
 (rtt_max - rtt_min)/ln(rtt_max/rtt_min) in the limit: 109.2 ms for 60-180 ms (the thesis
@@ -41,6 +46,7 @@ class Network:
     rtt_max: float = 0.180
     paced: bool = True
     private_buffers: bool = False    # K private one-packet buffers instead of B shared
+    access_buffer: int | None = None  # packets of the host's queue onto its access link; None: unlimited
     duration: float = 30.0
     warmup: float = 10.0             # s not measured (the start-up)
     interval: float = 5.0            # measurement interval, s
@@ -84,8 +90,11 @@ def scenario(net: Network, name: str, description: str = "", seed: int = 1) -> d
     for i in range(net.flows):
         # Access link: half the flow's round trip less the shared links' delays.
         one_way = net.rtt(i) / 2 - D_INPUT - D_TRUNK
-        links.append({"between": [hosts[i], ers[i % net.inputs]], "bandwidth": rate(net.access_bps),
-                      "delay": delay(max(one_way, 0.0)), "buffer": "unlimited"})
+        access = {"between": [hosts[i], ers[i % net.inputs]], "bandwidth": rate(net.access_bps),
+                  "delay": delay(max(one_way, 0.0)), "buffer": "unlimited"}
+        if net.access_buffer is not None:
+            access["forward"] = {"buffer": f"{net.access_buffer}pkt"}
+        links.append(access)
     for er in ers:  # the ER's unlimited queue feeds its input link into the switch
         links.append({"between": [er, "sw"], "bandwidth": rate(net.channel_bps), "delay": delay(D_INPUT),
                       "buffer": "unlimited"})
