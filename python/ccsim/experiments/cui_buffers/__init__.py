@@ -32,6 +32,12 @@ def _sweep_rows(flows):
     return sweep_rows(flows)
 
 
+def _built_scenarios():
+    from .make_scenarios import build_more
+
+    return build_more()
+
+
 THESIS = Thesis(
     id="cui-buffers",
     title="Cui, Chapter 3 (buffer sizing for DWDM core switches)",
@@ -42,6 +48,7 @@ THESIS = Thesis(
     extra_rows=_rows,
     sweep_rows=_sweep_rows,
     figures=_figures,
+    built_scenarios=_built_scenarios,
     # The runs are deterministic (every flow starts at 0, RTTs spread evenly, no random
     # element): further seeds repeat the first exactly.
     method_note="Model cells call ccsim.models.cui with the thesis's constants (µ = 40e9/8320 packets/s). "

@@ -61,3 +61,7 @@ def draw_e32(board, ctx) -> None:
 
 
 DRAWERS = [draw_e32]
+
+from .figures_links import draw_e34, draw_e35  # noqa: E402
+
+DRAWERS += [draw_e34, draw_e35]

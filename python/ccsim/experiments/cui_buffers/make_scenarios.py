@@ -9,11 +9,18 @@ One file per run, from the chapter's network (network.py):
   a flow, paced NewReno; the sources' packet departures are traced.
 - e32-b{2,10}-x{rate}: the extrapolation example (§3.3.2, Figs 3.6-3.9): M = 2, K = 1
   (spec §3 [R]), 100 flows a Gb/s at 0.4-10 Gb/s, B = 2 and 10.
+- e34-x{1..128}: faster links (§3.4.1, Figs 3.12-3.13), M = 80, K = 20, B = 0, the thesis's
+  20 000 flows and 1-128 Gb/s links divided by links.SCALE (links.py says why);
+- e35-m{M}k{K}b{B}-{paced,regular}-a{Mb/s}: regular against paced NewReno and the access rate
+  (§3.4.2, Fig. 3.14), 1 Gb/s core links, 400 flows.
+Of E3.4 and E3.5 only links.SHIPPED are written here; the rest are built when a run needs
+them (``--built --out DIR`` writes them for reading).
 Each file's header says what the thesis states and which readings fill its gaps.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 
 from ccsim.builder import dumps_toml
@@ -89,12 +96,40 @@ def e32() -> list[tuple[str, str]]:
 
 
 def build_all() -> dict[str, str]:
-    return dict(sorted(e31() + e32()))
+    return dict(sorted(e31() + e32() + links_shipped()))
+
+
+# E3.4 and E3.5 (§3.4.1-3.4.2; links.py): links.SHIPPED are shipped, the rest built when a run
+# needs them (THESIS.built_scenarios -> build_more).
+@functools.lru_cache(maxsize=1)
+def links_files() -> dict[str, str]:
+    """Every E3.4 and E3.5 file (built once a process; read, do not change, the dict)."""
+    from .links import e34, e35
+
+    return dict(text(stem, title, notes, body) for stem, title, notes, body in e34(TRANSPORT) + e35(TRANSPORT))
+
+
+def links_shipped() -> list[tuple[str, str]]:
+    from .links import SHIPPED
+
+    return [(n, t) for n, t in links_files().items() if n[:-len(".toml")] in SHIPPED]
+
+
+# Every experiment's builder of files built at run time, one line each; build_more keeps the
+# files build_all does not ship.
+BUILT = [links_files]
+
+
+def build_more() -> dict[str, str]:
+    """The scenario files a reproduction builds at run time instead of shipping them."""
+    shipped = build_all()
+    return dict(sorted((n, t) for make in BUILT for n, t in make().items() if n not in shipped))
 
 
 def main(argv: list[str] | None = None) -> int:
-    return scenario_files_main(argv, build_all, DEFAULT_OUT, __doc__)
+    return scenario_files_main(argv, build_all, DEFAULT_OUT, __doc__, build_more)
 
 
 if __name__ == "__main__":
     sys.exit(main())
+

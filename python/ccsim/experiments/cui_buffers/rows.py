@@ -104,3 +104,7 @@ def e32_fits(flows) -> list[dict]:
 
 
 SWEEP_ROWS = [e32_fits]
+
+from .links import e34_throughput  # noqa: E402  (links.py imports TRUNK_ROW from here)
+
+SWEEP_ROWS.append(e34_throughput)
