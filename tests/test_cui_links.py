@@ -3,6 +3,7 @@ access links): the scenario files (shipped and built at run time) are the networ
 states, and a quick end-to-end run of a small E3.5 subset through the kit. The full sweeps are
 marked slow."""
 
+import functools
 import tomllib
 
 import pytest
@@ -12,6 +13,7 @@ from ccsim.experiments.cui_buffers import THESIS, links, make_scenarios
 from ccsim.experiments.kit.reproduce import reproduce
 
 
+@functools.lru_cache(maxsize=1)
 def _files():
     return {n: tomllib.loads(t) for n, t in make_scenarios.links_files().items()}
 
@@ -101,9 +103,13 @@ check = { kind = "gt", lhs = { curve = "paced", x = 1000, source = 900000, metri
 """
 
 
-def test_a_quick_e35_subset_runs_end_to_end_and_holds_the_claim(tmp_path):
+def test_a_quick_e35_subset_runs_end_to_end_and_holds_the_claim(tmp_path, monkeypatch):
     # (8, 1, 10) at 10 Mb/s and 1 Gb/s access, paced and regular, durations halved: a few
-    # seconds. The files are built at run time (none of the four is shipped).
+    # seconds. The files are built at run time (none of the four is shipped). The thesis's
+    # findings name scenarios this small reference lacks: none are read.
+    from ccsim.experiments.kit import reproduce as kit_reproduce
+
+    monkeypatch.setattr(kit_reproduce._findings, "load", lambda *a, **k: [])
     ref = tmp_path / "reference.toml"
     ref.write_text(SMALL, encoding="utf-8")
     out = reproduce(THESIS, out=tmp_path / "out", reference=ref, quick=True, progress=False)
@@ -112,11 +118,21 @@ def test_a_quick_e35_subset_runs_end_to_end_and_holds_the_claim(tmp_path):
     assert (tmp_path / "out" / "scenarios" / "e35-m8k1b10-regular-a1000.toml").exists()
 
 
+# The full sweeps (deterministic, one seed): E3.4 24 of 24 cells and 2 of 2 hard checks (about
+# 195 CPU s); E3.5 4 of 6 hard checks, the two failures explained by findings/e35.toml (about
+# 370 CPU s, most of it the (80, 20, 0) runs at 20 Gb/s).
+FLOORS = {"E3.4": {"cells": 24, "hard": 2}, "E3.5": {"cells": 0, "hard": 4}}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("only, floor", [("E3.4", {"cells": 24, "hard": 2}), ("E3.5", {"cells": 0, "hard": 4})])
-def test_the_full_sweeps_keep_their_scores(tmp_path, only, floor):
+@pytest.mark.parametrize("only", sorted(FLOORS))
+def test_the_full_sweeps_keep_their_scores(tmp_path, only):
+    from ccsim.experiments.kit.sections import failure_explanations
+
     res = reproduce(THESIS, out=tmp_path, only=only, progress=False)
     cells, q = res.cells, res.qchecks
-    assert int((cells["status"] == "PASS").sum()) >= floor["cells"]
-    assert int(((q["severity"] == "hard") & (q["status"] == "pass")).sum()) >= floor["hard"]
+    assert int((cells["status"] == "PASS").sum()) >= FLOORS[only]["cells"]
+    assert int(((q["severity"] == "hard") & (q["status"] == "pass")).sum()) >= FLOORS[only]["hard"]
     assert "error" not in set(q["status"])
+    e = failure_explanations(res)
+    assert e["explained cells"] == e["failed cells"] and e["explained checks"] == e["failed hard checks"], e

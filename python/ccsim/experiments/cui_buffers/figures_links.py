@@ -88,7 +88,8 @@ def draw_e35(board, ctx) -> None:
         ax.set_xscale("log")
         ax.set_title(f"M = {sw[0]}, K = {sw[1]}, B = {sw[2]}", fontsize=9)
         ax.set_xlabel("access bit rate (Mb/s); core 1 Gb/s a link")
-        ax.legend(fontsize=7)
+        if ax.get_legend_handles_labels()[1]:
+            ax.legend(fontsize=7)
     np.atleast_1d(axes)[0].set_ylabel("bottleneck utilisation")
     fig.tight_layout()
     path = board.path("e3.5-access.png")
