@@ -9,15 +9,17 @@ Here N and the link rates are divided by one factor, SCALE = 50: N = 400 flows o
 x/50 Gb/s (20 Mb/s to 2.56 Gb/s) for x = 1..128. That keeps what drives the claim: each
 flow's share of the trunk, 1 to 128 Mb/s, and with it each flow's window, its access rate (the
 flows outgrow their 100 Mb/s access links at the top) and M, K, B; it is the thesis's own
-scaling argument (§3.3: U depends on RTT_H C_O / N, not on C_O and N apart). The factor is the
+scaling argument (§3.3: U depends on RTT_H C_O / N, not on C_O and N apart). Of the factors
+that give every input link the same whole number of flows (25, 50, 125, 250), 50 is the
 largest that leaves the runs where the closed loop puts them: at 125 (2 flows an input link,
 N = 160) the utilisation at x = 2 was 0.686 against 0.598 at both 50 and 25 (the closed loop:
-0.597).
+0.597). The x = 128 run (51 Gb/s through the trunk, 2 M packets/s) takes about a minute.
 
 E3.5, the thesis: core links of 1 Gb/s, 400 flows, several (M, K, B) (the legend's values are
 lost; spec [R]: (8,1,10), (16,2,5), (80,20,0)), paced and regular NewReno against the access
 rate (spec [R]: 10 Mb/s to 2 Gb/s, a log axis). Run in full: nothing is scaled but the
-durations.
+durations, which are as short as the runs settle in (E35_TIME). The (80, 20, 0) runs carry up to
+9 Gb/s each and take most of the sweep's six CPU minutes; without them it would be one.
 
 Where the thesis is silent (both experiments): the RTTs are network.py's (60-180 ms, evenly
 spread); each host sends into its access link through a 50-packet drop-tail queue, ns-2's
@@ -41,10 +43,11 @@ E35_SWITCHES = ((8, 1, 10), (16, 2, 5), (80, 20, 0))
 E35_ACCESS = (10, 30, 100, 300, 1000, 2000)   # Mb/s: a log axis, 1-3-10 steps
 E35_CORE = 1e9
 # E3.5's (duration, warm-up) in s by switch and pacing, each run measuring its last 5 s
-# intervals, as short as the runs allow (a minute's runs, 5 s intervals): paced runs settle
-# within 5 s; regular ones behind the bufferless (80, 20, 0) start from tiny windows after
-# their synchronised slow starts and climb for 30 s (at 100 Mb/s access the utilisation by 5 s
-# interval: 0.04, 0.09, 0.17, 0.24, 0.32, 0.39, 0.42, 0.44, 0.42, ...).
+# intervals, as short as the runs allow (from 60 s runs' 5 s intervals): paced runs settle
+# within 5 s; regular ones behind the bufferless (80, 20, 0) end their slow starts early, at the
+# 50-packet host queues (the trunk loses nothing in the first 20 s, and spreading the starts
+# over a second changes nothing), then grow a packet a round trip for 30 s (at 100 Mb/s access
+# the utilisation by 5 s interval: 0.04, 0.09, 0.17, 0.24, 0.32, 0.39, 0.42, 0.44, 0.42, ...).
 E35_TIME = {(8, 1, 10): {True: (20.0, 10.0), False: (20.0, 10.0)},
             (16, 2, 5): {True: (20.0, 10.0), False: (20.0, 10.0)},
             (80, 20, 0): {True: (15.0, 10.0), False: (40.0, 30.0)}}
