@@ -9,6 +9,9 @@ chapter 3: buffer sizing for DWDM core switches (issue 21).
 - ``extrapolate.py``: the thesis's extrapolation method (§3.3): sweeps at a fixed per-flow
   share, the trunk's utilisation and loss, the least-squares fits and their value at the
   target rate.
+- ``links.py``: faster links (E3.4, §3.4.1, scaled down 50x) and regular against paced NewReno
+  behind access links (E3.5, §3.4.2); most of their files are built at run time
+  (``built_scenarios``).
 - ``families.py``: the extrapolated experiments (E3.3, E3.7, E3.8's simulations) as families
   of scaled-down runs, built at run time; ``family_reference.py`` writes their reference parts.
 - ``make_scenarios.py``: the scenario files (shipped, and built at run time); ``rows.py``,

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..kit.report import pyplot
 from .figures_families import draw_e33, draw_e37, draw_e38
+from .figures_links import draw_e34, draw_e35
 from .figures_openloop import draw_e36
 from .rows import FIT_ROW, TRUNK_ROW, E32
 
@@ -71,4 +72,4 @@ def draw_e39(board, ctx) -> None:
     draw(board, ctx)
 
 
-DRAWERS = [draw_e32, draw_e33, draw_e36, draw_e37, draw_e38, draw_e39]
+DRAWERS = [draw_e32, draw_e33, draw_e34, draw_e35, draw_e36, draw_e37, draw_e38, draw_e39]

@@ -4,11 +4,17 @@
     python -m ccsim.experiments.cui_buffers.make_scenarios --check    # exit 1 if any is stale
     python -m ccsim.experiments.cui_buffers.make_scenarios --out DIR  # write elsewhere
 
-One file per run, from the chapter's network (network.py):
+One file per run, from the chapter's network (network.py) or the dumbbell (single.py). Most
+are built when a reproduction runs them instead (``build_more``, THESIS.built_scenarios:
+``--built --out DIR`` writes them for reading); a few of each experiment ship:
 - e31-n{2,20,500}: the Poisson check (§3.3.1, Figs 3.3-3.5): M = 2, K = 1, B = 10, 10 Mb/s
   a flow, paced NewReno; the sources' packet departures are traced.
 - e32-b{2,10}-x{rate}: the extrapolation example (§3.3.2, Figs 3.6-3.9): M = 2, K = 1
   (spec §3 [R]), 100 flows a Gb/s at 0.4-10 Gb/s, B = 2 and 10.
+- e34-x{1..128}: faster links (§3.4.1, Figs 3.12-3.13), M = 80, K = 20, B = 0, the thesis's
+  20 000 flows and 1-128 Gb/s links divided by links.SCALE (links.py says why);
+- e35-m{M}k{K}b{B}-{paced,regular}-a{Mb/s}: regular against paced NewReno and the access rate
+  (§3.4.2, Fig. 3.14), 1 Gb/s core links, 400 flows; only links.SHIPPED are written here.
 - e33-*, e37-*, e38-*: the extrapolated experiments (families.py: E3.3 more links per trunk,
   E3.7 the closed-loop validation, E3.8 the buffer rule's utilisation), a few hundred files
   built when a reproduction runs (`--built --out DIR` writes them); one of each ships.
@@ -22,6 +28,7 @@ Each file's header says what the thesis states and which readings fill its gaps.
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 
@@ -189,14 +196,37 @@ def s11() -> list[tuple[str, str]]:
 
 def build_all() -> dict[str, str]:
     shipped = [(n, make()) for n, make in family_makers(shipped=True).items()]
-    return dict(sorted(e31() + e32() + e39(shipped=True) + s11() + shipped))
+    return dict(sorted(e31() + e32() + e39(shipped=True) + s11() + links_shipped() + shipped))
+
+
+# E3.4 and E3.5 (§3.4.1-3.4.2; links.py): links.SHIPPED are shipped, the rest built when a run
+# needs them (THESIS.built_scenarios -> build_more).
+@functools.lru_cache(maxsize=1)
+def links_files() -> dict[str, str]:
+    """Every E3.4 and E3.5 file (built once a process; read, do not change, the dict)."""
+    from .links import e34, e35
+
+    return dict(text(stem, title, notes, body) for stem, title, notes, body in e34(TRANSPORT) + e35(TRANSPORT))
+
+
+def links_shipped() -> list[tuple[str, str]]:
+    from .links import SHIPPED
+
+    return [(n, t) for n, t in links_files().items() if n[:-len(".toml")] in SHIPPED]
+
+
+def links_makers() -> dict:
+    from .links import SHIPPED
+
+    return {n: (lambda n=n: links_files()[n]) for n in links_files() if n[:-len(".toml")] not in SHIPPED}
 
 
 def build_more() -> LazyFiles:
     """The files a reproduction builds when it runs them (THESIS.built_scenarios), each built
-    when read: E3.9's grid less the shipped points, and the extrapolated experiments' families
-    less theirs."""
-    return LazyFiles(dict(sorted((e39_makers(shipped=False) | family_makers(shipped=False)).items())))
+    when read: E3.9's grid, E3.4-E3.5's and the extrapolated experiments' families, less the
+    shipped points."""
+    return LazyFiles(dict(sorted((e39_makers(shipped=False) | links_makers()
+                                  | family_makers(shipped=False)).items())))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -205,3 +235,4 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+

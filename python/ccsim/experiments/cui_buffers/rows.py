@@ -125,4 +125,11 @@ def e39_min_buffers(flows) -> list[dict]:
     return e39_rows(flows)
 
 
-SWEEP_ROWS = [e32_fits, family_fits, e39_min_buffers]
+def e34_rows(flows) -> list[dict]:
+    """E3.4's trunk throughput (links.py), one row per run."""
+    from .links import e34_throughput
+
+    return e34_throughput(flows)
+
+
+SWEEP_ROWS = [e32_fits, family_fits, e39_min_buffers, e34_rows]
