@@ -28,8 +28,9 @@ def test_the_shipped_and_built_files_are_every_run_of_both_sweeps_once():
     names = set(make_scenarios.links_files())
     assert len(names) == len(links.E34_RATES) + 2 * len(links.E35_SWITCHES) * len(links.E35_ACCESS)
     assert {n[:-5] for n in names & set(shipped)} == set(links.SHIPPED)
-    assert names - set(shipped) == set(built) and not set(built) & set(shipped)
-    assert THESIS.built_scenarios() == built
+    assert names - set(shipped) == {n for n in built if n.startswith(("e34", "e35"))}
+    assert not set(built) & set(shipped)
+    assert set(THESIS.built_scenarios()) == set(built)
     assert make_scenarios.main(["--check"]) == 0
 
 
