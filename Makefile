@@ -43,8 +43,8 @@ test-python: install
 
 test: install lint test-rust test-python
 
-# The full reproductions (pytest marker `slow`, left out of `make test`): about 7 min more
-# (Hua 2002 about 5, Cui chapter 3 about 1.5).
+# The full reproductions (pytest marker `slow`, left out of `make test`): about 22 min more
+# (Cui chapter 3 about 15, Hua 2002 about 5).
 test-full: install
 	$(BIN)/python -m pytest -q -m slow
 

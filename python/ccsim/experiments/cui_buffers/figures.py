@@ -58,11 +58,7 @@ def draw_e32(board, ctx) -> None:
         axes[1, col].set_xlabel("bottleneck bit rate (Gb/s), 100 flows a Gb/s")
     axes[0, 0].set_ylabel("utilisation")
     axes[1, 0].set_ylabel("log10 P_B")
-    fig.tight_layout()
-    path = board.path("e32-extrapolation.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    board.add("E3.2", path, "Figs 3.6-3.9: utilisation and log10 P_B against the simulated bit rate, the fits "
+    board.save(fig, "E3.2", "e32-extrapolation.png", "Figs 3.6-3.9: utilisation and log10 P_B against the simulated bit rate, the fits "
                             "and their values at 40 Gb/s (M = 2, K = 1, 10 Mb/s a flow).")
 
 

@@ -78,11 +78,7 @@ def draw_e33(board, ctx) -> None:
         ax.set_title(title, fontsize=9)
         ax.legend(fontsize=7)
     axes[0].set_ylabel("utilisation")
-    fig.tight_layout()
-    path = board.path("e33-links-per-trunk.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    board.add("E3.3", path, "Figs 3.10-3.11: utilisation against links per trunk (closed loop, runs extrapolated and "
+    board.save(fig, "E3.3", "e33-links-per-trunk.png", "Figs 3.10-3.11: utilisation against links per trunk (closed loop, runs extrapolated and "
                             "at their largest point, the thesis's values).")
 
 
@@ -108,11 +104,7 @@ def draw_e37(board, ctx) -> None:
     axes[0, 0].set_ylabel("utilisation")
     axes[1, 0].set_ylabel("utilisation")
     axes[0, 0].legend(fontsize=6)
-    fig.tight_layout()
-    path = board.path("e37-closed-loop.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    board.add("E3.7", path, "Figs 3.42-3.47: the closed loop on each open-loop model against the runs "
+    board.save(fig, "E3.7", "e37-closed-loop.png", "Figs 3.42-3.47: the closed loop on each open-loop model against the runs "
                             "(10 Mb/s a flow, 40 Gb/s a channel).")
 
 
@@ -139,8 +131,4 @@ def draw_e38(board, ctx) -> None:
         ax.set_xlabel("target utilisation")
         ax.legend(fontsize=6)
     axes[0].set_ylabel("utilisation with B from (3.23)")
-    fig.tight_layout()
-    path = board.path("e38-rule.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    board.add("E3.8s", path, "Figs 3.48-3.51: the utilisation reached with the rule's buffer against the target.")
+    board.save(fig, "E3.8s", "e38-rule.png", "Figs 3.48-3.51: the utilisation reached with the rule's buffer against the target.")

@@ -57,11 +57,7 @@ def draw_e34(board, ctx) -> None:
         ax.set_xticks(xs, [f"{v:g}" for v in xs])
         ax.set_xlabel("link bit rate (Gb/s, thesis scale)")
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    path = board.path("e3.4-links.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    board.add("E3.4", path, f"Figs 3.12-3.13: bottleneck throughput and utilisation against the link rate (M = 80, "
+    board.save(fig, "E3.4", "e3.4-links.png", f"Figs 3.12-3.13: bottleneck throughput and utilisation against the link rate (M = 80, "
                             f"K = 20, B = 0, 20 000 flows), simulated with N and the rates divided by {SCALE}; "
                             "the closed loop at the thesis's size.")
 
@@ -91,9 +87,5 @@ def draw_e35(board, ctx) -> None:
         if ax.get_legend_handles_labels()[1]:
             ax.legend(fontsize=7)
     np.atleast_1d(axes)[0].set_ylabel("bottleneck utilisation")
-    fig.tight_layout()
-    path = board.path("e3.5-access.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    board.add("E3.5", path, "Fig. 3.14: bottleneck utilisation against the access rate, paced and regular NewReno "
+    board.save(fig, "E3.5", "e3.5-access.png", "Fig. 3.14: bottleneck utilisation against the access rate, paced and regular NewReno "
                             "(400 flows, 1 Gb/s core links); the dotted line is the core rate.")

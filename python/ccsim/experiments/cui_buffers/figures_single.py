@@ -42,9 +42,5 @@ def draw_e39(board, ctx) -> None:
         ax.set_xlabel("N (flows)")
         ax.legend(fontsize=6)
     axes[0].set_ylabel("buffer (packets)")
-    fig.tight_layout()
-    path = board.path("e3.9-min-buffer.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    board.add("E3.9", path, "Figs 3.52-3.55: the smallest simulated buffer for each target utilisation against N "
+    board.save(fig, "E3.9", "e3.9-min-buffer.png", "Figs 3.52-3.55: the smallest simulated buffer for each target utilisation against N "
                             "(4000 packets/s, RTT 100 ms, paced NewReno), beside the rules.")

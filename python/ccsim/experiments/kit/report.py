@@ -63,6 +63,15 @@ class FigureBoard:
         self.written.append(path)
         self.images.setdefault(scenario_id, []).append((f"{self.dir.name}/{path.name}", caption))
 
+    def save(self, fig, scenario_id: str, name: str, caption: str, dpi: int = 110) -> Path:
+        """Lay out ``fig``, write it as ``name``, close it and show it under the scenario."""
+        fig.tight_layout()
+        path = self.path(name)
+        fig.savefig(path, dpi=dpi)
+        pyplot().close(fig)
+        self.add(scenario_id, path, caption)
+        return path
+
     def note(self, scenario_id: str, *texts: str) -> None:
         self.notes.setdefault(scenario_id, []).extend(texts)
 
