@@ -21,6 +21,7 @@ from .families import E38_SETTINGS, FIT_ROW, MU_40G, e33, e37, e38
 from .rows import TRUNK_ROW
 
 K_AXIS = (1, 2, 4, 8, 16, 32, 64, 100)
+Y_RANGE = (0.3, 1.05)   # E3.8's axis: fits read outside it are drawn at its edge
 MODELS = (("g1dm", "G1DM", "-"), ("ebi", "EBI", "--"), ("ebd", "EBD", "-."), ("eb", "EB", ":"),
           ("mmkb", "M/M/K/(K+B)", (0, (1, 3))))
 
@@ -51,8 +52,12 @@ def _closed_loop_curve(m_per_k: int, b_of_k, share: float, model: str) -> list[f
 
 
 def _runs(ax, fams, pts):
-    ks = [f.k for f in fams]
-    ax.plot(ks, [pts[f.stem][0] for f in fams], "o", color="C3", label="runs, extrapolated to 40 Gb/s")
+    ks = np.array([f.k for f in fams])
+    ext = np.array([pts[f.stem][0] for f in fams])
+    lo, hi = 0.0, Y_RANGE[1]
+    out = (ext < lo) | (ext > hi)
+    ax.plot(ks, np.clip(ext, lo, hi), "o", color="C3", label="runs, extrapolated to 40 Gb/s (x: fit off the axis)")
+    ax.plot(ks[out], np.clip(ext, lo, hi)[out], "kx", markersize=9)
     ax.plot(ks, [pts[f.stem][1] for f in fams], "^", color="C2", mfc="none", label="runs, at the largest point")
 
 
@@ -123,12 +128,17 @@ def draw_e38(board, ctx) -> None:
         ax = axes[i // 2]
         got = [pts.get(f"{stem}-b{e38_buffer(m, k, n, rtt_h, u)}", (math.nan, math.nan)) for u in targets]
         label = note.split(", ", 2)[-1]
-        ax.plot(targets, [g[0] for g in got], "o-", color=f"C{i % 2}", label=f"{label}: extrapolated")
+        ext = np.array([g[0] for g in got])
+        out = (ext < Y_RANGE[0]) | (ext > Y_RANGE[1])
+        ax.plot(targets, np.clip(ext, *Y_RANGE), "o-", color=f"C{i % 2}", label=f"{label}: extrapolated")
+        ax.plot(targets[out], np.clip(ext, *Y_RANGE)[out], "kx", markersize=9)
         ax.plot(targets, [g[1] for g in got], "^--", color=f"C{i % 2}", mfc="none", label=f"{label}: at the largest point")
         ax.set_title(note.split(", ")[0] + " / " + note.split(", ")[1], fontsize=9)
     for ax in axes:
         ax.plot(targets, targets, "k:", linewidth=1, label="target")
         ax.set_xlabel("target utilisation")
         ax.legend(fontsize=6)
+        ax.set_ylim(Y_RANGE[0] - 0.02, Y_RANGE[1] + 0.02)
     axes[0].set_ylabel("utilisation with B from (3.23)")
-    board.save(fig, "E3.8s", "e38-rule.png", "Figs 3.48-3.51: the utilisation reached with the rule's buffer against the target.")
+    board.save(fig, "E3.8s", "e38-rule.png", "Figs 3.48-3.51: the utilisation reached with the rule's buffer against the "
+                                            f"target; x: a fit read outside {Y_RANGE[0]}-{Y_RANGE[1]}, drawn at the edge.")
