@@ -152,6 +152,23 @@ def test_bench_prints_one_json_line(cli):
     assert r.returncode == 2 and "--flows" in r.stderr
 
 
+def test_bench_runs_cuis_dwdm_network(cli):
+    # Cui ch. 3's network (issue 22's yardstick), small: K = 2 channels of 40 Gb/s, 1 Gb/s a
+    # flow (80 flows), 1 s of start-up; the trunk is the port read.
+    r = cli("bench", "cui", "--channels", "2", "--share", "1e9", "--duration", "1")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["scenario"] == "cui-k2" and d["flows"] == 80 and d["sim_seconds"] == pytest.approx(1.0)
+    assert d["bottleneck_departures"] > 1000 and d["peak_packets"] > 100 and d["packet_bytes"] >= 32
+    assert 2 < d["events_per_bottleneck_packet"] < 50 and 0 < d["utilisation"] <= 1
+    text = cli("bench", "cui", "--channels", "2", "--share", "1e9", "--print-scenario").stdout
+    assert 'channels = 2' in text and text.count("[[flows]]") == 80
+    for args, field in ((("--channels", "0"), "--channels"), (("--buffer", "-1"), "--buffer"),
+                        (("--share", "0"), "--share"), (("--duration", "-1"), "--duration")):
+        r = cli("bench", "cui", *args)
+        assert r.returncode == 2 and field in r.stderr, (args, r.stderr)
+
+
 def test_plot_redraws(cli, examples, tmp_path):
     out = tmp_path / "o"
     assert cli("run", examples / "dumbbell.toml", "--out", out, "--duration", "20s", "-q", "--no-plots").returncode == 0

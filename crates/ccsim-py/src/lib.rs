@@ -153,6 +153,17 @@ fn bench_dumbbell<'py>(py: Python<'py>, flows: usize, duration: f64, seed: u64) 
         return Err(ScenarioError::new_err("bench: expected flows >= 1 and duration > 0"));
     }
     let r = py.allow_threads(|| ccsim::bench::run_dumbbell(flows, duration, seed)).map_err(scenario_error)?;
+    bench_dict(py, &r)
+}
+
+/// Run any scenario text as a benchmark (GIL released), reading `port` as its bottleneck.
+#[pyfunction]
+fn bench_text<'py>(py: Python<'py>, text: String, port: &str) -> PyResult<Bound<'py, PyDict>> {
+    let r = py.allow_threads(|| ccsim::bench::run_text(text, port)).map_err(scenario_error)?;
+    bench_dict(py, &r)
+}
+
+fn bench_dict<'py>(py: Python<'py>, r: &ccsim::bench::BenchReport) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("flows", r.flows)?;
     d.set_item("sim_seconds", r.sim_seconds)?;
@@ -163,12 +174,15 @@ fn bench_dumbbell<'py>(py: Python<'py>, flows: usize, duration: f64, seed: u64) 
     d.set_item("events_per_second", r.events_per_second())?;
     d.set_item("bottleneck_departures", r.bottleneck_departures)?;
     d.set_item("bottleneck_pkts_per_wall_second", r.departures_per_second())?;
+    d.set_item("events_per_bottleneck_packet", r.events_per_bottleneck_packet())?;
     d.set_item("sim_seconds_per_wall_second", r.sim_seconds / r.wall_seconds)?;
     d.set_item("rss_before_kb", r.rss_before_kb)?;
     d.set_item("peak_rss_kb", r.peak_rss_kb)?;
     d.set_item("state_bytes_per_flow", r.state_bytes_per_flow())?;
     d.set_item("output_bytes_per_flow", r.output_bytes as f64 / r.flows as f64)?;
     d.set_item("rss_growth_per_flow", r.rss_growth_per_flow())?;
+    d.set_item("peak_packets", r.peak_packets)?;
+    d.set_item("packet_bytes", r.packet_bytes())?;
     d.set_item("utilisation", r.utilisation)?;
     d.set_item("jain", r.jain)?;
     d.set_item("bottleneck_drops", r.drops)?;
@@ -302,6 +316,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(dumbbell_toml, m)?)?;
     m.add_function(wrap_pyfunction!(bench_dumbbell, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_text, m)?)?;
     m.add_function(wrap_pyfunction!(fq_buffers_evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(fq_buffers_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(registry, m)?)?;

@@ -74,6 +74,8 @@ pub struct BenchReport {
     /// Simulation state (structures and their heap), and measurement output, in bytes.
     pub state_bytes: usize,
     pub output_bytes: usize,
+    /// The most packets alive at once (queued, on a line or in a pipe).
+    pub peak_packets: usize,
 }
 
 impl BenchReport {
@@ -87,6 +89,14 @@ impl BenchReport {
     pub fn state_bytes_per_flow(&self) -> f64 {
         self.state_bytes as f64 / self.flows as f64
     }
+    /// One packet's slot in the arena, bytes (every packet alive holds one).
+    pub fn packet_bytes(&self) -> usize {
+        std::mem::size_of::<crate::net::Packet>()
+    }
+    /// Bottleneck departures per event processed: how many events a packet costs end to end.
+    pub fn events_per_bottleneck_packet(&self) -> f64 {
+        self.events as f64 / self.bottleneck_departures.max(1) as f64
+    }
     /// Growth of the resident set while building and running, per flow, bytes. Noisier
     /// than the state count: it includes measurement output and allocator slack, and the
     /// allocator may reuse memory freed by the scenario parser.
@@ -97,10 +107,20 @@ impl BenchReport {
 
 pub fn run_dumbbell(flows: usize, duration_s: f64, seed: u64) -> Result<BenchReport, crate::ScenarioError> {
     let text = dumbbell_toml(flows, duration_s, seed);
+    run_text(text, "left->right")
+}
+
+/// Any scenario as a benchmark: parse, build and run it, reading the port named `port` (such
+/// as "sw->d") as its bottleneck. The text is dropped before the world is built, so the
+/// resident-set figures are the simulation's.
+pub fn run_text(text: String, port: &str) -> Result<BenchReport, crate::ScenarioError> {
     let t = Instant::now();
     let sc = Scenario::from_toml_str(&text)?;
     let parse_seconds = t.elapsed().as_secs_f64();
     drop(text);
+    let Some(port_index) = sc.port_names().iter().position(|n| n == port) else {
+        return Err(crate::ScenarioError::new("port", format!("expected the name of one of the scenario's ports, got {port:?}")));
+    };
     let (rss_before_kb, _) = rss_kb();
     let t0 = Instant::now();
     let mut w: World = crate::scenario::build::build_world(&sc)?;
@@ -114,10 +134,10 @@ pub fn run_dumbbell(flows: usize, duration_s: f64, seed: u64) -> Result<BenchRep
     let (_, peak_rss_kb) = rss_kb();
     let (state_bytes, output_bytes) = w.memory_bytes();
     let results = crate::Results::collect(&sc, &w);
-    let bottleneck = &w.ports[0]; // links[0] forward: left -> right
+    let bottleneck = &w.ports[port_index];
     let timeouts = w.flows.iter().filter_map(|f| f.sender.as_ref()).map(|s| s.timeouts).sum();
     Ok(BenchReport {
-        flows,
+        flows: w.flows.len(),
         sim_seconds: to_secs(w.end),
         wall_seconds,
         parse_seconds,
@@ -132,5 +152,6 @@ pub fn run_dumbbell(flows: usize, duration_s: f64, seed: u64) -> Result<BenchRep
         timeouts,
         state_bytes,
         output_bytes,
+        peak_packets: w.peak_live_packets,
     })
 }
