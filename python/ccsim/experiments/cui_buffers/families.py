@@ -14,11 +14,11 @@ Readings where the thesis is silent or out of reach:
 - Scale. The thesis simulated 0.4-10 Gb/s a channel (40-1000 flows at 10 Mb/s); here a
   family's trunk carries at most 4 Gb/s (4.8 Gb/s for E3.3's K = 16 at 100 Mb/s a flow, run at
   16-48 flows: one flow a channel at least), so with K = 16 a channel runs at 31-300 Mb/s.
+  The closed loop (3.22) depends on µ and N only through the share, so it predicts the same U
+  at every simulated point. Issue 22 simulates the target systems directly.
 - Host queues: unlimited, except where the share is the access rate (100 Mb/s): there the access
   link can be the bottleneck, an unlimited queue lets the window grow without bound (runs hit the
-  live-packet limit), and ns-2's default limit of 50 packets is used (ACCESS_BUFFER). The closed loop (3.22) depends on µ and N only through
-  the share, so it predicts the same U at every simulated point; the simulated points approach
-  it as N grows. Issue 22 simulates the target systems directly.
+  live-packet limit), and ns-2's default limit of 50 packets is used (network.NS2_HOST_QUEUE).
 - Topology. M input links each at the channel rate, flows spread over them in turn; access
   links 100 Mb/s; RTTs spread evenly over [a, 3a] with the stated harmonic mean (spec §6 item
   6); the ns-2 NewReno of make_scenarios.TRANSPORT, paced.
@@ -36,15 +36,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from .network import Network, WIRE_BITS
+from .network import NS2_HOST_QUEUE, Network, WIRE_BITS
 
 TARGET_GBPS = 40.0
 MU_40G = TARGET_GBPS * 1e9 / WIRE_BITS          # packets/s a channel at the target
 FLOWS_10M = (50, 100, 200, 400)                  # flows at a 10 Mb/s share: trunk 0.5-4 Gb/s
 FLOWS_100M = (5, 10, 20, 40)                     # at a 100 Mb/s share: trunk 0.5-4 Gb/s
-# The host's queue onto its access link where the share is the access rate (network.py): ns-2's
-# default DropTail limit_ (50 packets); elsewhere unlimited, as the chapter's other runs.
-ACCESS_BUFFER = 50
 DURATION, WARMUP, INTERVAL = 20.0, 5.0, 5.0      # s: three measured intervals after the start-up
 FIT_ROW = 990_000
 FAMILY_FILE = re.compile(r"^(?P<stem>e3[378]-.+)-n(?P<n>\d+)$")
@@ -90,7 +87,7 @@ class Family:
         access_limited = self.share_bps >= 100e6
         return Network(flows=n, inputs=self.m, channels=self.k, buffer=self.b, channel_bps=self.rate_gbps(n) * 1e9,
                        rtt_min=lo, rtt_max=hi, duration=DURATION, warmup=WARMUP, interval=INTERVAL,
-                       transport=transport, access_buffer=ACCESS_BUFFER if access_limited else None)
+                       transport=transport, access_buffer=NS2_HOST_QUEUE if access_limited else None)
 
     def model_utilisation(self, model: str = "g1dm") -> float:
         """The closed loop (§3.7) at the target system (the same at every scaled point)."""

@@ -33,12 +33,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .network import Network, scenario
+from .network import NS2_HOST_QUEUE, Network, scenario
 
 SCALE = 50                                   # E3.4: N and the link rates divided by this
 E34_RATES = (1, 2, 4, 8, 16, 32, 64, 128)    # Gb/s a link, the thesis's scale
 E34_FULL = Network(flows=20_000, inputs=80, channels=20, buffer=0, channel_bps=1e9)
-ACCESS_BUFFER = "50pkt"
 E35_SWITCHES = ((8, 1, 10), (16, 2, 5), (80, 20, 0))
 E35_ACCESS = (10, 30, 100, 300, 1000, 2000)   # Mb/s: a log axis, 1-3-10 steps
 E35_CORE = 1e9
@@ -67,31 +66,24 @@ def e35_curve(m: int, k: int, b: int, paced: bool) -> str:
     return f"M = {m}, K = {k}, B = {b}, {'paced' if paced else 'regular'}"
 
 
-def with_access_buffer(body: dict, buffer: str = ACCESS_BUFFER) -> dict:
-    """Give each host's queue into its access link ``buffer`` (the links from h<i>)."""
-    for link in body["links"]:
-        if link["between"][0].startswith("h"):
-            link["forward"] = {"buffer": buffer}
-    return body
-
-
 def e34_network(x: float, transport: dict) -> Network:
     """E3.4 at the thesis's per-link rate ``x`` Gb/s, scaled down by SCALE."""
     return replace(E34_FULL, flows=E34_FULL.flows // SCALE, channel_bps=x * 1e9 / SCALE, duration=25.0,
-                   warmup=10.0, interval=5.0, transport=transport)
+                   warmup=10.0, interval=5.0, transport=transport, access_buffer=NS2_HOST_QUEUE)
 
 
 def e35_network(m: int, k: int, b: int, paced: bool, access_mbps: float, transport: dict) -> Network:
     duration, warmup = E35_TIME[(m, k, b)][paced]
     return Network(flows=400, inputs=m, channels=k, buffer=b, channel_bps=E35_CORE, access_bps=access_mbps * 1e6,
-                   paced=paced, duration=duration, warmup=warmup, interval=5.0, transport=transport)
+                   paced=paced, duration=duration, warmup=warmup, interval=5.0, transport=transport,
+                   access_buffer=NS2_HOST_QUEUE)
 
 
 def notes(net: Network, extra: list[str]) -> list[str]:
     kind = "paced" if net.paced else "regular (ACK-clocked, not paced)"
     return extra + [
         f"{net.flows} {kind} NewReno flows (ns-2's, unlimited window) on {net.access_bps / 1e6:g} Mb/s access links, each",
-        f"fed by its host through a {ACCESS_BUFFER[:-3]}-packet drop-tail queue (ns-2's default; the thesis is silent), into",
+        f"fed by its host through a {NS2_HOST_QUEUE}-packet drop-tail queue (ns-2's default; the thesis is silent), into",
         f"M = {net.inputs} edge routers (unlimited buffers), one {net.channel_bps / 1e6:g} Mb/s input link each into the switch;",
         f"the output trunk has K = {net.channels} channel(s) of {net.channel_bps / 1e6:g} Mb/s and B = {net.buffer} shared buffer",
         f"slots. Round-trip propagation delays spread evenly over {net.rtt_min * 1e3:g}-{net.rtt_max * 1e3:g} ms; 1000 B payload",
@@ -105,8 +97,7 @@ def e34(transport: dict) -> list[tuple[str, str, list[str], dict]]:
     for x in E34_RATES:
         net = e34_network(x, transport)
         stem = e34_stem(x)
-        body = with_access_buffer(scenario(net, f"cui-{stem}", f"Cui ch. 3 §3.4.1, Figs 3.12-3.13: {x:g} Gb/s a "
-                                                               f"link, scaled down {SCALE}x"))
+        body = scenario(net, f"cui-{stem}", f"Cui ch. 3 §3.4.1, Figs 3.12-3.13: {x:g} Gb/s a link, scaled down {SCALE}x")
         share = net.channels * net.channel_bps / net.flows
         out.append((stem, f"§3.4.1, Figs 3.12-3.13: faster links, {x:g} Gb/s a link scaled down {SCALE}x",
                     notes(net, [f"The thesis: M = 80, K = 20, N = 20 000, {x:g} Gb/s a link (buffer not stated: B = 0, spec [R]).",
@@ -125,8 +116,8 @@ def e35(transport: dict) -> list[tuple[str, str, list[str], dict]]:
                 net = e35_network(m, k, b, paced, a, transport)
                 stem = e35_stem(m, k, b, paced, a)
                 kind = "paced" if paced else "regular"
-                body = with_access_buffer(scenario(net, f"cui-{stem}", f"Cui ch. 3 §3.4.2, Fig. 3.14: (M, K, B) = "
-                                                                       f"({m}, {k}, {b}), {kind}, access {a:g} Mb/s"))
+                body = scenario(net, f"cui-{stem}", f"Cui ch. 3 §3.4.2, Fig. 3.14: (M, K, B) = ({m}, {k}, {b}), "
+                                                    f"{kind}, access {a:g} Mb/s")
                 out.append((stem, f"§3.4.2, Fig. 3.14: {kind} NewReno, (M, K, B) = ({m}, {k}, {b}), access {a:g} Mb/s",
                             notes(net, ["The thesis: core links of 1 Gb/s, 400 flows, paced and regular NewReno against the",
                              "access rate; the (M, K, B) of its legend are lost (spec §5.1 [R]: (8,1,10), (16,2,5),",

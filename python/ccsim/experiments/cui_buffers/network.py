@@ -11,7 +11,7 @@ trunk is the only bottleneck; the ACKs come back on the same links, uncongested.
 Host queues: unlimited by default (the trunk is the bottleneck and they stay short); where the
 flows' share equals their access rate the access link can be the bottleneck and an unlimited
 queue there lets a window grow without bound, so ``access_buffer`` gives the host's queue a
-limit (families.py uses ns-2's default DropTail limit_, 50 packets).
+limit (E3.3-E3.5 and E3.8 use ns-2's default DropTail limit_, NS2_HOST_QUEUE = 50 packets).
 
 RTTs: the round-trip propagation delays are spread evenly over [rtt_min, rtt_max] (flow i gets
 rtt_min + (rtt_max - rtt_min) (i + 1/2)/N), set on the access links. Their harmonic mean is
@@ -66,6 +66,9 @@ class Network:
         return self.channel_bps / WIRE_BITS
 
 
+# ns-2's default queue limit (Queue set limit_ 50), for the hosts' queues where an access link
+# can be a flow's bottleneck.
+NS2_HOST_QUEUE = 50
 # The trunk's port, whose statistics the rows read.
 TRUNK = "sw->d"
 # Fixed one-way delays (s) of the links every flow shares: ER -> switch and switch -> sink.
