@@ -58,3 +58,47 @@ def run_cui(channels: int, duration: float, buffer: int, share_bps: float, seed:
         del text
         call = f"bench_text(open({str(path)!r}, encoding='utf-8').read(), {CUI_PORT!r})"
         return run_isolated(call, f"cui-k{channels}")
+
+
+def command(a, err) -> int:
+    """``ccsim bench``: check the options (``err`` reports one, exit 2), then run the case."""
+    from . import _core
+
+    if not (a.duration is None or 0 < a.duration <= 1e6):
+        return err(f"--duration: expected seconds in (0, 1e6], got {a.duration}")
+    if a.topology == "cui":
+        if not 1 <= a.channels <= 4096:
+            return err(f"--channels: expected an integer in [1, 4096], got {a.channels}")
+        if a.buffer < 0:
+            return err(f"--buffer: expected packets >= 0, got {a.buffer}")
+        if not 1e3 <= a.share <= 40e9:
+            return err(f"--share: expected bit/s in [1e3, 4e10], got {a.share:g}")
+        duration = a.duration if a.duration is not None else 0.5
+        if a.print_scenario:
+            print(cui_text(a.channels, duration, a.buffer, a.share, a.seed), end="")
+            return 0
+        return run_cui(a.channels, duration, a.buffer, a.share, a.seed)
+    if a.flows < 1 or a.flows > 1_000_000:
+        return err(f"--flows: expected an integer in [1, 1000000], got {a.flows}")
+    duration = a.duration if a.duration is not None else 30.0
+    if a.print_scenario:
+        print(_core.dumbbell_toml(a.flows, duration, a.seed), end="")
+        return 0
+    return run_isolated(f"bench_dumbbell({a.flows}, {duration!r}, {a.seed})", "dumbbell")
+
+
+def add_command(sub, seed_type, err) -> None:
+    """The ``bench`` subcommand's parser (``seed_type``: the CLI's --seed check)."""
+    b = sub.add_parser("bench", help="run a benchmark case and print one JSON line")
+    b.add_argument("topology", choices=["dumbbell", "cui"],
+                   help="dumbbell: N NewReno flows on one 100 Mb/s line; cui: Cui ch. 3's DWDM network at 40 Gb/s "
+                        "a channel (ccsim/bench.py)")
+    b.add_argument("--flows", type=int, default=100, help="dumbbell: flows (default 100)")
+    b.add_argument("--duration", type=float, default=None,
+                   help="simulated seconds (default 30 for dumbbell, 0.5 for cui: its start-up)")
+    b.add_argument("--channels", type=int, default=1, help="cui: K, channels of 40 Gb/s (default 1)")
+    b.add_argument("--buffer", type=int, default=10, help="cui: B, shared buffer slots (default 10)")
+    b.add_argument("--share", type=float, default=10e6, help="cui: bit/s a flow, N = K x 40e9 / share (default 1e7)")
+    b.add_argument("--seed", type=seed_type, default=1)
+    b.add_argument("--print-scenario", action="store_true", help="print the benchmark's scenario TOML instead")
+    b.set_defaults(func=lambda a: command(a, err))

@@ -188,33 +188,6 @@ def cmd_list(a) -> int:
     return 0
 
 
-def cmd_bench(a) -> int:
-    from . import _core
-    from .bench import cui_text, run_cui, run_isolated
-
-    if not (a.duration is None or 0 < a.duration <= 1e6):
-        return _err(f"--duration: expected seconds in (0, 1e6], got {a.duration}")
-    if a.topology == "cui":
-        if not 1 <= a.channels <= 4096:
-            return _err(f"--channels: expected an integer in [1, 4096], got {a.channels}")
-        if a.buffer < 0:
-            return _err(f"--buffer: expected packets >= 0, got {a.buffer}")
-        if not 1e3 <= a.share <= 40e9:
-            return _err(f"--share: expected bit/s in [1e3, 4e10], got {a.share:g}")
-        duration = a.duration if a.duration is not None else 0.5
-        if a.print_scenario:
-            print(cui_text(a.channels, duration, a.buffer, a.share, a.seed), end="")
-            return 0
-        return run_cui(a.channels, duration, a.buffer, a.share, a.seed)
-    if a.flows < 1 or a.flows > 1_000_000:
-        return _err(f"--flows: expected an integer in [1, 1000000], got {a.flows}")
-    duration = a.duration if a.duration is not None else 30.0
-    if a.print_scenario:
-        print(_core.dumbbell_toml(a.flows, duration, a.seed), end="")
-        return 0
-    return run_isolated(f"bench_dumbbell({a.flows}, {duration!r}, {a.seed})", "dumbbell")
-
-
 EXPERIMENTS = {
     "keshav91-fq-buffers": "Keshav 1991 ch. 3: average and maximum insertion costs of the four FQ buffering "
                            "structures (LINK, TREE, HEAP, PERC), trace-driven, beside Tables 3.1/3.2",
@@ -448,19 +421,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                             "(docs/parameters.md)")
     ls.set_defaults(func=cmd_list)
 
-    b = sub.add_parser("bench", help="run a benchmark case and print one JSON line")
-    b.add_argument("topology", choices=["dumbbell", "cui"],
-                   help="dumbbell: N NewReno flows on one 100 Mb/s line; cui: Cui ch. 3's DWDM network at 40 Gb/s "
-                        "a channel (ccsim/bench.py)")
-    b.add_argument("--flows", type=int, default=100, help="dumbbell: flows (default 100)")
-    b.add_argument("--duration", type=float, default=None,
-                   help="simulated seconds (default 30 for dumbbell, 0.5 for cui: its start-up)")
-    b.add_argument("--channels", type=int, default=1, help="cui: K, channels of 40 Gb/s (default 1)")
-    b.add_argument("--buffer", type=int, default=10, help="cui: B, shared buffer slots (default 10)")
-    b.add_argument("--share", type=float, default=10e6, help="cui: bit/s a flow, N = K x 40e9 / share (default 1e7)")
-    b.add_argument("--seed", type=_seed, default=1)
-    b.add_argument("--print-scenario", action="store_true", help="print the benchmark's scenario TOML instead")
-    b.set_defaults(func=cmd_bench)
+    from .bench import add_command as add_bench
+
+    add_bench(sub, _seed, _err)
 
     sw = sub.add_parser("sweep", help="run a scenario over a grid of parameter values and seeds",
                         description="Each --set PATH=V1,V2 adds an axis (PATH as in error messages, e.g. "
