@@ -83,6 +83,20 @@ def delay(s: float) -> str:
     return f"{s * 1e3:.9g}ms"
 
 
+def greedy_flows(hosts: list[str], transport: dict, paced: bool, packet_size: str, ack_size: str) -> list[dict]:
+    """One NewReno flow from each host to "d", named "<i> f<i>" (source i), an unlimited
+    window, the ``transport`` parameters and pacing if ``paced``."""
+    params = dict(transport) | ({"pacing": True} if paced else {})
+    flows = []
+    for i, h in enumerate(hosts):
+        f = {"name": f"{i + 1} f{i + 1}", "src": h, "dst": "d", "cc": "newreno",
+             "packet_size": packet_size, "ack_size": ack_size, "max_window": 1_000_000}
+        if params:
+            f["params"] = dict(params)
+        flows.append(f)
+    return flows
+
+
 def scenario(net: Network, name: str, description: str = "", seed: int = 1) -> dict:
     """The scenario dict of ``net`` (write it with ccsim.builder.dumps_toml)."""
     if net.flows < 1 or net.inputs < 1 or net.channels < 1 or net.buffer < 0:
@@ -107,16 +121,7 @@ def scenario(net: Network, name: str, description: str = "", seed: int = 1) -> d
         trunk["channel_buffers"] = "private"
         trunk["buffer"] = f"{net.channels}pkt"
     links.append(trunk)
-    params = dict(net.transport)
-    if net.paced:
-        params["pacing"] = True
-    flows = []
-    for i in range(net.flows):
-        f = {"name": f"{i + 1} f{i + 1}", "src": hosts[i], "dst": "d", "cc": "newreno",
-             "packet_size": DATA, "ack_size": ACK, "max_window": 1_000_000}
-        if params:
-            f["params"] = dict(params)
-        flows.append(f)
+    flows = greedy_flows(hosts[:-1], net.transport, net.paced, DATA, ACK)
     discard = max(1, math.ceil(net.warmup / net.interval))
     return {
         "name": name,

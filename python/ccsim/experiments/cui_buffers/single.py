@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from .network import TRUNK, delay, rate
+from .network import TRUNK, delay, greedy_flows, rate
 
 PACKET_BYTES, ACK_BYTES = 500, 40
 D_BOTTLENECK = 0.001     # one-way propagation delay of the bottleneck link, s
@@ -87,16 +87,7 @@ def scenario(net: Dumbbell, name: str, description: str = "", seed: int = 1) -> 
              for i in range(net.flows)]
     links.append({"between": ["sw", "d"], "bandwidth": rate(net.bottleneck_bps), "delay": delay(D_BOTTLENECK),
                   "buffer": f"{net.buffer}pkt", "count_in_service": False})
-    params = dict(net.transport)
-    if net.paced:
-        params["pacing"] = True
-    flows = []
-    for i in range(net.flows):
-        f = {"name": f"{i + 1} f{i + 1}", "src": hosts[i], "dst": "d", "cc": "newreno",
-             "packet_size": f"{PACKET_BYTES}B", "ack_size": f"{ACK_BYTES}B", "max_window": 1_000_000}
-        if params:
-            f["params"] = dict(params)
-        flows.append(f)
+    flows = greedy_flows(hosts[:-1], net.transport, net.paced, f"{PACKET_BYTES}B", f"{ACK_BYTES}B")
     measure = {"interval": f"{net.interval:g}s", "discard": max(1, math.ceil(net.warmup / net.interval)),
                "trace_cwnd": False, "trace_queues": "none", "port_stats": [TRUNK]}
     if net.trace_period:
