@@ -92,4 +92,4 @@ def test_quick_run_of_one_family_per_experiment(tmp_path):
     s8 = judged[judged["table"] == "S8"]
     assert len(s8) == 2 and (abs(s8["sim"] - 0.216) < 0.07).all(), s8[["label", "sim"]]
     assert (tmp_path / "scenarios" / "e37-m16-b1-k4-n400.toml").exists()
-    assert (tmp_path / "figures" / "e37-closed-loop.png").exists()
+    assert (tmp_path / "figures" / "e3.7-closed-loop.png").exists()

@@ -1,6 +1,7 @@
-"""Cui chapter 3's figures redrawn from the runs, in the thesis's forms.
+"""Cui chapter 3's figures redrawn from the runs, in the thesis's forms. Each file is named
+after its scenario ("e3.7-...") so a later report's stale-figure sweep knows it.
 
-- Figs 3.6-3.9 (``e32-extrapolation.png``): the trunk's utilisation and log10 P_B against the
+- Figs 3.6-3.9 (``e3.2-extrapolation.png``): the trunk's utilisation and log10 P_B against the
   simulated bit rate for B = 2 and B = 10 (every seed's point), with the fits refitted from
   these runs (seed 1's), the thesis's published B = 10 curves, and the values read at 40 Gb/s.
 - Figs 3.17-3.41 (``e3.6-openloop.png``): :mod:`.figures_openloop`.
@@ -58,7 +59,7 @@ def draw_e32(board, ctx) -> None:
         axes[1, col].set_xlabel("bottleneck bit rate (Gb/s), 100 flows a Gb/s")
     axes[0, 0].set_ylabel("utilisation")
     axes[1, 0].set_ylabel("log10 P_B")
-    board.save(fig, "E3.2", "e32-extrapolation.png", "Figs 3.6-3.9: utilisation and log10 P_B against the simulated bit rate, the fits "
+    board.save(fig, "E3.2", "e3.2-extrapolation.png", "Figs 3.6-3.9: utilisation and log10 P_B against the simulated bit rate, the fits "
                             "and their values at 40 Gb/s (M = 2, K = 1, 10 Mb/s a flow).")
 
 

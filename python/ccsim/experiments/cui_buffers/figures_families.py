@@ -1,12 +1,12 @@
 """Figures of the extrapolated experiments (families.py), in the thesis's forms:
 
-- ``e33-links-per-trunk.png`` (Figs 3.10-3.11): utilisation against K for 10 Mb/s a flow with
+- ``e3.3-links-per-trunk.png`` (Figs 3.10-3.11): utilisation against K for 10 Mb/s a flow with
   no buffer and with one packet per output link: the closed loop (G1DM) as a curve, the runs'
   values extrapolated to 40 Gb/s and simulated at the largest point; the thesis's K = 16 and
   K = 100 values.
-- ``e37-closed-loop.png`` (Figs 3.42-3.47): utilisation against K per (M, B): the closed loop
+- ``e3.7-closed-loop.png`` (Figs 3.42-3.47): utilisation against K per (M, B): the closed loop
   built on each of the five open-loop models, and the runs.
-- ``e38-rule.png`` (Figs 3.48-3.51): the utilisation reached with B from the rule against the
+- ``e3.8s-rule.png`` (Figs 3.48-3.51): the utilisation reached with B from the rule against the
   target, per setting.
 """
 
@@ -83,7 +83,7 @@ def draw_e33(board, ctx) -> None:
         ax.set_title(title, fontsize=9)
         ax.legend(fontsize=7)
     axes[0].set_ylabel("utilisation")
-    board.save(fig, "E3.3", "e33-links-per-trunk.png", "Figs 3.10-3.11: utilisation against links per trunk (closed loop, runs extrapolated and "
+    board.save(fig, "E3.3", "e3.3-links-per-trunk.png", "Figs 3.10-3.11: utilisation against links per trunk (closed loop, runs extrapolated and "
                             "at their largest point, the thesis's values).")
 
 
@@ -109,7 +109,7 @@ def draw_e37(board, ctx) -> None:
     axes[0, 0].set_ylabel("utilisation")
     axes[1, 0].set_ylabel("utilisation")
     axes[0, 0].legend(fontsize=6)
-    board.save(fig, "E3.7", "e37-closed-loop.png", "Figs 3.42-3.47: the closed loop on each open-loop model against the runs "
+    board.save(fig, "E3.7", "e3.7-closed-loop.png", "Figs 3.42-3.47: the closed loop on each open-loop model against the runs "
                             "(10 Mb/s a flow, 40 Gb/s a channel).")
 
 
@@ -140,5 +140,5 @@ def draw_e38(board, ctx) -> None:
         ax.legend(fontsize=6)
         ax.set_ylim(Y_RANGE[0] - 0.02, Y_RANGE[1] + 0.02)
     axes[0].set_ylabel("utilisation with B from (3.23)")
-    board.save(fig, "E3.8s", "e38-rule.png", "Figs 3.48-3.51: the utilisation reached with the rule's buffer against the "
+    board.save(fig, "E3.8s", "e3.8s-rule.png", "Figs 3.48-3.51: the utilisation reached with the rule's buffer against the "
                                             f"target; x: a fit read outside {Y_RANGE[0]}-{Y_RANGE[1]}, drawn at the edge.")
