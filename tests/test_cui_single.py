@@ -88,10 +88,10 @@ def test_quick_e39_end_to_end(tmp_path):
 
 
 @pytest.mark.slow
-def test_full_e39(tmp_path):
-    out = reproduce(THESIS, only="E3.9", out=tmp_path, progress=False)
-    cells = out.cells
+def test_full_e39(cui_full):
+    # Read from the one full reproduction the slow tests share (conftest.cui_full).
+    cells = cui_full.cells[cui_full.cells["scenario"] == "E3.9"]
     assert (cells["status"] == "PASS").sum() >= 64
-    q = out.qchecks.set_index("id")
+    q = cui_full.qchecks.set_index("id")
     for cid in ("S10-conservative-75", "S10-appenzeller-75", "S10-ologw-75", "S10-2n-75", "S10-2n-95"):
         assert q.loc[cid, "status"] == "pass"

@@ -42,10 +42,10 @@ FULL_RUN_FLOOR = {"D": 140, "S": 242, "hard": 21}
 
 
 @pytest.mark.slow
-def test_full_reproduction_keeps_its_scores(tmp_path):
+def test_full_reproduction_keeps_its_scores(cui_full):
     from ccsim.experiments.kit.sections import failure_explanations
 
-    res = reproduce(THESIS, out=tmp_path, progress=False)
+    res = cui_full
     cells, q = res.cells, res.qchecks
     got = {k: int(((cells["class"] == k) & (cells["status"] == "PASS")).sum()) for k in ("D", "S")}
     got["hard"] = int(((q["severity"] == "hard") & (q["status"] == "pass")).sum())
