@@ -36,3 +36,22 @@ def cui_full(tmp_path_factory):
     from ccsim.experiments.kit.reproduce import reproduce
 
     return reproduce(get_thesis("cui-buffers"), out=tmp_path_factory.mktemp("cui-full"), progress=False)
+
+
+@pytest.fixture
+def keeps_scores():
+    """The slow tests' check of a full reproduction's outcome against its floor ({"D", "S",
+    "hard"}: cells and hard checks passing): no fewer pass, no check errs, every failed cell
+    and hard check covered by a finding."""
+    from ccsim.experiments.kit.sections import failure_explanations
+
+    def check(res, floor: dict) -> None:
+        cells, q = res.cells, res.qchecks
+        got = {k: int(((cells["class"] == k) & (cells["status"] == "PASS")).sum()) for k in ("D", "S")}
+        got["hard"] = int(((q["severity"] == "hard") & (q["status"] == "pass")).sum())
+        assert all(got[k] >= floor[k] for k in got), (got, floor)
+        assert "error" not in set(q["status"]), q[q["status"] == "error"][["id", "detail"]]
+        e = failure_explanations(res)
+        assert e["explained cells"] == e["failed cells"] and e["explained checks"] == e["failed hard checks"], e
+
+    return check

@@ -42,14 +42,5 @@ FULL_RUN_FLOOR = {"D": 140, "S": 242, "hard": 21}
 
 
 @pytest.mark.slow
-def test_full_reproduction_keeps_its_scores(cui_full):
-    from ccsim.experiments.kit.sections import failure_explanations
-
-    res = cui_full
-    cells, q = res.cells, res.qchecks
-    got = {k: int(((cells["class"] == k) & (cells["status"] == "PASS")).sum()) for k in ("D", "S")}
-    got["hard"] = int(((q["severity"] == "hard") & (q["status"] == "pass")).sum())
-    assert all(got[k] >= FULL_RUN_FLOOR[k] for k in got), (got, FULL_RUN_FLOOR)
-    assert "error" not in set(q["status"]), q[q["status"] == "error"][["id", "detail"]]
-    e = failure_explanations(res)
-    assert e["explained cells"] == e["failed cells"] and e["explained checks"] == e["failed hard checks"], e
+def test_full_reproduction_keeps_its_scores(cui_full, keeps_scores):
+    keeps_scores(cui_full, FULL_RUN_FLOOR)

@@ -128,17 +128,9 @@ FULL_RUN_FLOOR = {"D": 16, "S": 55, "hard": 36}
 
 
 @pytest.mark.slow
-def test_full_reproduction_keeps_its_scores(tmp_path):
+def test_full_reproduction_keeps_its_scores(tmp_path, keeps_scores):
     """The whole reproduction: no fewer cells and hard checks pass than FULL_RUN_FLOOR, no
     check errs, every failure is covered by a finding."""
     from ccsim.experiments.kit.reproduce import reproduce
-    from ccsim.experiments.kit.sections import failure_explanations
 
-    res = reproduce(THESIS, out=tmp_path, progress=False)
-    cells, q = res.cells, res.qchecks
-    got = {k: int(((cells["class"] == k) & (cells["status"] == "PASS")).sum()) for k in ("D", "S")}
-    got["hard"] = int(((q["severity"] == "hard") & (q["status"] == "pass")).sum())
-    assert all(got[k] >= FULL_RUN_FLOOR[k] for k in got), (got, FULL_RUN_FLOOR)
-    assert "error" not in set(q["status"]), q[q["status"] == "error"][["id", "detail"]]
-    e = failure_explanations(res)
-    assert e["explained cells"] == e["failed cells"] and e["explained checks"] == e["failed hard checks"], e
+    keeps_scores(reproduce(THESIS, out=tmp_path, progress=False), FULL_RUN_FLOOR)
