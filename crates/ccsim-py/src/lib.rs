@@ -9,6 +9,10 @@
 mod convert;
 mod tables;
 
+// Large blocks (packet arena, flow tables) on huge pages: see ccsim::mem.
+#[global_allocator]
+static ALLOC: ccsim::mem::HugePageAlloc = ccsim::mem::HugePageAlloc;
+
 use ccsim::scenario::decode::ScenarioError as EngineError;
 use convert::{from_value, parse, to_value};
 use pyo3::create_exception;

@@ -1,4 +1,7 @@
 //! Rust-only run of the standard benchmark: `cargo run --release --example bench_dumbbell -- N SECONDS`.
+
+#[global_allocator]
+static ALLOC: ccsim::mem::HugePageAlloc = ccsim::mem::HugePageAlloc;
 fn main() {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(100);

@@ -9,6 +9,9 @@
 //! operations and prints each structure's costs on them. `--scenario` prints the scenario
 //! instead (`ccsim run` takes it). The full chapter-3 report, beside the thesis's numbers, is
 //! `ccsim experiment keshav91-fq-buffers`.
+
+#[global_allocator]
+static ALLOC: ccsim::mem::HugePageAlloc = ccsim::mem::HugePageAlloc;
 use ccsim::queue::fq_buffers::evaluation::{evaluate, insert_cost_bound, Workload};
 use ccsim::queue::fq_buffers::Kind;
 use std::process::exit;

@@ -1,6 +1,9 @@
 //! Where the benchmark's simulation state goes, per flow, and the sizes of the structures
 //! behind it: `cargo run --release -p ccsim --example memory_breakdown -- [N]` (default 1000).
 //! The total is the `state_bytes_per_flow` of `ccsim bench dumbbell --flows N --duration 30`.
+
+#[global_allocator]
+static ALLOC: ccsim::mem::HugePageAlloc = ccsim::mem::HugePageAlloc;
 use ccsim::net::port::Port;
 use ccsim::transport::{cc::Cc, rtt::RttEstimator, sender::Sender, seqspace::SlotRing, sink::Sink};
 use ccsim::{bench, measure::FlowCounters, queue::Qdisc, scenario::build::build_world, traffic::App, world::Flow, Scenario};

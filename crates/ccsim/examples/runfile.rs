@@ -1,5 +1,8 @@
 //! Run a scenario file and print per-flow batch means (a Rust-only quick look; the full CLI
 //! is the Python `ccsim run`).
+
+#[global_allocator]
+static ALLOC: ccsim::mem::HugePageAlloc = ccsim::mem::HugePageAlloc;
 use std::io::Write;
 
 fn main() {

@@ -6,6 +6,7 @@
 
 pub mod bench;
 pub mod measure;
+pub mod mem;
 pub mod net;
 pub mod queue;
 pub mod results;
