@@ -191,6 +191,8 @@ def cmd_list(a) -> int:
 EXPERIMENTS = {
     "keshav91-fq-buffers": "Keshav 1991 ch. 3: average and maximum insertion costs of the four FQ buffering "
                            "structures (LINK, TREE, HEAP, PERC), trace-driven, beside Tables 3.1/3.2",
+    "cui-direct": "Cui ch. 3's target systems simulated directly (E3.2 at 40 Gb/s; --cases t3.4-k16, t3.4-k64, "
+                  "k100 for Table 3.4 and 4 Tb/s) beside the extrapolations (issue 22)",
 }
 
 
@@ -200,11 +202,17 @@ def cmd_experiment(a) -> int:
         if not a.out or out.is_dir() or (out.exists() and not out.resolve().is_file()):
             return _err(f"--out {a.out!r}: expected the path of a text file to write the report to")
     _check_out(a.out, is_file=True)
-    if a.name == "keshav91-fq-buffers":
+    if a.name == "cui-direct":
+        from .experiments.cui_buffers.direct import experiment
+
+        text, problem = experiment(a)
+        if problem:
+            return _err(problem)
+    else:
         from .experiments.keshav91.fq_buffers import report
 
         text, held, total = report(a.seed)
-    text += f"\n{held} of {total} of the chapter's qualitative findings hold on this run.\n"
+        text += f"\n{held} of {total} of the chapter's qualitative findings hold on this run.\n"
     print(text, end="")
     if a.out:
         from ._files import atomic_write_text
@@ -442,7 +450,14 @@ def build_parser() -> argparse.ArgumentParser:
                        description="\n".join(f"{k}: {v}" for k, v in EXPERIMENTS.items()))
     e.add_argument("name", choices=sorted(EXPERIMENTS))
     e.add_argument("--seed", type=_seed, default=1)
-    e.add_argument("--out", metavar="FILE", help="also write the text report here")
+    e.add_argument("--out", metavar="FILE", help="also write the text report here (cui-direct: and its table "
+                                                 "beside it, as .csv)")
+    e.add_argument("--cases", help="cui-direct: comma-separated cases (default e3.2-b2,e3.2-b10)")
+    e.add_argument("--duration", type=float, help="cui-direct: simulated seconds instead of each case's own")
+    e.add_argument("--jobs", type=int, help="cui-direct: parallel runs (default: one per core)")
+    e.add_argument("--scheduler", metavar="ADDR", help="cui-direct: run on a Dask cluster")
+    e.add_argument("--extrapolation", metavar="DIR", help="cui-direct: a `ccsim reproduce cui-buffers` output "
+                                                          "to read ccsim's own extrapolation from")
     e.set_defaults(func=cmd_experiment)
 
     cp = sub.add_parser("compare", help="what changed between two reproduction runs",

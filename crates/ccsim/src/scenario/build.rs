@@ -1,7 +1,7 @@
 //! Scenario -> World.
 
 use super::decode::{Result, ScenarioError};
-use super::limits::{check_tables, TablePart};
+use super::limits::{available_memory, check_packet_memory, check_tables, TablePart};
 use super::schema::{NodeKind, QueueSpec, Scenario, Selection};
 use crate::measure::{CwndTrace, DepartureLog, DropTrace, EventTrace, IntervalTable, PortIntervalTable, QueueTrace, EVENT_LOG_CAPACITY};
 use crate::net::port::uses_trunk;
@@ -137,7 +137,8 @@ fn check_table_memory(
             bytes: departures * DepartureLog::ROW_BYTES as f64,
         },
     ];
-    check_tables(&sc.limits, &parts)
+    check_tables(&sc.limits, &parts)?;
+    check_packet_memory(&sc.limits, available_memory())
 }
 
 pub fn build_world(sc: &Scenario) -> Result<World> {

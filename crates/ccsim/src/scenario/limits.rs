@@ -56,6 +56,37 @@ impl Limits {
     }
 }
 
+/// The machine's available memory in bytes (Linux's MemAvailable), or None where unknown.
+pub fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// An error, before the run, if the packets `packet_memory` allows could not fit in the
+/// machine's `available` memory: the arena's slots alone (64 of the 128 bytes counted a packet)
+/// would pass it. A budget at the default passes: a run rarely fills it, and when it does the
+/// run stops with its own error.
+pub fn check_packet_memory(limits: &Limits, available: Option<u64>) -> Result<()> {
+    let Some(avail) = available else { return Ok(()) };
+    let arena = limits.live_packets() as u64 * std::mem::size_of::<crate::net::packet::Packet>() as u64;
+    if limits.packet_memory <= DEFAULT_PACKET_MEMORY || arena <= avail {
+        return Ok(());
+    }
+    Err(ScenarioError::new(
+        "limits.packet_memory",
+        format!(
+            "{} allows {} packets alive at once, whose arena alone would take {}, but this machine has {} \
+             available; lower limits.packet_memory (or run on a larger machine)",
+            human(limits.packet_memory as f64),
+            limits.live_packets(),
+            human(arena as f64),
+            human(avail as f64)
+        ),
+    ))
+}
+
 /// One part of a run's tables, for the estimate: the field that sets its size, what it is,
 /// its bytes.
 pub struct TablePart {
@@ -93,4 +124,21 @@ pub fn human(bytes: f64) -> String {
         }
     }
     format!("{bytes:.0} B")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_packet_budget_past_the_machine_is_refused_before_the_run() {
+        let big = Limits { packet_memory: 64 << 30, ..Limits::default() };
+        // 64 GiB allows 512 Mi packets, 32 GiB of slots: not on a machine with 16 GiB free.
+        let e = check_packet_memory(&big, Some(16 << 30)).unwrap_err().to_string();
+        assert!(e.contains("limits.packet_memory") && e.contains("available"), "{e}");
+        assert!(check_packet_memory(&big, Some(40 << 30)).is_ok());
+        // The default budget, and an unknown machine, always pass.
+        assert!(check_packet_memory(&Limits::default(), Some(1 << 20)).is_ok());
+        assert!(check_packet_memory(&big, None).is_ok());
+    }
 }

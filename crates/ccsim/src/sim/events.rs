@@ -11,6 +11,7 @@
 //! re-arms an event that fires early (see transport::sender).
 
 use super::time::SimTime;
+use super::wheel::Wheel;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
@@ -133,11 +134,31 @@ pub struct EventQueue {
     /// 2^32; smaller in tests, to exercise `renumber`.
     seq_limit: u64,
     processed: u64,
+    /// Events from this time on wait on the wheel (sim/wheel.rs), not in the heap; MAX until
+    /// the heap first holds more than `tier_at` events (a small run never builds the wheel).
+    near_end: SimTime,
+    wheel: Option<Wheel>,
+    tier_at: usize,
+    /// The last popped event's time.
+    now: SimTime,
 }
+
+/// Pending events past which the queue builds its wheel: below it the heap fits the caches.
+const TIER_AT: usize = 1 << 14;
 
 impl Default for EventQueue {
     fn default() -> Self {
-        EventQueue { heap: BinaryHeap::new(), planned: Vec::new(), next_seq: 0, seq_limit: SEQ_LIMIT, processed: 0 }
+        EventQueue {
+            heap: BinaryHeap::new(),
+            planned: Vec::new(),
+            next_seq: 0,
+            seq_limit: SEQ_LIMIT,
+            processed: 0,
+            near_end: SimTime::MAX,
+            wheel: None,
+            tier_at: TIER_AT,
+            now: 0,
+        }
     }
 }
 
@@ -157,7 +178,42 @@ impl EventQueue {
         let class = (kind != EventKind::TxDone) as u64;
         let word = (class << 63) | (self.next_seq << SEQ_SHIFT) | ((kind as u64) << TARGET_BITS) | target as u64;
         self.next_seq += 1;
-        self.heap.push(Event { time, word });
+        let e = Event { time, word };
+        if time < self.near_end {
+            self.heap.push(e);
+            if self.heap.len() > self.tier_at {
+                self.build_wheel();
+            }
+        } else {
+            self.wheel.as_mut().expect("near_end is finite only with a wheel").push(e);
+        }
+    }
+
+    /// The heap has grown past `tier_at`: put its far events on a wheel sized for them.
+    #[cold]
+    fn build_wheel(&mut self) {
+        let mut times: Vec<SimTime> = self.heap.iter().map(|e| e.time).collect();
+        let mut wheel = Wheel::sized_for(&mut times, self.now);
+        self.near_end = wheel.near_end();
+        let (near, far): (Vec<Event>, Vec<Event>) =
+            std::mem::take(&mut self.heap).into_vec().into_iter().partition(|e| e.time < self.near_end);
+        for e in far {
+            wheel.push(e);
+        }
+        self.heap = BinaryHeap::from(near);
+        self.wheel = Some(wheel);
+        self.tier_at = usize::MAX;
+    }
+
+    /// The heap is empty: give it the wheel's next bucket, if any.
+    #[inline]
+    fn ready(&mut self) {
+        if self.heap.is_empty() {
+            if let Some(w) = &mut self.wheel {
+                w.refill(&mut self.heap);
+                self.near_end = w.near_end();
+            }
+        }
     }
 
     /// The sequence counter is full: number the queued events 0.. in their present order
@@ -169,6 +225,9 @@ impl EventQueue {
         // is), numbered in order.
         let mut events = std::mem::take(&mut self.heap).into_vec();
         events.append(&mut self.planned);
+        if let Some(w) = &mut self.wheel {
+            w.drain_into(&mut events);
+        }
         events.sort_unstable(); // the order is reversed (for std's max-heap): latest first
         let low_mask = (1u64 << SEQ_SHIFT) - 1;
         let n = events.len() as u64;
@@ -184,6 +243,9 @@ impl EventQueue {
     pub fn plan(&mut self) {
         let mut events = std::mem::take(&mut self.heap).into_vec();
         events.append(&mut self.planned);
+        if let Some(w) = &mut self.wheel {
+            w.drain_into(&mut events);
+        }
         events.sort_unstable(); // latest first
         self.planned = events;
     }
@@ -213,30 +275,38 @@ impl EventQueue {
 
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {
+        self.ready();
         let e = if self.next_is_planned()? { self.pop_planned() } else { self.heap.pop() };
         self.processed += 1;
+        if let Some(e) = &e {
+            self.now = e.time;
+        }
         e
     }
 
     /// The earliest event if it is due by `end` (inclusive); it stays queued otherwise.
     #[inline]
     pub fn pop_due(&mut self, end: SimTime) -> Option<Event> {
-        if self.next_is_planned()? {
+        self.ready();
+        let e = if self.next_is_planned()? {
             if self.planned.last()?.time > end {
                 return None;
             }
-            self.processed += 1;
-            return self.pop_planned();
-        }
-        if self.heap.peek()?.time > end {
-            return None;
-        }
+            self.pop_planned()
+        } else {
+            if self.heap.peek()?.time > end {
+                return None;
+            }
+            self.heap.pop()
+        };
         self.processed += 1;
-        self.heap.pop()
+        self.now = e.as_ref().map_or(self.now, |e| e.time);
+        e
     }
 
     #[inline]
-    pub fn peek_time(&self) -> Option<SimTime> {
+    pub fn peek_time(&mut self) -> Option<SimTime> {
+        self.ready();
         match (self.planned.last(), self.heap.peek()) {
             (Some(p), Some(h)) => Some(p.time.min(h.time)),
             (p, h) => p.or(h).map(|e| e.time),
@@ -244,15 +314,16 @@ impl EventQueue {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.planned.len()
+        self.heap.len() + self.planned.len() + self.wheel.as_ref().map_or(0, Wheel::len)
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty() && self.planned.is_empty()
+        self.len() == 0
     }
 
     pub fn memory_bytes(&self) -> usize {
         (self.heap.capacity() + self.planned.capacity()) * std::mem::size_of::<Event>()
+            + self.wheel.as_ref().map_or(0, Wheel::memory_bytes)
     }
 
     /// Events popped so far.
@@ -333,5 +404,62 @@ mod tests {
         q.schedule(4, EventKind::SourceTick, 4);
         let order: Vec<u32> = std::iter::from_fn(|| q.pop()).map(|e| e.target()).collect();
         assert_eq!(order, vec![4, 3, 1, 2]);
+    }
+
+    #[test]
+    fn the_wheel_pops_in_the_same_order_as_one_heap() {
+        // A queue that builds its wheel after 64 events against one that never does, on a
+        // workload of near, far and very far events with many ties, popped with pop and
+        // pop_due, and a small sequence limit so renumbering drains the wheel too.
+        let mut tiered = EventQueue { tier_at: 64, seq_limit: 5000, ..EventQueue::default() };
+        let mut plain = EventQueue { tier_at: usize::MAX, ..EventQueue::default() };
+        let kinds = [EventKind::TxDone, EventKind::PipeArrival, EventKind::FlowTimer, EventKind::PaceTick];
+        for k in 0..20u32 {
+            for q in [&mut tiered, &mut plain] {
+                q.schedule(k as SimTime * 50_000, EventKind::IntervalEnd, k);
+            }
+        }
+        tiered.plan();
+        plain.plan();
+        let mut x: u64 = 12345;
+        let mut rand = move || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x >> 33
+        };
+        let (mut now, mut out_t, mut out_p) = (0, Vec::new(), Vec::new());
+        for step in 0..40_000u32 {
+            let r = rand();
+            let delay = match r % 10 {
+                0..=3 => r % 8,         // ties and near events
+                4..=7 => r % 5_000,     // the next buckets
+                8 => r % 200_000,       // across the wheel
+                _ => r % 50_000_000,    // past it: the far tier
+            };
+            let (kind, target) = (kinds[(r >> 8) as usize % 4], step);
+            for q in [&mut tiered, &mut plain] {
+                q.schedule(now + delay, kind, target);
+            }
+            if step % 3 != 0 {
+                let end = now + rand() % 3_000;
+                let (a, b) = if step % 2 == 0 { (tiered.pop(), plain.pop()) } else { (tiered.pop_due(end), plain.pop_due(end)) };
+                if let Some(e) = a {
+                    now = e.time;
+                    out_t.push((e.time, e.kind(), e.target()));
+                }
+                if let Some(e) = b {
+                    out_p.push((e.time, e.kind(), e.target()));
+                }
+            }
+        }
+        assert!(tiered.wheel.is_some() && plain.wheel.is_none());
+        assert_eq!(tiered.len(), plain.len());
+        while let Some(e) = tiered.pop() {
+            out_t.push((e.time, e.kind(), e.target()));
+        }
+        while let Some(e) = plain.pop() {
+            out_p.push((e.time, e.kind(), e.target()));
+        }
+        assert_eq!(out_t.len(), 40_020);
+        assert_eq!(out_t, out_p);
     }
 }

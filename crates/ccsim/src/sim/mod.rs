@@ -2,6 +2,7 @@
 pub mod events;
 pub mod rng;
 pub mod time;
+mod wheel;
 
 pub use events::{Event, EventKind, EventQueue};
 pub use rng::Rng;
