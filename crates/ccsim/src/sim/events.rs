@@ -139,12 +139,20 @@ pub struct EventQueue {
     near_end: SimTime,
     wheel: Option<Wheel>,
     tier_at: usize,
-    /// The last popped event's time.
-    now: SimTime,
+    /// `processed` count before which a crowded wheel is not rebuilt.
+    next_resize: u64,
+    /// `CROWDED`; smaller in tests, to exercise the rebuild.
+    crowded: usize,
+    /// `next_seq` at which `schedule` calls `checkpoint`.
+    check_at: u64,
 }
+
+const CHECK_EVERY: u64 = 1024;
 
 /// Pending events past which the queue builds its wheel: below it the heap fits the caches.
 const TIER_AT: usize = 1 << 14;
+/// A bucket that brings the heap past this many events says the wheel's buckets are too wide.
+const CROWDED: usize = 16 * super::wheel::PER_BUCKET as usize;
 
 impl Default for EventQueue {
     fn default() -> Self {
@@ -157,7 +165,9 @@ impl Default for EventQueue {
             near_end: SimTime::MAX,
             wheel: None,
             tier_at: TIER_AT,
-            now: 0,
+            next_resize: 0,
+            crowded: CROWDED,
+            check_at: 0,
         }
     }
 }
@@ -167,11 +177,11 @@ impl EventQueue {
         Self::default()
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, time: SimTime, kind: EventKind, target: u32) {
         debug_assert!(target <= MAX_TARGET);
-        if self.next_seq >= self.seq_limit {
-            self.renumber();
+        if self.next_seq >= self.check_at {
+            self.checkpoint();
         }
         // At one instant, a transmitter finishing runs before anything else, so a buffer
         // slot freed at t is free for a packet arriving at t (see the module comment).
@@ -181,38 +191,89 @@ impl EventQueue {
         let e = Event { time, word };
         if time < self.near_end {
             self.heap.push(e);
-            if self.heap.len() > self.tier_at {
-                self.build_wheel();
-            }
         } else {
-            self.wheel.as_mut().expect("near_end is finite only with a wheel").push(e);
+            self.push_far(e);
         }
     }
 
-    /// The heap has grown past `tier_at`: put its far events on a wheel sized for them.
+    /// Every `CHECK_EVERY` events scheduled, and when the sequence is full: renumber, or build
+    /// the wheel if the heap has grown past `tier_at`. One comparison on the schedule path
+    /// covers both.
     #[cold]
+    #[inline(never)]
+    fn checkpoint(&mut self) {
+        if self.next_seq >= self.seq_limit {
+            self.renumber();
+        }
+        if self.heap.len() > self.tier_at {
+            self.build_wheel();
+        }
+        self.check_at = self.seq_limit.min(self.next_seq + CHECK_EVERY);
+    }
+
+    #[inline(never)]
+    fn push_far(&mut self, e: Event) {
+        self.wheel.as_mut().expect("near_end is finite only with a wheel").push(e);
+    }
+
+    /// The heap has grown past `tier_at`, or a bucket brought it past `CROWDED`: put the far
+    /// events on a wheel sized for the events pending now (the start-up's spread of events is
+    /// not the steady state's, so a crowded wheel is rebuilt, at most once per eight times the
+    /// pending events popped).
+    #[cold]
+    #[inline(never)]
     fn build_wheel(&mut self) {
-        let mut times: Vec<SimTime> = self.heap.iter().map(|e| e.time).collect();
-        let mut wheel = Wheel::sized_for(&mut times, self.now);
+        let mut events = std::mem::take(&mut self.heap).into_vec();
+        if let Some(w) = &mut self.wheel {
+            w.drain_into(&mut events);
+        }
+        self.next_resize = self.processed + 8 * events.len() as u64;
+        let mut times: Vec<SimTime> = events.iter().map(|e| e.time).collect();
+        // The earliest pending event stands for the present: nothing is scheduled before it.
+        let now = times.iter().copied().min().unwrap_or(0);
+        let Some(wheel) = Wheel::sized_for(&mut times, now) else {
+            if self.wheel.is_none() {
+                self.tier_at = events.len() * 2; // try again when the heap has doubled
+            }
+            self.refile(events);
+            return;
+        };
+        self.wheel = Some(wheel);
+        self.tier_at = usize::MAX;
+        self.refile(events);
+    }
+
+    /// Put `events` in the heap or on the wheel by `near_end`.
+    fn refile(&mut self, events: Vec<Event>) {
+        let Some(wheel) = &mut self.wheel else {
+            self.heap = BinaryHeap::from(events);
+            return;
+        };
         self.near_end = wheel.near_end();
-        let (near, far): (Vec<Event>, Vec<Event>) =
-            std::mem::take(&mut self.heap).into_vec().into_iter().partition(|e| e.time < self.near_end);
+        let near_end = self.near_end;
+        let (near, far): (Vec<Event>, Vec<Event>) = events.into_iter().partition(|e| e.time < near_end);
         for e in far {
             wheel.push(e);
         }
         self.heap = BinaryHeap::from(near);
-        self.wheel = Some(wheel);
-        self.tier_at = usize::MAX;
     }
 
     /// The heap is empty: give it the wheel's next bucket, if any.
-    #[inline]
+    #[inline(always)]
     fn ready(&mut self) {
         if self.heap.is_empty() {
-            if let Some(w) = &mut self.wheel {
-                w.refill(&mut self.heap);
-                self.near_end = w.near_end();
-            }
+            self.refill();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn refill(&mut self) {
+        let Some(w) = self.wheel.as_mut() else { return };
+        w.refill(&mut self.heap);
+        self.near_end = w.near_end();
+        if self.heap.len() > self.crowded && self.processed >= self.next_resize {
+            self.build_wheel();
         }
     }
 
@@ -273,19 +334,16 @@ impl EventQueue {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<Event> {
         self.ready();
         let e = if self.next_is_planned()? { self.pop_planned() } else { self.heap.pop() };
         self.processed += 1;
-        if let Some(e) = &e {
-            self.now = e.time;
-        }
         e
     }
 
     /// The earliest event if it is due by `end` (inclusive); it stays queued otherwise.
-    #[inline]
+    #[inline(always)]
     pub fn pop_due(&mut self, end: SimTime) -> Option<Event> {
         self.ready();
         let e = if self.next_is_planned()? {
@@ -300,7 +358,6 @@ impl EventQueue {
             self.heap.pop()
         };
         self.processed += 1;
-        self.now = e.as_ref().map_or(self.now, |e| e.time);
         e
     }
 
@@ -322,8 +379,7 @@ impl EventQueue {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        (self.heap.capacity() + self.planned.capacity()) * std::mem::size_of::<Event>()
-            + self.wheel.as_ref().map_or(0, Wheel::memory_bytes)
+        (self.heap.capacity() + self.planned.capacity()) * std::mem::size_of::<Event>() + self.wheel.as_ref().map_or(0, Wheel::memory_bytes)
     }
 
     /// Events popped so far.
@@ -411,7 +467,7 @@ mod tests {
         // A queue that builds its wheel after 64 events against one that never does, on a
         // workload of near, far and very far events with many ties, popped with pop and
         // pop_due, and a small sequence limit so renumbering drains the wheel too.
-        let mut tiered = EventQueue { tier_at: 64, seq_limit: 5000, ..EventQueue::default() };
+        let mut tiered = EventQueue { tier_at: 64, crowded: 40, seq_limit: 5000, ..EventQueue::default() };
         let mut plain = EventQueue { tier_at: usize::MAX, ..EventQueue::default() };
         let kinds = [EventKind::TxDone, EventKind::PipeArrival, EventKind::FlowTimer, EventKind::PaceTick];
         for k in 0..20u32 {
@@ -430,10 +486,10 @@ mod tests {
         for step in 0..40_000u32 {
             let r = rand();
             let delay = match r % 10 {
-                0..=3 => r % 8,         // ties and near events
-                4..=7 => r % 5_000,     // the next buckets
-                8 => r % 200_000,       // across the wheel
-                _ => r % 50_000_000,    // past it: the far tier
+                0..=3 => r % 8,      // ties and near events
+                4..=7 => r % 5_000,  // the next buckets
+                8 => r % 200_000,    // across the wheel
+                _ => r % 50_000_000, // past it: the far tier
             };
             let (kind, target) = (kinds[(r >> 8) as usize % 4], step);
             for q in [&mut tiered, &mut plain] {
@@ -451,7 +507,7 @@ mod tests {
                 }
             }
         }
-        assert!(tiered.wheel.is_some() && plain.wheel.is_none());
+        assert!(tiered.wheel.is_some() && plain.wheel.is_none() && tiered.next_resize > 0);
         assert_eq!(tiered.len(), plain.len());
         while let Some(e) = tiered.pop() {
             out_t.push((e.time, e.kind(), e.target()));
