@@ -24,6 +24,7 @@ CUI_PORT = "sw->d"
 def cui_text(channels: int, duration: float, buffer: int = 10, share_bps: float = 10e6, seed: int = 1) -> str:
     """The ``cui`` case's scenario TOML."""
     from .builder import dumps_toml
+    from .experiments.cui_buffers.direct import packet_budget_mb
     from .experiments.cui_buffers.make_scenarios import TRANSPORT
     from .experiments.cui_buffers.network import Network, scenario
 
@@ -32,6 +33,7 @@ def cui_text(channels: int, duration: float, buffer: int = 10, share_bps: float 
                   duration=duration, warmup=0.0, interval=duration / 2, transport=TRANSPORT)
     body = scenario(net, f"bench-cui-k{channels}", f"Cui ch. 3 at scale: K = {channels}, {flows} flows", seed=seed)
     body["measure"]["discard"] = 0
+    body["limits"] = {"packet_memory": f"{packet_budget_mb(net)}MB"}   # three trunk BDPs (direct.py)
     return dumps_toml(body)
 
 
