@@ -121,7 +121,14 @@ def run_cases(names, *, seed: int = 1, duration: float | None = None, jobs: int 
         body["limits"] = {"packet_memory": f"{packet_budget_mb(net)}MB"}
         tasks.append(Task(key=name, scenario=body, meta={"warmup_s": net.warmup}))
     rows = []
-    for task, res in run_many(tasks, workers=jobs, progress="direct runs" if progress else False, scheduler=scheduler):
+    if len(tasks) == 1 and scheduler is None:
+        # One run: its own progress bar (simulated time, events per second, time left).
+        from ccsim import api
+
+        done = [(tasks[0], api.run(tasks[0].scenario, progress=None if progress else False))]
+    else:
+        done = run_many(tasks, workers=jobs, progress="direct runs" if progress else False, scheduler=scheduler)
+    for task, res in done:
         if isinstance(res, Exception):
             raise res
         m = trunk_measure(res)
