@@ -164,9 +164,12 @@ def test_bench_runs_cuis_dwdm_network(cli):
     text = cli("bench", "cui", "--channels", "2", "--share", "1e9", "--print-scenario").stdout
     assert 'channels = 2' in text and text.count("[[flows]]") == 80
     for args, field in ((("--channels", "0"), "--channels"), (("--buffer", "-1"), "--buffer"),
-                        (("--share", "0"), "--share"), (("--duration", "-1"), "--duration")):
+                        (("--share", "0"), "--share"), (("--duration", "-1"), "--duration"),
+                        # 16 million flows: refused before any text is generated, naming the need.
+                        (("--channels", "4096"), "--channels")):
         r = cli("bench", "cui", *args)
         assert r.returncode == 2 and field in r.stderr, (args, r.stderr)
+    assert "GB available" in r.stderr
 
 
 def test_plot_redraws(cli, examples, tmp_path):

@@ -37,6 +37,34 @@ def cui_text(channels: int, duration: float, buffer: int = 10, share_bps: float 
     return dumps_toml(body)
 
 
+# Memory a flow of the cui case takes before its packets: scenario text, the parsed value tree
+# (3.7 kB, docs/performance.md) and the engine's state (1.8 kB at K = 64), rounded up.
+CUI_BYTES_PER_FLOW = 8_000
+
+
+def available_memory() -> int | None:
+    """MemAvailable in bytes (Linux), or None."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def cui_memory_bytes(channels: int, share_bps: float) -> float:
+    """What the cui case needs at most: its flows and half its packet budget (the arena's
+    64-byte slots of the 128 bytes a packet is counted)."""
+    from .experiments.cui_buffers.direct import packet_budget_mb
+    from .experiments.cui_buffers.network import Network
+
+    flows = max(1, round(channels * 40e9 / share_bps))
+    net = Network(flows=flows, inputs=2 * channels, channels=channels, buffer=0, channel_bps=40e9)
+    return flows * CUI_BYTES_PER_FLOW + packet_budget_mb(net) * 1e6 / 2
+
+
 def run_isolated(call: str, label: str) -> int:
     """Run ``_core.<call>`` in a fresh interpreter and print its JSON line with ``scenario``."""
     code = ("import json, sys\nfrom ccsim import _core\ntry:\n"
@@ -76,6 +104,11 @@ def command(a, err) -> int:
         if not 1e3 <= a.share <= 40e9:
             return err(f"--share: expected bit/s in [1e3, 4e10], got {a.share:g}")
         duration = a.duration if a.duration is not None else 0.5
+        need, avail = cui_memory_bytes(a.channels, a.share), available_memory()
+        if avail is not None and need > avail:
+            return err(f"--channels {a.channels} (with --share {a.share:g}): the case needs about "
+                       f"{need / 1e9:.1f} GB and this machine has {avail / 1e9:.1f} GB available; "
+                       "use fewer channels or a larger share")
         if a.print_scenario:
             print(cui_text(a.channels, duration, a.buffer, a.share, a.seed), end="")
             return 0
