@@ -114,7 +114,13 @@ const _: () = assert!(std::mem::size_of::<Packet>() == 64);
 pub struct PacketArena {
     slots: Vec<Packet>,
     free: Vec<PacketId>,
+    /// The slots have outgrown the caches (`PREFETCH_FROM`): worth prefetching.
+    large: bool,
 }
+
+/// Slots (of 64 bytes: 8 MiB) from which the run loop prefetches packets. Below it they stay
+/// in the caches, and a prefetch costs its instructions for nothing (5% at 1000 flows).
+const PREFETCH_FROM: usize = 1 << 17;
 
 impl PacketArena {
     pub fn new() -> Self {
@@ -152,12 +158,31 @@ impl PacketArena {
         let len = self.slots.len();
         let want = (len * 2).max(64).min(limit.max(len + 1));
         self.slots.reserve_exact(want - len);
+        self.large = self.slots.capacity() >= PREFETCH_FROM;
+    }
+
+    /// True once the arena is too large for the caches (see `prefetch`).
+    #[inline(always)]
+    pub fn large(&self) -> bool {
+        self.large
     }
 
     #[inline]
     pub fn free(&mut self, id: PacketId) {
         self.slots[id as usize] = EMPTY;
         self.free.push(id);
+    }
+
+    /// Ask the CPU to bring packet `id`'s slot into the cache (a hint: no effect on results).
+    #[inline(always)]
+    pub fn prefetch(&self, id: PacketId) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(p) = self.slots.get(id as usize) {
+            // SAFETY: a prefetch reads nothing; the address is a live slot's.
+            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((p as *const Packet).cast()) }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = id;
     }
 
     #[inline]

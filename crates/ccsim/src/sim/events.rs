@@ -361,6 +361,13 @@ impl EventQueue {
         e
     }
 
+    /// The heap's earliest event, if the heap holds any: a hint of what runs next (a planned
+    /// event may come first), for prefetching.
+    #[inline(always)]
+    pub fn peek_hint(&self) -> Option<&Event> {
+        self.heap.peek()
+    }
+
     #[inline]
     pub fn peek_time(&mut self) -> Option<SimTime> {
         self.ready();
