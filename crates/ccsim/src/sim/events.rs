@@ -368,6 +368,16 @@ impl EventQueue {
         self.heap.peek()
     }
 
+    /// The heap's second-earliest event (the lesser of the top's children), another hint.
+    #[inline(always)]
+    pub fn peek_second_hint(&self) -> Option<&Event> {
+        let h = self.heap.as_slice();
+        match (h.get(1), h.get(2)) {
+            (Some(a), Some(b)) => Some(if a > b { a } else { b }), // reversed order: greater is earlier
+            (a, _) => a,
+        }
+    }
+
     #[inline]
     pub fn peek_time(&mut self) -> Option<SimTime> {
         self.ready();

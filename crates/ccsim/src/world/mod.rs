@@ -181,6 +181,14 @@ impl World {
         if !self.packets.large() {
             return;
         }
+        // Two steps: the ring of the event after next (its line arrives while this event and
+        // the next run), then the packets of the next event, whose ring line the previous
+        // turn asked for.
+        if let Some(n) = self.events.peek_second_hint() {
+            if n.kind() == EventKind::PipeArrival {
+                self.ports[n.target() as usize].prefetch_pipe_ring();
+            }
+        }
         if let Some(n) = self.events.peek_hint() {
             if n.kind() == EventKind::PipeArrival {
                 self.ports[n.target() as usize].prefetch_pipe(&self.packets);

@@ -360,6 +360,12 @@ impl Port {
         }
     }
 
+    /// Prefetch the pipe ring's front (the step before `prefetch_pipe`, one event earlier).
+    #[inline(always)]
+    pub fn prefetch_pipe_ring(&self) {
+        self.pipe.prefetch_front();
+    }
+
     /// The head of the pipe reaches the far node: returns it and re-arms the pipe's event.
     #[inline]
     pub fn on_pipe_arrival(&mut self, arena: &PacketArena, now: SimTime, events: &mut EventQueue, id: u32) -> Option<PacketId> {
