@@ -58,3 +58,20 @@ def test_bad_options_name_the_field(args, field):
     proc = subprocess.run([sys.executable, "-m", "ccsim", "experiment", "cui-direct", *args],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and field in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_report_reads_ccsims_extrapolation_from_a_reproduction(tmp_path):
+    # A reproduction's flows.parquet carries the fits as rows 990000 (rows.e32_fits); the
+    # report puts them beside the direct run (synthetic rows: no simulation needed).
+    pd.DataFrame([{"file": "e32-b2-x10", "name": "990000 B = 2 fit at 40 Gb/s", "seed": 1,
+                   "util_40": 0.252, "log10_loss_40": -2.9},
+                  {"file": "e32-b2-x10", "name": "990000 B = 2 fit at 40 Gb/s", "seed": 2,
+                   "util_40": 0.9, "log10_loss_40": -1.0}]).to_parquet(tmp_path / "flows.parquet")
+    rows = pd.DataFrame([{"case": "e3.2-b2", "seed": 1, "warmup_s": 10.0, "util": 0.313, "loss": 10 ** -3.04,
+                          "log10_loss": -3.04, "departures": 1e8, "drops": 1e5, "sim_seconds": 100.0,
+                          "wall_seconds": 386.0, "events": 1e9, "peak_packets": 302017, "interrupted": False,
+                          "goodput_p5_bps": 5e6, "goodput_p50_bps": 8e6, "goodput_p95_bps": 2e7, "jain": 0.8}])
+    text = direct.report(rows, tmp_path)
+    assert "ccsim's extrapolation" in text and "U = 25.2 %, P_B = 10^-2.90" in text
+    assert "direct - thesis: -0.4 points of U, +0.00 decades of P_B" in text
+    assert "not at hand" in direct.report(rows, None)

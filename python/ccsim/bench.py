@@ -42,18 +42,6 @@ def cui_text(channels: int, duration: float, buffer: int = 10, share_bps: float 
 CUI_BYTES_PER_FLOW = 8_000
 
 
-def available_memory() -> int | None:
-    """MemAvailable in bytes (Linux), or None."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError):
-        pass
-    return None
-
-
 def cui_memory_bytes(channels: int, share_bps: float) -> float:
     """What the cui case needs at most: its flows and half its packet budget (the arena's
     64-byte slots of the 128 bytes a packet is counted)."""
@@ -104,7 +92,7 @@ def command(a, err) -> int:
         if not 1e3 <= a.share <= 40e9:
             return err(f"--share: expected bit/s in [1e3, 4e10], got {a.share:g}")
         duration = a.duration if a.duration is not None else 0.5
-        need, avail = cui_memory_bytes(a.channels, a.share), available_memory()
+        need, avail = cui_memory_bytes(a.channels, a.share), _core.available_memory()
         if avail is not None and need > avail:
             return err(f"--channels {a.channels} (with --share {a.share:g}): the case needs about "
                        f"{need / 1e9:.1f} GB and this machine has {avail / 1e9:.1f} GB available; "

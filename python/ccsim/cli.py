@@ -452,12 +452,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--seed", type=_seed, default=1)
     e.add_argument("--out", metavar="FILE", help="also write the text report here (cui-direct: and its table "
                                                  "beside it, as .csv)")
-    e.add_argument("--cases", help="cui-direct: comma-separated cases (default e3.2-b2,e3.2-b10)")
-    e.add_argument("--duration", type=float, help="cui-direct: simulated seconds instead of each case's own")
-    e.add_argument("--jobs", type=int, help="cui-direct: parallel runs (default: one per core)")
-    e.add_argument("--scheduler", metavar="ADDR", help="cui-direct: run on a Dask cluster")
-    e.add_argument("--extrapolation", metavar="DIR", help="cui-direct: a `ccsim reproduce cui-buffers` output "
-                                                          "to read ccsim's own extrapolation from")
+    from .experiments.cui_buffers.direct import add_options
+
+    add_options(e)
     e.set_defaults(func=cmd_experiment)
 
     cp = sub.add_parser("compare", help="what changed between two reproduction runs",

@@ -142,6 +142,13 @@ fn validate<'py>(py: Python<'py>, scenario: &Bound<'py, PyAny>, overrides: Optio
     Ok(d)
 }
 
+/// The machine's available memory in bytes (Linux's MemAvailable), or None: the figure the
+/// engine checks `limits.packet_memory` against.
+#[pyfunction]
+fn available_memory() -> Option<u64> {
+    ccsim::scenario::limits::available_memory()
+}
+
 /// The benchmark dumbbell's scenario text.
 #[pyfunction]
 #[pyo3(signature = (flows, duration, seed=1))]
@@ -319,6 +326,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(dumbbell_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(available_memory, m)?)?;
     m.add_function(wrap_pyfunction!(bench_dumbbell, m)?)?;
     m.add_function(wrap_pyfunction!(bench_text, m)?)?;
     m.add_function(wrap_pyfunction!(fq_buffers_evaluate, m)?)?;

@@ -141,18 +141,23 @@ pub struct EventQueue {
     tier_at: usize,
     /// `processed` count before which a crowded wheel is not rebuilt.
     next_resize: u64,
-    /// `CROWDED`; smaller in tests, to exercise the rebuild.
+    /// `CROWDED` and `wheel::PER_BUCKET`; smaller in tests, to exercise the rebuild.
     crowded: usize,
+    per_bucket: u64,
     /// `next_seq` at which `schedule` calls `checkpoint`.
     check_at: u64,
+    /// Wheels built so far (the first and every rebuild).
+    wheels_built: u32,
 }
 
 const CHECK_EVERY: u64 = 1024;
 
 /// Pending events past which the queue builds its wheel: below it the heap fits the caches.
 const TIER_AT: usize = 1 << 14;
-/// A bucket that brings the heap past this many events says the wheel's buckets are too wide.
+/// A bucket that brings the heap past this many events says the wheel's buckets are too wide;
+/// passing more than `SPARSE` empty buckets to find one says they are too narrow.
 const CROWDED: usize = 16 * super::wheel::PER_BUCKET as usize;
+const SPARSE: u64 = 64;
 
 impl Default for EventQueue {
     fn default() -> Self {
@@ -167,7 +172,9 @@ impl Default for EventQueue {
             tier_at: TIER_AT,
             next_resize: 0,
             crowded: CROWDED,
+            per_bucket: super::wheel::PER_BUCKET,
             check_at: 0,
+            wheels_built: 0,
         }
     }
 }
@@ -216,10 +223,10 @@ impl EventQueue {
         self.wheel.as_mut().expect("near_end is finite only with a wheel").push(e);
     }
 
-    /// The heap has grown past `tier_at`, or a bucket brought it past `CROWDED`: put the far
-    /// events on a wheel sized for the events pending now (the start-up's spread of events is
-    /// not the steady state's, so a crowded wheel is rebuilt, at most once per eight times the
-    /// pending events popped).
+    /// The heap has grown past `tier_at`, or the wheel's buckets no longer fit the events
+    /// (`CROWDED`, `SPARSE`): put the far events on a wheel sized for the events pending now
+    /// (the start-up's spread of events is not the steady state's, so a misfit wheel is
+    /// rebuilt, at most once per eight times the pending events popped).
     #[cold]
     #[inline(never)]
     fn build_wheel(&mut self) {
@@ -231,7 +238,7 @@ impl EventQueue {
         let mut times: Vec<SimTime> = events.iter().map(|e| e.time).collect();
         // The earliest pending event stands for the present: nothing is scheduled before it.
         let now = times.iter().copied().min().unwrap_or(0);
-        let Some(wheel) = Wheel::sized_for(&mut times, now) else {
+        let Some(wheel) = Wheel::sized_for(&mut times, now, self.per_bucket) else {
             if self.wheel.is_none() {
                 self.tier_at = events.len() * 2; // try again when the heap has doubled
             }
@@ -239,6 +246,7 @@ impl EventQueue {
             return;
         };
         self.wheel = Some(wheel);
+        self.wheels_built += 1;
         self.tier_at = usize::MAX;
         self.refile(events);
     }
@@ -270,9 +278,10 @@ impl EventQueue {
     #[inline(never)]
     fn refill(&mut self) {
         let Some(w) = self.wheel.as_mut() else { return };
-        w.refill(&mut self.heap);
+        let empty = w.refill(&mut self.heap);
         self.near_end = w.near_end();
-        if self.heap.len() > self.crowded && self.processed >= self.next_resize {
+        let misfit = self.heap.len() > self.crowded || empty > SPARSE;
+        if misfit && self.processed >= self.next_resize {
             self.build_wheel();
         }
     }
@@ -483,8 +492,10 @@ mod tests {
     fn the_wheel_pops_in_the_same_order_as_one_heap() {
         // A queue that builds its wheel after 64 events against one that never does, on a
         // workload of near, far and very far events with many ties, popped with pop and
-        // pop_due, and a small sequence limit so renumbering drains the wheel too.
-        let mut tiered = EventQueue { tier_at: 64, crowded: 40, seq_limit: 5000, ..EventQueue::default() };
+        // pop_due, and a sequence limit (20 000, above the most events pending) so renumbering
+        // drains the wheel too; small buckets, so they come in crowded and sparse and the wheel
+        // is rebuilt.
+        let mut tiered = EventQueue { tier_at: 64, crowded: 40, per_bucket: 8, seq_limit: 20_000, ..EventQueue::default() };
         let mut plain = EventQueue { tier_at: usize::MAX, ..EventQueue::default() };
         let kinds = [EventKind::TxDone, EventKind::PipeArrival, EventKind::FlowTimer, EventKind::PaceTick];
         for k in 0..20u32 {
@@ -524,7 +535,8 @@ mod tests {
                 }
             }
         }
-        assert!(tiered.wheel.is_some() && plain.wheel.is_none() && tiered.next_resize > 0);
+        // The wheel was built, then rebuilt when buckets came in crowded.
+        assert!(tiered.wheels_built >= 2 && plain.wheels_built == 0, "{}", tiered.wheels_built);
         assert_eq!(tiered.len(), plain.len());
         while let Some(e) = tiered.pop() {
             out_t.push((e.time, e.kind(), e.target()));

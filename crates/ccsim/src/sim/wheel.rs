@@ -43,11 +43,11 @@ struct Far(Event);
 
 impl Wheel {
     /// A wheel for a queue whose pending events have these `times` (any order), none before
-    /// `now`: buckets sized to hold about `PER_BUCKET` events, spanning about twice the time
+    /// `now`: buckets sized to hold about `per_bucket` events (`PER_BUCKET` but in tests), spanning about twice the time
     /// to the 95th percentile of the pending events. None while most of them are at `now`
     /// itself (a run's first instant, when every flow starts): they give no spread to size
     /// the buckets by.
-    pub(super) fn sized_for(times: &mut Vec<SimTime>, now: SimTime) -> Option<Wheel> {
+    pub(super) fn sized_for(times: &mut Vec<SimTime>, now: SimTime, per_bucket: u64) -> Option<Wheel> {
         let n = times.len();
         times.retain(|&t| t > now);
         if times.len() < n / 2 || times.len() < 2 {
@@ -55,7 +55,7 @@ impl Wheel {
         }
         let mid = times.len() / 2;
         let median = *times.select_nth_unstable(mid).1;
-        let width = ((((median - now) as u128) * PER_BUCKET as u128) / mid as u128).max(1) as u64;
+        let width = ((((median - now) as u128) * per_bucket as u128) / mid as u128).max(1) as u64;
         let shift = 63 - width.leading_zeros();
         let at95 = times.len() * 95 / 100;
         let p95 = *times.select_nth_unstable(at95).1;
@@ -90,13 +90,15 @@ impl Wheel {
     }
 
     /// Move the next bucket that holds events into `heap` (empty: the caller's check), turning
-    /// the wheel past it. False when the wheel holds nothing.
+    /// the wheel past it. Returns the empty buckets passed on the way (many say the buckets
+    /// are too narrow for the events' present spread).
     #[cold]
-    pub(super) fn refill(&mut self, heap: &mut BinaryHeap<Event>) -> bool {
+    pub(super) fn refill(&mut self, heap: &mut BinaryHeap<Event>) -> u64 {
+        let mut empty = 0;
         loop {
             if self.len == 0 {
                 // Nothing on the wheel: jump to the far tier's earliest slot.
-                let Some(first) = self.far.peek() else { return false };
+                let Some(first) = self.far.peek() else { return empty };
                 self.cur_slot = first.0.time >> self.shift;
                 self.take_far();
             }
@@ -108,8 +110,9 @@ impl Wheel {
             self.cur_slot += 1;
             self.take_far();
             if !heap.is_empty() {
-                return true;
+                return empty;
             }
+            empty += 1;
         }
     }
 

@@ -226,6 +226,11 @@ def experiment(a) -> tuple[str, str | None]:
         return "", f"--duration: expected simulated seconds in (0, 1e5], got {a.duration}"
     if a.jobs is not None and a.jobs < 1:
         return "", f"--jobs: expected a positive integer, got {a.jobs}"
+    if a.scheduler:
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            return "", "--scheduler needs the optional dependency: pip install 'ccsim[dask]'"
     repro = Path(a.extrapolation) if a.extrapolation else None
     if repro is not None and not (repro / "flows.parquet").exists():
         return "", f"--extrapolation {a.extrapolation!r}: expected the output directory of `ccsim reproduce cui-buffers`"
@@ -236,3 +241,13 @@ def experiment(a) -> tuple[str, str | None]:
 
         atomic_write_text(str(Path(a.out).with_suffix(".csv")), rows.to_csv(index=False))
     return text, None
+
+
+def add_options(parser) -> None:
+    """cui-direct's options on ``ccsim experiment``'s parser."""
+    parser.add_argument("--cases", help="cui-direct: comma-separated cases (default e3.2-b2,e3.2-b10)")
+    parser.add_argument("--duration", type=float, help="cui-direct: simulated seconds instead of each case's own")
+    parser.add_argument("--jobs", type=int, help="cui-direct: parallel runs (default: one per core)")
+    parser.add_argument("--scheduler", metavar="ADDR", help="cui-direct: run on a Dask cluster")
+    parser.add_argument("--extrapolation", metavar="DIR", help="cui-direct: a `ccsim reproduce cui-buffers` "
+                                                               "output to read ccsim's own extrapolation from")
