@@ -215,7 +215,7 @@ mod tests {
         assert!(flags.split_whitespace().any(|f| f == "hg"), "VmFlags: {flags}");
         assert!(HEAP_ADVISED_END.load(Ordering::Relaxed) >= end);
         // A block from elsewhere (a thread's arena) changes nothing.
-        let v = vec![0u8; 100];
+        let v = [0u8; 100];
         let before = HEAP_ADVISED_END.load(Ordering::Relaxed);
         HugePageAlloc::note_small(v.as_ptr() as *mut u8);
         assert!(HEAP_ADVISED_END.load(Ordering::Relaxed) >= before);
