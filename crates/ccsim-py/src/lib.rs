@@ -102,7 +102,7 @@ impl Simulation {
     /// Simulated seconds so far, and the run's length.
     #[getter]
     fn now_s(&mut self) -> PyResult<f64> {
-        Ok(ccsim::sim::time::to_secs(self.get()?.world.now))
+        Ok(ccsim::sim::time::to_secs(self.get()?.world().now))
     }
 
     #[getter]
@@ -113,7 +113,7 @@ impl Simulation {
     /// Events run so far.
     #[getter]
     fn events(&mut self) -> PyResult<u64> {
-        Ok(self.get()?.world.events.processed())
+        Ok(self.get()?.world().events.processed())
     }
 
     /// The results, as `run` returns them (the simulation is spent afterwards).

@@ -8,6 +8,7 @@ pub mod bench;
 pub mod measure;
 pub mod mem;
 pub mod net;
+pub mod parallel;
 pub mod queue;
 pub mod results;
 pub mod scenario;
@@ -21,6 +22,10 @@ pub use scenario::{Scenario, ScenarioError};
 
 /// Build and run a validated scenario.
 pub fn run(sc: &Scenario) -> Result<Results, ScenarioError> {
+    if sc.parallel.is_some() {
+        let mut world = parallel::ParallelRun::new(sc)?.join();
+        return finish(sc, &mut world);
+    }
     let mut world = scenario::build::build_world(sc)?;
     world.run();
     finish(sc, &mut world)
@@ -56,8 +61,13 @@ pub fn finish(sc: &Scenario, world: &mut world::World) -> Result<Results, Scenar
 /// what was measured.
 pub struct Simulation {
     pub scenario: Scenario,
-    pub world: world::World,
+    engine: Engine,
     done: bool,
+}
+
+enum Engine {
+    Serial(Box<world::World>),
+    Parallel(Box<parallel::ParallelRun>),
 }
 
 /// Events between two looks at the clock.
@@ -65,26 +75,46 @@ const SLICE_EVENTS: u64 = 1 << 16;
 
 impl Simulation {
     pub fn new(scenario: Scenario) -> Result<Simulation, ScenarioError> {
-        let world = scenario::build::build_world(&scenario)?;
-        Ok(Simulation { scenario, world, done: false })
+        let engine = match scenario.parallel {
+            Some(_) => Engine::Parallel(Box::new(parallel::ParallelRun::new(&scenario)?)),
+            None => Engine::Serial(Box::new(scenario::build::build_world(&scenario)?)),
+        };
+        Ok(Simulation { scenario, engine, done: false })
+    }
+
+    /// The world whose clock is the run's (a parallel run's first side).
+    pub fn world(&self) -> &world::World {
+        match &self.engine {
+            Engine::Serial(w) => w,
+            Engine::Parallel(p) => p.world(),
+        }
     }
 
     /// Run for about `wall` of wall time (or to the end); true when the run is over.
     pub fn advance_for(&mut self, wall: std::time::Duration) -> bool {
         let t0 = std::time::Instant::now();
-        while !self.done {
-            self.done = self.world.advance(SLICE_EVENTS);
-            if t0.elapsed() >= wall {
-                break;
+        match &mut self.engine {
+            Engine::Serial(w) => {
+                while !self.done {
+                    self.done = w.advance(SLICE_EVENTS);
+                    if t0.elapsed() >= wall {
+                        break;
+                    }
+                }
             }
+            Engine::Parallel(p) => self.done = p.advance_for(wall),
         }
         self.done
     }
 
-    /// Stop the run where it is (it then finishes as an interrupted run).
+    /// Stop the run where it is (it then finishes as an interrupted run; a parallel run at
+    /// the end of its current window).
     pub fn stop(&mut self) {
         if !self.done {
-            self.world.stop_here();
+            match &mut self.engine {
+                Engine::Serial(w) => w.stop_here(),
+                Engine::Parallel(p) => p.stop(),
+            }
             self.done = true;
         }
     }
@@ -94,8 +124,14 @@ impl Simulation {
         if !self.done {
             self.stop();
         }
-        self.world.close();
-        finish(&self.scenario, &mut self.world)
+        let mut world = match self.engine {
+            Engine::Serial(mut w) => {
+                w.close();
+                *w
+            }
+            Engine::Parallel(p) => p.join(),
+        };
+        finish(&self.scenario, &mut world)
     }
 }
 

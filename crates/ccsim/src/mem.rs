@@ -214,7 +214,7 @@ mod tests {
         let flags = vm_flags(inside).expect("the heap is mapped");
         assert!(flags.split_whitespace().any(|f| f == "hg"), "VmFlags: {flags}");
         assert!(HEAP_ADVISED_END.load(Ordering::Relaxed) >= end);
-        // A block from elsewhere (a thread's arena) changes nothing.
+        // An address elsewhere (this thread's stack) changes nothing.
         let v = [0u8; 100];
         let before = HEAP_ADVISED_END.load(Ordering::Relaxed);
         HugePageAlloc::note_small(v.as_ptr() as *mut u8);

@@ -142,7 +142,19 @@ fn check_table_memory(
 }
 
 pub fn build_world(sc: &Scenario) -> Result<World> {
+    build_world_part(sc, None)
+}
+
+/// The world of one thread of a parallel run (`side` 0 or 1, `scenario::parallel`), or with
+/// None the whole scenario's. Each side's world has every node, port and flow, but only its
+/// own flows start, only the first closes measurement intervals, and its ports toward the
+/// other side are marked as crossing.
+pub fn build_world_part(sc: &Scenario, side: Option<u8>) -> Result<World> {
     check_event_targets(sc)?;
+    let mine = |node: usize| match (side, &sc.parallel) {
+        (Some(me), Some(par)) => par.side(node) == me,
+        _ => true,
+    };
     let n = sc.nodes.len();
     let mut adj: Adjacency = vec![Vec::new(); n];
     let mut ports = Vec::with_capacity(sc.links.len() * 2);
@@ -287,16 +299,29 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
             cur: Default::default(),
             total: Default::default(),
         });
-        events.schedule(fs.start, EventKind::FlowStart, i as u32);
-        if fs.stop < sc.duration {
-            events.schedule(fs.stop, EventKind::FlowStop, i as u32);
+        if mine(fs.src) {
+            events.schedule(fs.start, EventKind::FlowStart, i as u32);
+            if fs.stop < sc.duration {
+                events.schedule(fs.stop, EventKind::FlowStop, i as u32);
+            }
         }
     }
 
     let m = &sc.measure;
     let n_intervals = sc.duration / m.interval;
     for k in 1..=n_intervals {
-        events.schedule(k * m.interval, EventKind::IntervalEnd, (k - 1) as u32);
+        if side.unwrap_or(0) == 0 {
+            events.schedule(k * m.interval, EventKind::IntervalEnd, (k - 1) as u32);
+        }
+    }
+    let cross_ports: Vec<u32> = (0..ports.len() as u32)
+        .filter(|&p| {
+            let port = &ports[p as usize];
+            side.is_some() && mine(port.from as usize) && !mine(port.to as usize)
+        })
+        .collect();
+    for &p in &cross_ports {
+        ports[p as usize].set_cross(true);
     }
     let traced: Vec<u32> = match &m.trace_cwnd {
         Selection::None => vec![],
@@ -393,6 +418,13 @@ pub fn build_world(sc: &Scenario) -> Result<World> {
         overflow: None,
         link_changes,
         port_snaps: vec![Default::default(); stat_ports.len()],
+        foreign_snaps: Vec::new(),
+        cross_ports,
+        side_of: match (side, &sc.parallel) {
+            (Some(_), Some(par)) => par.second.iter().map(|&s| u8::from(s)).collect(),
+            _ => Vec::new(),
+        },
+        joined_in_network: None,
         stat_ports,
         port_intervals: Default::default(),
         control: if lanes { vec![Default::default(); sc.flows.len()] } else { Vec::new() },

@@ -5,6 +5,7 @@ pub mod decode;
 pub mod flows;
 pub mod limits;
 pub mod measure;
+pub mod parallel;
 pub mod params;
 pub mod schema;
 pub mod topology;

@@ -138,6 +138,8 @@ pub struct Scenario {
     pub flows: Vec<FlowSpec>,
     /// What the run may use (`[limits]`).
     pub limits: super::limits::Limits,
+    /// Two threads, and which nodes the second simulates (`[parallel]`).
+    pub parallel: Option<super::parallel::ParallelSpec>,
     /// Every port's name, in port order (see [`Scenario::port_names`]).
     pub ports: Vec<String>,
 }
@@ -226,8 +228,9 @@ fn decode_scenario(v: &Value) -> Result<Scenario> {
     let flows = super::flows::decode_flows(&mut top, &nodes, &node_index, duration)?;
     let ports = port_names(&nodes, &links);
     let measure = super::measure::decode_measure(&mut top, duration, &ports, &flows)?;
+    let parallel = super::parallel::decode_parallel(&mut top, &node_index, nodes.len(), &links, &measure)?;
     top.finish()?;
-    Ok(Scenario { name, description, seed, duration, measure, nodes, links, flows, limits, ports })
+    Ok(Scenario { name, description, seed, duration, measure, nodes, links, flows, limits, parallel, ports })
 }
 
 /// Port names, two per link (`"a->b"`, then `"b->a"`), in port order. A second link between

@@ -412,6 +412,11 @@ impl EventQueue {
     pub fn processed(&self) -> u64 {
         self.processed
     }
+
+    /// Count `n` events run elsewhere (the other side of a parallel run).
+    pub fn add_processed(&mut self, n: u64) {
+        self.processed += n;
+    }
 }
 
 #[cfg(test)]

@@ -66,8 +66,11 @@ impl World {
             let cur = std::mem::take(&mut f.cur);
             f.total.add(&cur);
         }
-        for (&p, last) in self.stat_ports.iter().zip(self.port_snaps.iter_mut()) {
-            let now = self.ports[p as usize].snapshot(end);
+        for (i, (&p, last)) in self.stat_ports.iter().zip(self.port_snaps.iter_mut()).enumerate() {
+            let now = match self.foreign_snaps.get_mut(i).and_then(Option::take) {
+                Some(snap) => snap,
+                None => self.ports[p as usize].snapshot(end),
+            };
             self.port_intervals.push(p, k, start, end, now, last);
         }
     }
@@ -162,6 +165,9 @@ impl World {
     /// Data, ACK and control packets of each flow still inside the network (queues, lanes,
     /// lines, pipes).
     pub fn in_network(&self) -> Vec<[u64; 3]> {
+        if let Some(joined) = &self.joined_in_network {
+            return joined.clone();
+        }
         let mut counts = vec![[0u64; 3]; self.flows.len()];
         for port in &self.ports {
             port.for_each_packet(&mut |pid| {

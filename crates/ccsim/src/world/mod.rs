@@ -150,6 +150,16 @@ pub struct World {
     /// of the last interval, and the table.
     pub stat_ports: Vec<u32>,
     pub port_snaps: Vec<PortSnapshot>,
+    /// A parallel run's first thread: the statistics of the stat ports the other thread owns
+    /// at the interval about to close, by position in `stat_ports` (empty otherwise).
+    pub foreign_snaps: Vec<Option<PortSnapshot>>,
+    /// A parallel run: this thread's ports whose lines lead to the other thread's half.
+    pub cross_ports: Vec<u32>,
+    /// A parallel run: per node, the thread that simulates it (empty otherwise).
+    pub side_of: Vec<u8>,
+    /// A parallel run's joined world: the packets each flow still has in the network, counted
+    /// on both sides before the second side's ports moved over (`in_network` returns these).
+    pub joined_in_network: Option<Vec<[u64; 3]>>,
     pub port_intervals: PortIntervalTable,
     /// Per flow: its control packets (empty when no discipline raises signals).
     pub control: Vec<ControlCounts>,
@@ -193,6 +203,16 @@ impl World {
             if n.kind() == EventKind::PipeArrival {
                 self.ports[n.target() as usize].prefetch_pipe(&self.packets);
             }
+        }
+    }
+
+    /// Run the events due at or before `t` (and not past the end): one window of a parallel
+    /// run.
+    pub fn run_until(&mut self, t: SimTime) {
+        while let Some(ev) = self.events.pop_due(t.min(self.end)) {
+            self.now = ev.time;
+            self.prefetch_next();
+            self.handle(ev);
         }
     }
 

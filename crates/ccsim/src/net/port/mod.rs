@@ -21,6 +21,7 @@
 //! already made (for queue accounting) sends them there, and its pipe checks arrival times
 //! as a preemptive port's does.
 
+mod cross;
 mod features;
 mod trunk;
 
@@ -92,6 +93,9 @@ mod feature {
     pub const DEPARTURES: u8 = 8;
     /// The port has several channels (`trunk.rs`).
     pub const TRUNK: u8 = 16;
+    /// The line leads to the other thread's half of a parallel run (`cross.rs`): its pipe
+    /// is emptied at each window's end, and arms no event here.
+    pub const CROSS: u8 = 32;
 }
 
 impl Port {
@@ -192,7 +196,7 @@ impl Port {
                 arrive = arrive.max(arena.get(last).arrive_at);
             }
         }
-        if self.pipe.is_empty() {
+        if self.pipe.is_empty() && self.features & feature::CROSS == 0 {
             events.schedule(arrive, EventKind::PipeArrival, id);
         }
         arena.get_mut(pkt).arrive_at = arrive;

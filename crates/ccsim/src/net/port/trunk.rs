@@ -417,7 +417,7 @@ impl Port {
         while at > 0 && arena.get(self.pipe.get(at - 1)).arrive_at > arrive {
             at -= 1;
         }
-        if at == 0 {
+        if at == 0 && self.features & super::feature::CROSS == 0 {
             // The new head (the old one's event stays pending: see the module header).
             events.schedule(arrive, EventKind::PipeArrival, id);
         }
