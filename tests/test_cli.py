@@ -165,11 +165,23 @@ def test_bench_runs_cuis_dwdm_network(cli):
     assert 'channels = 2' in text and text.count("[[flows]]") == 80
     for args, field in ((("--channels", "0"), "--channels"), (("--buffer", "-1"), "--buffer"),
                         (("--share", "0"), "--share"), (("--duration", "-1"), "--duration"),
+                        (("--threads", "3"), "--threads"),
                         # 16 million flows: refused before any text is generated, naming the need.
                         (("--channels", "4096"), "--channels")):
         r = cli("bench", "cui", *args)
         assert r.returncode == 2 and field in r.stderr, (args, r.stderr)
     assert "GB available" in r.stderr
+
+
+def test_bench_runs_cuis_network_on_two_threads_with_the_same_results(cli):
+    # The engine's [parallel]: hosts on one thread, routers, switch and sink on the other.
+    args = ("bench", "cui", "--channels", "2", "--share", "1e9", "--duration", "1")
+    one, two = (json.loads(cli(*args, "--threads", t).stdout) for t in ("1", "2"))
+    assert two["scenario"] == "cui-k2-2threads"
+    for key in ("bottleneck_departures", "bottleneck_drops", "timeouts", "events", "utilisation", "jain"):
+        assert one[key] == two[key], key
+    text = cli(*args, "--threads", "2", "--print-scenario").stdout
+    assert "[parallel]" in text and '"sw"' in text.split("[parallel]")[1]
 
 
 def test_plot_redraws(cli, examples, tmp_path):

@@ -52,6 +52,7 @@ def test_command_runs_e32_and_compares(tmp_path):
     (["--cases", "e3.2-b2,nope"], "--cases"),
     (["--duration", "-1"], "--duration"),
     (["--jobs", "0"], "--jobs"),
+    (["--threads", "4"], "--threads"),
     (["--extrapolation", "/nonexistent"], "--extrapolation"),
 ])
 def test_bad_options_name_the_field(args, field):
@@ -75,3 +76,12 @@ def test_report_reads_ccsims_extrapolation_from_a_reproduction(tmp_path):
     assert "ccsim's extrapolation" in text and "U = 25.2 %, P_B = 10^-2.90" in text
     assert "direct - thesis: -0.4 points of U, +0.00 decades of P_B" in text
     assert "not at hand" in direct.report(rows, None)
+
+
+def test_a_case_on_two_threads_gives_the_one_thread_results():
+    # E3.2's B = 2 network for 0.3 simulated seconds, through the experiment's own runner.
+    one = direct.run_cases(["e3.2-b2"], duration=0.3, progress=False)
+    two = direct.run_cases(["e3.2-b2"], duration=0.3, progress=False, threads=2)
+    assert list(two["threads"]) == [2]
+    for key in ("util", "loss", "departures", "drops", "events", "goodput_p50_bps"):
+        assert one.loc[0, key] == two.loc[0, key], key

@@ -21,12 +21,13 @@ from pathlib import Path
 CUI_PORT = "sw->d"
 
 
-def cui_text(channels: int, duration: float, buffer: int = 10, share_bps: float = 10e6, seed: int = 1) -> str:
-    """The ``cui`` case's scenario TOML."""
+def cui_text(channels: int, duration: float, buffer: int = 10, share_bps: float = 10e6, seed: int = 1,
+             threads: int = 1) -> str:
+    """The ``cui`` case's scenario TOML (on two threads with ``threads=2``)."""
     from .builder import dumps_toml
     from .experiments.cui_buffers.direct import packet_budget_mb
     from .experiments.cui_buffers.make_scenarios import TRANSPORT
-    from .experiments.cui_buffers.network import Network, scenario
+    from .experiments.cui_buffers.network import Network, on_two_threads, scenario
 
     flows = max(1, round(channels * 40e9 / share_bps))
     net = Network(flows=flows, inputs=2 * channels, channels=channels, buffer=buffer, channel_bps=40e9,
@@ -34,15 +35,19 @@ def cui_text(channels: int, duration: float, buffer: int = 10, share_bps: float 
     body = scenario(net, f"bench-cui-k{channels}", f"Cui ch. 3 at scale: K = {channels}, {flows} flows", seed=seed)
     body["measure"]["discard"] = 0
     body["limits"] = {"packet_memory": f"{packet_budget_mb(net)}MB"}   # three trunk BDPs (direct.py)
+    if threads == 2:
+        body = on_two_threads(body)
     return dumps_toml(body)
 
 
 # Memory a flow of the cui case takes before its packets: scenario text, the parsed value tree
-# (3.7 kB, docs/performance.md) and the engine's state (1.8 kB at K = 64), rounded up.
+# (3.7 kB, docs/performance.md) and the engine's state (1.8 kB at K = 64), rounded up; a second
+# thread builds a second copy of the engine's state.
 CUI_BYTES_PER_FLOW = 8_000
+CUI_BYTES_PER_FLOW_SECOND_THREAD = 2_000
 
 
-def cui_memory_bytes(channels: int, share_bps: float) -> float:
+def cui_memory_bytes(channels: int, share_bps: float, threads: int = 1) -> float:
     """What the cui case needs at most: its flows and half its packet budget (the arena's
     64-byte slots of the 128 bytes a packet is counted)."""
     from .experiments.cui_buffers.direct import packet_budget_mb
@@ -50,7 +55,8 @@ def cui_memory_bytes(channels: int, share_bps: float) -> float:
 
     flows = max(1, round(channels * 40e9 / share_bps))
     net = Network(flows=flows, inputs=2 * channels, channels=channels, buffer=0, channel_bps=40e9)
-    return flows * CUI_BYTES_PER_FLOW + packet_budget_mb(net) * 1e6 / 2
+    per_flow = CUI_BYTES_PER_FLOW + (threads - 1) * CUI_BYTES_PER_FLOW_SECOND_THREAD
+    return flows * per_flow + packet_budget_mb(net) * 1e6 / 2
 
 
 def run_isolated(call: str, label: str) -> int:
@@ -67,15 +73,15 @@ def run_isolated(call: str, label: str) -> int:
     return 0
 
 
-def run_cui(channels: int, duration: float, buffer: int, share_bps: float, seed: int) -> int:
+def run_cui(channels: int, duration: float, buffer: int, share_bps: float, seed: int, threads: int = 1) -> int:
     """Write the case's scenario to a temporary file and bench it in a fresh interpreter."""
-    text = cui_text(channels, duration, buffer, share_bps, seed)
+    text = cui_text(channels, duration, buffer, share_bps, seed, threads)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench-cui.toml"
         path.write_text(text, encoding="utf-8")
         del text
         call = f"bench_text(open({str(path)!r}, encoding='utf-8').read(), {CUI_PORT!r})"
-        return run_isolated(call, f"cui-k{channels}")
+        return run_isolated(call, f"cui-k{channels}" + ("-2threads" if threads == 2 else ""))
 
 
 def command(a, err) -> int:
@@ -91,16 +97,18 @@ def command(a, err) -> int:
             return err(f"--buffer: expected packets >= 0, got {a.buffer}")
         if not 1e3 <= a.share <= 40e9:
             return err(f"--share: expected bit/s in [1e3, 4e10], got {a.share:g}")
+        if a.threads not in (1, 2):
+            return err(f"--threads: expected 1 or 2, got {a.threads}")
         duration = a.duration if a.duration is not None else 0.5
-        need, avail = cui_memory_bytes(a.channels, a.share), _core.available_memory()
+        need, avail = cui_memory_bytes(a.channels, a.share, a.threads), _core.available_memory()
         if avail is not None and need > avail:
             return err(f"--channels {a.channels} (with --share {a.share:g}): the case needs about "
                        f"{need / 1e9:.1f} GB and this machine has {avail / 1e9:.1f} GB available; "
                        "use fewer channels or a larger share")
         if a.print_scenario:
-            print(cui_text(a.channels, duration, a.buffer, a.share, a.seed), end="")
+            print(cui_text(a.channels, duration, a.buffer, a.share, a.seed, a.threads), end="")
             return 0
-        return run_cui(a.channels, duration, a.buffer, a.share, a.seed)
+        return run_cui(a.channels, duration, a.buffer, a.share, a.seed, a.threads)
     if a.flows < 1 or a.flows > 1_000_000:
         return err(f"--flows: expected an integer in [1, 1000000], got {a.flows}")
     duration = a.duration if a.duration is not None else 30.0
@@ -122,6 +130,8 @@ def add_command(sub, seed_type, err) -> None:
     b.add_argument("--channels", type=int, default=1, help="cui: K, channels of 40 Gb/s (default 1)")
     b.add_argument("--buffer", type=int, default=10, help="cui: B, shared buffer slots (default 10)")
     b.add_argument("--share", type=float, default=10e6, help="cui: bit/s a flow, N = K x 40e9 / share (default 1e7)")
+    b.add_argument("--threads", type=int, default=1,
+                   help="cui: 2 runs the network on two threads, hosts on one, routers and sink on the other (default 1)")
     b.add_argument("--seed", type=seed_type, default=1)
     b.add_argument("--print-scenario", action="store_true", help="print the benchmark's scenario TOML instead")
     b.set_defaults(func=lambda a: command(a, err))

@@ -123,11 +123,21 @@ pub fn run_text(text: String, port: &str) -> Result<BenchReport, crate::Scenario
     };
     let (rss_before_kb, _) = rss_kb();
     let t0 = Instant::now();
-    let mut w: World = crate::scenario::build::build_world(&sc)?;
-    let build_seconds = t0.elapsed().as_secs_f64();
-    let t1 = Instant::now();
-    w.run();
-    let wall_seconds = t1.elapsed().as_secs_f64();
+    // A parallel scenario runs on its two threads; the state counted is then the first side's
+    // (with the ports moved over from the second).
+    let (w, build_seconds, wall_seconds) = if sc.parallel.is_some() {
+        let run = crate::parallel::ParallelRun::new(&sc)?;
+        let build_seconds = t0.elapsed().as_secs_f64();
+        let t1 = Instant::now();
+        let w: World = run.join();
+        (w, build_seconds, t1.elapsed().as_secs_f64())
+    } else {
+        let mut w: World = crate::scenario::build::build_world(&sc)?;
+        let build_seconds = t0.elapsed().as_secs_f64();
+        let t1 = Instant::now();
+        w.run();
+        (w, build_seconds, t1.elapsed().as_secs_f64())
+    };
     if w.overflow.is_some() {
         return Err(crate::ScenarioError::new("flows", "the benchmark run filled the packet arena and stopped"));
     }

@@ -19,7 +19,7 @@ closed-loop model:
 
 The networks are the reproduction's own (network.py, families.py), ns-2's paced NewReno
 (make_scenarios.TRANSPORT). Runs go to a local pool (``--jobs``) or a Dask cluster
-(``--scheduler``).
+(``--scheduler``); ``--threads 2`` runs each on two threads (network.on_two_threads).
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def packet_budget_mb(net: Network) -> int:
 
 
 def run_cases(names, *, seed: int = 1, duration: float | None = None, jobs: int | None = None,
-              scheduler: str | None = None, progress: bool = True):
+              scheduler: str | None = None, progress: bool = True, threads: int = 1):
     """Run the named cases; one row per case: U, P_B, log10 P_B, drops, departures, the
     flows' goodput percentiles and Jain index, wall seconds, events, simulated seconds."""
     import numpy as np
@@ -109,7 +109,7 @@ def run_cases(names, *, seed: int = 1, duration: float | None = None, jobs: int 
     from ccsim.sweep import Task, run_many
 
     from .extrapolate import trunk_measure
-    from .network import scenario
+    from .network import on_two_threads, scenario
 
     table = cases()
     tasks = []
@@ -119,6 +119,8 @@ def run_cases(names, *, seed: int = 1, duration: float | None = None, jobs: int 
                                                      interval=min(c.net.interval, duration / 4))
         body = scenario(net, f"cui-direct-{name}", c.title, seed=seed)
         body["limits"] = {"packet_memory": f"{packet_budget_mb(net)}MB"}
+        if threads == 2:
+            body = on_two_threads(body)
         tasks.append(Task(key=name, scenario=body, meta={"warmup_s": net.warmup}))
     rows = []
     if len(tasks) == 1 and scheduler is None:
@@ -142,7 +144,8 @@ def run_cases(names, *, seed: int = 1, duration: float | None = None, jobs: int 
                      "log10_loss": math.log10(m["P_B"]) if m["P_B"] > 0 else -math.inf,
                      "departures": m["departures"], "drops": m["drops"], "sim_seconds": res.run["duration_s"],
                      "wall_seconds": res.run["wall_seconds"], "events": res.run["events"],
-                     "peak_packets": res.run["peak_packets"], "interrupted": res.run["interrupted"]})
+                     "peak_packets": res.run["peak_packets"], "interrupted": res.run["interrupted"],
+                     "threads": threads})
         del res
     order = {n: i for i, n in enumerate(names)}
     return pd.DataFrame(rows).sort_values("case", key=lambda s: s.map(order)).reset_index(drop=True)
@@ -226,6 +229,8 @@ def experiment(a) -> tuple[str, str | None]:
         return "", f"--duration: expected simulated seconds in (0, 1e5], got {a.duration}"
     if a.jobs is not None and a.jobs < 1:
         return "", f"--jobs: expected a positive integer, got {a.jobs}"
+    if a.threads not in (1, 2):
+        return "", f"--threads: expected 1 or 2, got {a.threads}"
     if a.scheduler:
         try:
             import distributed  # noqa: F401
@@ -234,7 +239,9 @@ def experiment(a) -> tuple[str, str | None]:
     repro = Path(a.extrapolation) if a.extrapolation else None
     if repro is not None and not (repro / "flows.parquet").exists():
         return "", f"--extrapolation {a.extrapolation!r}: expected the output directory of `ccsim reproduce cui-buffers`"
-    rows = run_cases(names, seed=a.seed, duration=a.duration, jobs=a.jobs, scheduler=a.scheduler)
+    # Two threads a run: one run at a time on this machine's two cores, unless asked.
+    jobs = a.jobs if a.jobs is not None or a.threads == 1 else 1
+    rows = run_cases(names, seed=a.seed, duration=a.duration, jobs=jobs, scheduler=a.scheduler, threads=a.threads)
     text = report(rows, repro) + f"Peak resident memory of this process: {peak_rss_mib():,.0f} MiB.\n"
     if a.out:
         from ccsim._files import atomic_write_text
@@ -249,5 +256,7 @@ def add_options(parser) -> None:
     parser.add_argument("--duration", type=float, help="cui-direct: simulated seconds instead of each case's own")
     parser.add_argument("--jobs", type=int, help="cui-direct: parallel runs (default: one per core)")
     parser.add_argument("--scheduler", metavar="ADDR", help="cui-direct: run on a Dask cluster")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="cui-direct: 2 runs each case on two threads (the engine's [parallel]; default 1)")
     parser.add_argument("--extrapolation", metavar="DIR", help="cui-direct: a `ccsim reproduce cui-buffers` "
                                                                "output to read ccsim's own extrapolation from")

@@ -134,3 +134,14 @@ def scenario(net: Network, name: str, description: str = "", seed: int = 1) -> d
         "links": links,
         "flows": flows,
     }
+
+
+def on_two_threads(body: dict) -> dict:
+    """``body`` (a scenario of ``scenario``) run on two threads (the engine's ``[parallel]``):
+    the hosts on the first, the edge routers, the switch and the sink on the second. The cut is
+    at the access links, whose delays (28 ms and more at the chapter's RTTs) let each thread
+    run that far ahead of the other; it splits the work about evenly (the senders and their
+    access lines on one side, the routers, the trunk and the receivers on the other:
+    docs/performance.md)."""
+    switches = body["nodes"]["switches"]
+    return {**body, "parallel": {"second": [*switches, "d"]}}
