@@ -13,8 +13,8 @@
 //! of the same picosecond on the two sides of the cut may run in another order than one
 //! thread would run them (a flow the second thread starts exactly at an interval's end counts
 //! its first packets in the next interval), so a parallel run is deterministic but not
-//! guaranteed to be identical to the serial run of the same scenario; on the networks of
-//! tests/parallel.rs and on Cui's chapter-3 network it is. Traces are not supported in a parallel run (an error names the
+//! guaranteed to be identical to the serial run of the same scenario (docs/scenario-format.md
+//! says where it was and was not). Traces are not supported in a parallel run (an error names the
 //! field), nor are delay changes and jitter on the links of the cut.
 
 use super::decode::{string_list, Obj, Result, ScenarioError};
