@@ -125,6 +125,11 @@ fn scenarios_that_cannot_be_split_are_refused_naming_the_field() {
     assert_eq!(e.path, "links[24].delay", "{}", e.message);
     let traced = small_cui("[parallel]\nsecond = [\"sw\", \"d\"]\n").replace("trace_cwnd = \"none\"", "trace_cwnd = \"all\"");
     assert_eq!(err(&traced).path, "measure.trace_cwnd");
+    // Left to their defaults, the traces are off in a parallel run (on in a serial one).
+    let defaults = small_cui("[parallel]\nsecond = [\"sw\", \"d\"]\n").replace("trace_cwnd = \"none\"\ntrace_queues = \"none\"\n", "");
+    assert!(!defaults.contains("trace_"));
+    let r = run(&defaults);
+    assert!(r.cwnd_trace.flow.is_empty() && r.queue_trace.port.is_empty());
     let all: Vec<String> = (0..24).map(|i| format!("\"h{i}\"")).chain(["\"d\"", "\"e1\"", "\"e2\"", "\"sw\""].map(String::from)).collect();
     let e = err(&small_cui(&format!("[parallel]\nsecond = [{}]\n", all.join(", "))));
     assert_eq!(e.path, "parallel.second");

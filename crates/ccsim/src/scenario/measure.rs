@@ -43,7 +43,17 @@ fn decode_selection(o: &mut Obj, key: &'static str, names: &NameIndex, ports: bo
     }
 }
 
-pub fn decode_measure(top: &mut Obj, duration: SimTime, port_names: &[String], flows: &[FlowSpec]) -> Result<MeasureSpec> {
+/// `[measure]`. `traces_by_default`: window and queue traces are on unless the table says
+/// otherwise (a parallel run, which cannot trace, has them off).
+pub fn decode_measure(
+    top: &mut Obj,
+    duration: SimTime,
+    port_names: &[String],
+    flows: &[FlowSpec],
+    traces_by_default: bool,
+) -> Result<MeasureSpec> {
+    let (cwnd_default, queues_default) =
+        if traces_by_default { (Selection::All, Selection::Switches) } else { (Selection::None, Selection::None) };
     let flow_names: Vec<String> = flows.iter().map(|f| f.name.clone()).collect();
     let (flow_index, port_index) = (NameIndex::new(&flow_names), NameIndex::new(port_names));
     let default_interval = duration / 8;
@@ -54,8 +64,8 @@ pub fn decode_measure(top: &mut Obj, duration: SimTime, port_names: &[String], f
                 interval: default_interval.max(1),
                 discard: 1,
                 trace_period: (duration / 2000).max(1),
-                trace_cwnd: Selection::All,
-                trace_queues: Selection::Switches,
+                trace_cwnd: cwnd_default,
+                trace_queues: queues_default,
                 trace_drops: Selection::None,
                 port_stats: Selection::None,
                 trace_departures: Selection::None,
@@ -86,8 +96,8 @@ pub fn decode_measure(top: &mut Obj, duration: SimTime, port_names: &[String], f
     if trace_period > duration {
         return Err(ScenarioError::new(m.at("trace_period"), "expected a period no longer than the run (duration)"));
     }
-    let trace_cwnd = decode_selection(&mut m, "trace_cwnd", &flow_index, false, Selection::All)?;
-    let trace_queues = decode_selection(&mut m, "trace_queues", &port_index, true, Selection::Switches)?;
+    let trace_cwnd = decode_selection(&mut m, "trace_cwnd", &flow_index, false, cwnd_default)?;
+    let trace_queues = decode_selection(&mut m, "trace_queues", &port_index, true, queues_default)?;
     let trace_drops = decode_selection(&mut m, "trace_drops", &port_index, true, Selection::None)?;
     let port_stats = decode_selection(&mut m, "port_stats", &port_index, true, Selection::None)?;
     let trace_departures = decode_selection(&mut m, "trace_departures", &port_index, true, Selection::None)?;

@@ -14,8 +14,8 @@
 //! thread would run them (a flow the second thread starts exactly at an interval's end counts
 //! its first packets in the next interval), so a parallel run is deterministic but not
 //! guaranteed to be identical to the serial run of the same scenario (docs/scenario-format.md
-//! says where it was and was not). Traces are not supported in a parallel run (an error names the
-//! field), nor are delay changes and jitter on the links of the cut.
+//! says where it was and was not). A parallel run traces nothing by default, and a trace asked
+//! for is an error naming the field; so are delay changes and jitter on the links of the cut.
 
 use super::decode::{string_list, Obj, Result, ScenarioError};
 use super::schema::{LinkSpec, MeasureSpec, NameIndex, Selection};

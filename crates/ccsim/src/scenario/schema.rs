@@ -227,7 +227,8 @@ fn decode_scenario(v: &Value) -> Result<Scenario> {
     let links = super::topology::decode_links(&mut top, &nodes, &node_index)?;
     let flows = super::flows::decode_flows(&mut top, &nodes, &node_index, duration)?;
     let ports = port_names(&nodes, &links);
-    let measure = super::measure::decode_measure(&mut top, duration, &ports, &flows)?;
+    let traces_by_default = !top.has("parallel");
+    let measure = super::measure::decode_measure(&mut top, duration, &ports, &flows, traces_by_default)?;
     let parallel = super::parallel::decode_parallel(&mut top, &node_index, nodes.len(), &links, &measure)?;
     top.finish()?;
     Ok(Scenario { name, description, seed, duration, measure, nodes, links, flows, limits, parallel, ports })
