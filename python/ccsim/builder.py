@@ -92,6 +92,12 @@ class Scenario:
         self._data.setdefault("measure", {}).update({k: v for k, v in fields.items() if v is not None})
         return self
 
+    def parallel(self, *second: str) -> "Scenario":
+        """Run on two threads, the nodes named here on the second (the scenario's
+        ``[parallel]``: the links between the two halves need a delay; no traces)."""
+        self._data["parallel"] = {"second": list(second)}
+        return self
+
     def set(self, **fields: Any) -> "Scenario":
         """Set top-level fields (name, seed, duration, description)."""
         self._data.update(fields)
