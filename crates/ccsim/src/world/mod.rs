@@ -176,11 +176,7 @@ mod packets;
 impl World {
     /// Run until the end time. Events scheduled exactly at the end still run.
     pub fn run(&mut self) {
-        while let Some(ev) = self.events.pop_due(self.end) {
-            self.now = ev.time;
-            self.prefetch_next();
-            self.handle(ev);
-        }
+        self.run_until(self.end);
         self.close();
     }
 
