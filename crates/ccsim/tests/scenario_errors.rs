@@ -231,6 +231,16 @@ fn parameters_out_of_range() {
     assert_err(&with("interval = \"2s\"", "interval = \"2s\"\ntrace_period = \"0s\""), "measure.trace_period", &["positive"]);
     assert_err(&with("max_window = 5", "max_window = 5\nstart = \"10s\""), "flows[0].start", &["before the end"]);
     assert_err(&with("max_window = 5", "max_window = 5\nstart = \"2s\"\nstop = \"1s\""), "flows[0].stop", &["after start"]);
+    assert_err(
+        &with("max_window = 5", "max_window = 5\nstart = \"6s\"\nstart_spread = \"4s\""),
+        "flows[0].start_spread",
+        &["before the end"],
+    );
+    assert_err(
+        &with("max_window = 5", "max_window = 5\nstart_spread = \"3s\"\nstop = \"2s\""),
+        "flows[0].stop",
+        &["after start + start_spread"],
+    );
 }
 
 #[test]

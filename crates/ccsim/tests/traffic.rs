@@ -394,3 +394,36 @@ fn a_window_controlled_cbr_offered_beyond_its_window_costs_no_event_per_offer() 
     let t = &r.flows[0].totals;
     assert!(t.sent <= 600 && t.sent > 450, "{}", t.sent);
 }
+
+/// `start_spread`: each flow starts at a uniform time in [start, start + spread) drawn from the
+/// seed, one stream per flow: the same seed gives the same starts, another seed others, and a
+/// constant-rate source's packet count says when it started.
+#[test]
+fn start_spread_draws_each_flows_start_from_the_seed() {
+    let scenario = |seed: u64| {
+        let mut s = ScenarioText::new("10s")
+            .raw("seed", seed)
+            .measure("2s")
+            .nodes(&["h1", "h2"], &["sw"])
+            .link("h1", "sw", "10Mbps")
+            .link("sw", "h2", "10Mbps")
+            .build();
+        for k in 0..4 {
+            s += &format!("[[flows]]\nname = \"f{k}\"\nsrc = \"h1\"\ndst = \"h2\"\napp = \"cbr\"\nrate = \"100pps\"\nstart = \"1s\"\nstart_spread = \"4s\"\n");
+        }
+        s
+    };
+    // A packet at the start and every 10 ms after it to the end at 10 s (both ends counted):
+    // the count gives the start to 10 ms.
+    let starts = |seed: u64| -> Vec<f64> { run(&scenario(seed)).flows.iter().map(|f| 10.0 - (f.totals.sent - 1) as f64 / 100.0).collect() };
+    let a = starts(1);
+    assert_eq!(a, starts(1), "the same seed, the same starts");
+    assert_ne!(a, starts(2), "another seed, other starts");
+    for s in &a {
+        assert!((0.99..5.0).contains(s), "a start in [1, 5) s, got {s}");
+    }
+    assert!(a.windows(2).any(|w| (w[0] - w[1]).abs() > 0.05), "each flow its own draw: {a:?}");
+    // Without a spread every flow starts at 1 s exactly.
+    let fixed = run(&scenario(1).replace("start_spread = \"4s\"\n", ""));
+    assert!(fixed.flows.iter().all(|f| f.totals.sent == 901), "{:?}", fixed.flows[0].totals);
+}

@@ -274,6 +274,7 @@ pub fn build_world_part(sc: &Scenario, side: Option<u8>) -> Result<World> {
             s
         });
         let rng = Rng::stream(sc.seed, &format!("flow/{}", fs.name));
+        let start = fs.start_time(sc.seed);
         // A stream of its own, so a size mix changes no other random numbers.
         let sizes = fs.packet_sizes.as_ref().map(|mix| {
             let seed = Rng::stream(sc.seed, &format!("flow/{}/packet_sizes", fs.name)).next_u64();
@@ -289,7 +290,7 @@ pub fn build_world_part(sc: &Scenario, side: Option<u8>) -> Result<World> {
             rev_route_len: rev.len() as u16,
             sender,
             sink: Sink::new(),
-            app: App::new(fs.app.clone(), fs.start, fs.stop, rng),
+            app: App::new(fs.app.clone(), start, fs.stop, rng),
             // 0 marks a size mix (`Flow::data_size`).
             packet_size: if sizes.is_some() { 0 } else { fs.packet_size },
             sizes,
@@ -300,7 +301,7 @@ pub fn build_world_part(sc: &Scenario, side: Option<u8>) -> Result<World> {
             total: Default::default(),
         });
         if mine(fs.src) {
-            events.schedule(fs.start, EventKind::FlowStart, i as u32);
+            events.schedule(start, EventKind::FlowStart, i as u32);
             if fs.stop < sc.duration {
                 events.schedule(fs.stop, EventKind::FlowStop, i as u32);
             }

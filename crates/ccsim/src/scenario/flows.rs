@@ -296,9 +296,15 @@ pub fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex, durati
         if start >= duration {
             return Err(ScenarioError::new(o.at("start"), "expected a start time before the end of the run (duration)"));
         }
+        let start_spread = o.quantity("start_spread", units::duration)?.unwrap_or(0);
+        if start.saturating_add(start_spread) >= duration {
+            return Err(ScenarioError::new(o.at("start_spread"), "expected start + start_spread before the end of the run (duration)"));
+        }
         let stop = o.quantity("stop", units::duration)?.unwrap_or(SimTime::MAX);
-        if stop <= start {
-            return Err(ScenarioError::new(o.at("stop"), "expected a stop time after start"));
+        if stop <= start.saturating_add(start_spread) {
+            let what =
+                if start_spread > 0 { "expected a stop time after start + start_spread" } else { "expected a stop time after start" };
+            return Err(ScenarioError::new(o.at("stop"), what));
         }
         let fq_weight = o.uint_in("fq_weight", 1, 1_000_000)?.unwrap_or(1) as u32;
         let class = o.uint_in("class", 0, 255)?.unwrap_or(0) as u8;
@@ -329,6 +335,7 @@ pub fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex, durati
             packet_sizes,
             ack_size: ack_size as u32,
             start,
+            start_spread,
             stop,
             route,
             reverse_route,

@@ -88,6 +88,9 @@ pub struct FlowSpec {
     pub packet_sizes: Option<SizeMix>,
     pub ack_size: u32,
     pub start: SimTime,
+    /// The flow starts at `start` plus a uniform [0, start_spread) drawn from the run's seed
+    /// (its own stream, so no other random number moves); 0 = exactly at `start`.
+    pub start_spread: SimTime,
     pub stop: SimTime,
     /// Explicit node sequences, if given.
     pub route: Option<Vec<usize>>,
@@ -97,6 +100,18 @@ pub struct FlowSpec {
     pub fq_weight: u32,
     /// Traffic class of its packets (for class-based schedulers). 0.
     pub class: u8,
+}
+
+impl FlowSpec {
+    /// When the flow starts in a run seeded `seed`: `start`, plus a uniform [0, start_spread)
+    /// from the flow's own stream (ns-2 scripts' habit of randomised starts).
+    pub fn start_time(&self, seed: u64) -> SimTime {
+        if self.start_spread == 0 {
+            return self.start;
+        }
+        let u = crate::sim::rng::Rng::stream(seed, &format!("flow/{}/start", self.name)).uniform_open0();
+        self.start + ((1.0 - u) * self.start_spread as f64) as SimTime
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
