@@ -28,6 +28,9 @@ from ccsim.experiments.liang91 import THESIS
 DEFAULT_OUT = THESIS.scenario_dir  # inside the package: ccsim/scenarios/liang91
 DATA, ACK = 512, 50                # bytes on the wire (§4.2, A-list §1.1)
 ROUTERS = [f"r{i}" for i in range(1, 7)]
+# Fig. 5.11 (Tri-S Topology Two) is not legible: "merge" (two equal branches into the shared
+# link, the reading SEIF's published equal shares need) or "chain" (spec §3.1's: S2 nearer).
+FIG511 = "merge"
 # Timers of every window source (A14: REAL's constants are unknown): Jacobson's estimator
 # with k = 4, a fine clock, 3 s before the first sample, a 200 ms floor; as the SEIF source's.
 TIMERS = {"rto_k": 4.0, "initial_rto": "3s", "min_rto": "200ms"}
@@ -71,15 +74,18 @@ def scheme(name: str, buffer_bytes: int, data: int, **seif_queue) -> tuple[dict,
 def scenario(stem: str, title: str, notes: list[str], *, hosts: list[tuple[str, str]], chain: list[tuple[str, str]],
              access: dict[str, tuple[str, str]], flows: list[dict], routers: dict, flow_common: dict,
              duration: float = 80.0, warmup: float = 20.0, max_window: int = 30, data: int = DATA,
-             switches: list[str] | None = None) -> tuple[str, str]:
+             switches: list[str] | None = None, branches: tuple = ()) -> tuple[str, str]:
     """One scenario file. `hosts` = (host, router) attachments; `chain` = (bandwidth, delay) of
-    each router-to-router link in order; `access` = host -> (bandwidth, delay) of its link."""
+    each router-to-router link in order; `access` = host -> (bandwidth, delay) of its link;
+    `branches` = (router, router, bandwidth, delay) links off the chain."""
     switches = switches or ROUTERS[:len(chain) + 1]
     links = []
     for host, router in hosts:
         bw, d = access[host]
         links.append({**link(host, router, bw, d), **routers})
     for (a, b), (bw, d) in zip(zip(switches, switches[1:]), chain):
+        links.append({**link(a, b, bw, d), **routers})
+    for a, b, bw, d in branches:
         links.append({**link(a, b, bw, d), **routers})
     body = {
         "name": f"liang91-{stem}",
@@ -258,22 +264,29 @@ def chapter5() -> list[tuple[str, str]]:
                 n = [1] if e == 1 else [1, 2]
                 hosts = [(f"s{k}", "r1") for k in n] + [(f"d{k}", "r2") for k in n]
                 chain, switches = [("500kbps", "50ms")], ["r1", "r2"]
-                where = "Fig. 5.10: sources at R1, destinations at R2, one 500 kb/s 50 ms link between."
-            else:
+                where = ["Fig. 5.10: sources at R1, destinations at R2, one 500 kb/s 50 ms link between."]
+            elif FIG511 == "chain":
                 n = [1, 2]
                 hosts = [("s1", "r1"), ("s2", "r2"), ("d1", "r3"), ("d2", "r3")]
                 chain, switches = [("500kbps", "50ms")] * 2, ["r1", "r2", "r3"]
-                where = "Fig. 5.11: S1 at R1 and S2 at R2 send to R3 over 500 kb/s 50 ms links (S2's path is shorter)."
+                where = ["Fig. 5.11 read as a chain: S1 at R1 and S2 at R2 send to R3 (S2's path is shorter)."]
+            else:
+                n = [1, 2]
+                hosts = [("s1", "r1"), ("s2", "r4"), ("d1", "r3"), ("d2", "r3")]
+                chain, switches = [("500kbps", "50ms")] * 2, ["r1", "r2", "r3", "r4"]
+                branch = (("r4", "r2", "500kbps", "50ms"),)
+                where = ["Fig. 5.11 read as two branches merging: S1 at R1 and S2 at R4 each cross a 500 kb/s",
+                         "50 ms link into R2 and share R2 -> R3 (equal paths; finding tris-topology-two)."]
             flows = [{"name": f"{k} S{k}", "src": f"s{k}", "dst": f"d{k}"} for k in n]
             if e == 4:
                 flows[1]["start"] = "9s"
             out.append(scenario(f"tris-e{e}-{slug}", f"§5.3, Table 5.17 Exp {e}: {words}",
-                                [where, "Access links 1 Mb/s, no latency; buffer 30 x 512 B; maximum window 85.",
+                                [*where, "Access links 1 Mb/s, no latency; buffer 30 x 512 B; maximum window 85.",
                                  *(["Source 2 starts at 9 s."] if e == 4 else []),
                                  "The thesis excludes the first 10 s; the run is 70 s (spec §3 [R])."],
                                 hosts=hosts, chain=chain, access={h: ("1Mbps", "0s") for h, _ in hosts},
                                 flows=flows, routers=routers, flow_common=fc, duration=70.0, warmup=10.0,
-                                max_window=85, switches=switches))
+                                max_window=85, switches=switches, branches=branch if e > 2 and FIG511 != "chain" else ()))
     return out
 
 
