@@ -269,7 +269,7 @@ pub fn build_world_part(sc: &Scenario, side: Option<u8>) -> Result<World> {
             let mut s = Sender::new(cc.build(w), w, t.sender.rto, t.sender.timers);
             s.own_ack_stops_timer = t.sender.own_ack_stops_timer;
             if t.sender.pacing {
-                s.spread_over_rtt();
+                s.spread_over_rtt(t.sender.pacing_rtt);
             }
             s
         });

@@ -13,6 +13,18 @@ use super::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
 
+/// Which round-trip time the `pacing` option spreads the window over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacingRtt {
+    /// The retransmission timer's smoothed RTT (gain 1/8).
+    Srtt,
+    /// David Wei's ns-2 pacing patch (Caltech, 2006; its `pace_packet_` 1): an average of
+    /// the RTT samples with weight 1/max(cwnd/3, 4) each, and the least RTT seen so far while
+    /// the flow recovers from a loss (until the ACKs pass `recover`), so a cut window goes
+    /// out at the path's rate rather than over a round trip swollen by the queue it left.
+    Ns2Wei,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TimerMode {
     /// One retransmission timer per connection, for the oldest unacknowledged packet:
@@ -44,6 +56,8 @@ pub struct SenderConfig {
     /// Spread the window over the smoothed RTT: every transmission, retransmissions
     /// included, at least srtt / window after the previous one (`pacing`; see `pacer.rs`).
     pub pacing: bool,
+    /// The round trip `pacing` spreads the window over.
+    pub pacing_rtt: PacingRtt,
 }
 
 impl SenderConfig {
@@ -65,6 +79,12 @@ impl SenderConfig {
             "pacing",
             self.pacing,
             "pace every transmission, retransmissions included, at least srtt/cwnd after the previous one (Cui 2007 §2.2.4; not with algorithms that pace by their own rule)",
+        )?;
+        self.pacing_rtt = p.choice(
+            "pacing_rtt",
+            self.pacing_rtt,
+            &[("srtt", PacingRtt::Srtt), ("ns2_wei", PacingRtt::Ns2Wei)],
+            "the round trip pacing spreads the window over: the smoothed RTT, or ns2_wei (Wei's ns-2 pacing patch: an average over max(cwnd/3, 4) samples, the least RTT while recovering from a loss)",
         )?;
         rto.karn = p.flag("karn", rto.karn, "skip RTT samples of retransmitted packets (Karn and Partridge)")?;
         rto.backoff = p.flag("backoff", rto.backoff, "double the timeout on each expiry until a fresh sample")?;

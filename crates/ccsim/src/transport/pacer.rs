@@ -16,9 +16,14 @@
 //! accumulate until used.
 //!
 //! Spreading (`pacing = true`; Cui 2007 §2.2.4, spec cui-buffers-fast-adpm.md §2.2 and §6
-//! item 2): every transmission, new or retransmitted, leaves no sooner than srtt / W after the
+//! item 2): every transmission, new or retransmitted, leaves no sooner than rtt / W after the
 //! previous one, W being the window the sender may use now (min(floor(cwnd), max_window)),
 //! both read afresh at every decision; the window stays a hard cap and ACKs only open it.
+//! The round trip is the smoothed RTT, or with `pacing_rtt = "ns2_wei"` the rule of David
+//! Wei's ns-2 pacing patch (Caltech 2006, the pacing the FAST group's ns-2 runs used): its own
+//! average of the RTT samples, each weighted 1/max(cwnd/3, 4), and while the flow recovers
+//! from a loss (its ACKs not yet past the algorithm's `recover_point`) the least RTT seen.
+//! ccsim keeps pacing the retransmissions under either rule (the patch let them go at once).
 //! Before the first RTT sample there is no interval, and the window alone decides (one
 //! packet with the usual initial window). Fast retransmissions, partial-ACK retransmissions
 //! and a timeout's go-back-N all wait for their slot.
@@ -29,6 +34,7 @@
 //! and the later one fires as a no-op.
 
 use super::cc::{CongestionControl, PaceAdjust, Pacing};
+use super::config::PacingRtt;
 use super::sender::{Sender, NEVER};
 use crate::net::packet::pair_code;
 use crate::sim::SimTime;
@@ -50,17 +56,48 @@ pub(super) struct Pacer {
     extra: u32,
     /// Time of the earliest pacing event armed in the world's queue (NEVER if none).
     armed_at: SimTime,
+    /// Spreading: the round trip it spreads over, and for `Ns2Wei` its average (ps; NaN
+    /// before the first sample) and least RTT sample.
+    rtt_rule: PacingRtt,
+    wei_avg: f64,
+    wei_min: SimTime,
 }
 
 impl Pacer {
     /// Pacing by the algorithm's burst rule.
     pub(super) fn new() -> Self {
-        Pacer { spread: false, last_start: None, len: 0, sent: 0, skip: 0, extra: 0, armed_at: NEVER }
+        Pacer {
+            spread: false,
+            last_start: None,
+            len: 0,
+            sent: 0,
+            skip: 0,
+            extra: 0,
+            armed_at: NEVER,
+            rtt_rule: PacingRtt::Srtt,
+            wei_avg: f64::NAN,
+            wei_min: NEVER,
+        }
     }
 
-    /// Spreading the window over the smoothed RTT.
-    pub(super) fn spread() -> Self {
-        Pacer { spread: true, ..Pacer::new() }
+    /// Spreading the window over the round trip `rtt_rule` names.
+    pub(super) fn spread(rtt_rule: PacingRtt) -> Self {
+        Pacer { spread: true, rtt_rule, ..Pacer::new() }
+    }
+
+    /// An RTT sample of the flow, with its window `cwnd` (only `Ns2Wei` keeps them).
+    #[inline]
+    pub(super) fn on_rtt_sample(&mut self, rtt: SimTime, cwnd: f64) {
+        if self.rtt_rule != PacingRtt::Ns2Wei {
+            return;
+        }
+        if self.wei_avg.is_nan() {
+            self.wei_avg = rtt as f64;
+        } else {
+            let weight = (cwnd / 3.0).max(4.0);
+            self.wei_avg = (self.wei_avg * (weight - 1.0) + rtt as f64) / weight;
+        }
+        self.wei_min = self.wei_min.min(rtt);
     }
 
     /// Spreading: true if a packet may leave at `now`, `interval` (None: no spacing yet)
@@ -84,18 +121,31 @@ impl Pacer {
 }
 
 impl Sender {
-    /// Spread the window over the smoothed RTT (the `pacing` option; see the module header).
-    /// Not for algorithms that pace by their own rule.
-    pub fn spread_over_rtt(&mut self) {
+    /// Spread the window over the round trip `rtt_rule` names (the `pacing` option; see the
+    /// module header). Not for algorithms that pace by their own rule.
+    pub fn spread_over_rtt(&mut self, rtt_rule: PacingRtt) {
         assert!(!self.cc.uses_pacing(), "{} paces by its own rule", self.cc.name());
-        self.pacer = Some(Box::new(Pacer::spread()));
+        self.pacer = Some(Box::new(Pacer::spread(rtt_rule)));
     }
 
-    /// Spreading: the least time between two transmissions now, srtt / W (None before the
+    /// Spreading: the least time between two transmissions now, rtt / W (None before the
     /// first RTT sample).
     #[inline]
     fn spread_interval(&self) -> Option<SimTime> {
-        Some(self.rtt.srtt()? / self.usable_window().max(1))
+        let rtt = match self.pacer.as_deref().map(|p| (p.rtt_rule, p.wei_avg, p.wei_min)) {
+            Some((PacingRtt::Ns2Wei, avg, min)) => {
+                if avg.is_nan() {
+                    return None;
+                }
+                if self.snd_una <= self.cc.recover_point() {
+                    min
+                } else {
+                    avg as SimTime
+                }
+            }
+            _ => self.rtt.srtt()?,
+        };
+        Some(rtt / self.usable_window().max(1))
     }
 
     /// A retransmission waits to be sent.
@@ -221,9 +271,14 @@ mod tests {
     /// A spreading NewReno sender whose packet 0, sent at 0, was acknowledged at 1 s (srtt
     /// 1 s), with cwnd 10.
     fn spreading() -> Sender {
+        spreading_over(PacingRtt::Srtt)
+    }
+
+    /// As `spreading`, over the round trip `rule` names.
+    fn spreading_over(rule: PacingRtt) -> Sender {
         let d = NewReno::sender_defaults();
         let mut s = Sender::new(Cc::from(NewReno::build(&NewRenoConfig::default(), 100)), 100, d.rto, d.timers);
-        s.spread_over_rtt();
+        s.spread_over_rtt(rule);
         assert!(s.is_paced());
         s.app_limit = 1000;
         assert_eq!(s.next_transmission(0).map(|t| t.seq), Some(0), "no interval before the first RTT sample");
@@ -283,6 +338,40 @@ mod tests {
         assert!(s.next_transmission(t + SEC / 8 - 1).is_none());
         let r = s.next_transmission(t + SEC / 8).expect("the fast retransmission");
         assert_eq!((r.seq, r.retransmission), (1, true));
+    }
+
+    #[test]
+    fn ns2_wei_spreads_over_its_own_average_and_over_the_least_rtt_in_recovery() {
+        let mut s = spreading_over(PacingRtt::Ns2Wei);
+        let gap = SEC / 10; // one sample of 1 s: the average is 1 s
+        for k in 0..10u64 {
+            assert!(s.next_transmission(SEC + k * gap).is_some(), "packet {k}");
+        }
+        // Packet 1 (sent at 1 s) is acknowledged at 4 s: a 3 s sample, weighted 1/max(11/3, 4)
+        // = 1/4 (cwnd 11 by then): the average is (3 x 1 + 3) / 4 = 1.5 s, where the smoothed
+        // RTT moves only an eighth of the way.
+        s.on_ack(2, 1, SEC, SEC, false, false, 0, 4 * SEC);
+        assert_eq!(s.usable_window(), 11);
+        assert!(s.rtt.srtt().unwrap() < 3 * SEC / 2);
+        assert!(s.next_transmission(4 * SEC).is_some());
+        assert_eq!(s.pace_release(), 4 * SEC + 3 * SEC / 2 / 11);
+        // Packet 2 is lost: three duplicates start a recovery, which spreads the window over
+        // the least RTT seen, 1 s, until the ACKs pass `recover`.
+        let t = 5 * SEC;
+        for echo in 3..=5 {
+            s.on_ack(2, echo, 0, 0, false, false, 0, t);
+        }
+        assert!(s.snd_una <= s.cc.recover_point());
+        let w = s.usable_window();
+        assert_eq!(s.spread_interval(), Some(SEC / w), "least RTT / window while recovering");
+        let r = s.next_transmission(t).expect("the fast retransmission");
+        assert_eq!((r.seq, r.retransmission), (2, true));
+        // The ACK past `recover` ends it: the average again.
+        s.on_ack(13, 12, 0, 0, false, false, 0, 6 * SEC);
+        assert!(s.snd_una > s.cc.recover_point());
+        let avg = s.pacer.as_deref().unwrap().wei_avg as SimTime;
+        assert!(avg > SEC, "{avg}");
+        assert_eq!(s.spread_interval(), Some(avg / s.usable_window()));
     }
 
     #[test]

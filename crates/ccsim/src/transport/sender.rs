@@ -205,6 +205,15 @@ impl Sender {
         Transmission { seq, first_tx: slot.first_tx, retransmission, code, probe }
     }
 
+    /// An RTT sample for the estimator (and a pacer that keeps its own average).
+    #[inline]
+    fn rtt_sample(&mut self, rtt: SimTime) {
+        self.rtt.sample(rtt);
+        if let Some(p) = self.pacer.as_deref_mut() {
+            p.on_rtt_sample(rtt, self.cc.cwnd());
+        }
+    }
+
     /// The ACK of data packet `seq` arrived at `now` (before `on_ack`). With per-packet timers
     /// and `own_ack_stops_timer`, that packet is known received even if it arrived out of
     /// order, so its timer stops: Keshav's Generic "retransmits packets that have not been
@@ -220,7 +229,7 @@ impl Sender {
         }
         if self.rtt.cfg.samples == RttSamples::EachPacket && !self.slots.sampled(seq) {
             self.slots.set_sampled(seq, true);
-            self.rtt.sample(now - self.slots.get(seq).first_tx);
+            self.rtt_sample(now - self.slots.get(seq).first_tx);
         }
     }
 
@@ -279,17 +288,17 @@ impl Sender {
             if self.rtt.cfg.samples.per_packet() {
                 for seq in self.snd_una..ack.min(self.high_sent) {
                     if !self.slots.sampled(seq) {
-                        self.rtt.sample(now - self.slots.get(seq).first_tx);
+                        self.rtt_sample(now - self.slots.get(seq).first_tx);
                     }
                 }
             } else if self.rtt.cfg.samples == RttSamples::OnePerRtt {
                 let (seq, sent) = self.timed;
                 if sent != NEVER && ack > seq {
                     self.timed.1 = NEVER;
-                    self.rtt.sample(now - sent);
+                    self.rtt_sample(now - sent);
                 }
             } else if !(self.rtt.cfg.karn && sampled_retx) {
-                self.rtt.sample(rtt_sample);
+                self.rtt_sample(rtt_sample);
             }
             if self.rtt.cfg.sample_packet == SamplePacket::Cumulative && ack <= self.high_sent {
                 let s = self.slots.get(ack - 1);

@@ -47,7 +47,7 @@ use super::{AckInfo, AckResponse, Algorithm, CongestionControl, TimeoutInfo};
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
 use crate::sim::PS_PER_SEC;
-use crate::transport::config::{SenderConfig, TimerMode};
+use crate::transport::config::{PacingRtt, SenderConfig, TimerMode};
 use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
 
 /// How the real-valued window W becomes the integer window the source uses.
@@ -126,6 +126,7 @@ impl Algorithm for Dec {
             timers: TimerMode::Single,
             own_ack_stops_timer: false,
             pacing: false,
+            pacing_rtt: PacingRtt::Srtt,
         }
     }
 

@@ -39,7 +39,7 @@ use super::{AckInfo, AckResponse, Algorithm, CongestionControl, TimeoutInfo};
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
 use crate::sim::PS_PER_SEC;
-use crate::transport::config::{Retransmit, SenderConfig, TimerMode};
+use crate::transport::config::{Retransmit, PacingRtt, SenderConfig, TimerMode};
 use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
 
 #[derive(Clone, Debug)]
@@ -75,6 +75,7 @@ impl Algorithm for Generic {
             timers: TimerMode::PerPacket,
             own_ack_stops_timer: true,
             pacing: false,
+            pacing_rtt: PacingRtt::Srtt,
         }
     }
 

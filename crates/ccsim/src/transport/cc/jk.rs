@@ -30,7 +30,7 @@ use super::{AckInfo, AckResponse, Algorithm, CongestionControl, TimeoutInfo};
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
 use crate::sim::PS_PER_SEC;
-use crate::transport::config::{SenderConfig, TimerMode};
+use crate::transport::config::{PacingRtt, SenderConfig, TimerMode};
 use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
 
 /// JK's parameters.
@@ -72,6 +72,7 @@ impl Algorithm for Jk {
             timers: TimerMode::SingleBsd,
             own_ack_stops_timer: false,
             pacing: false,
+            pacing_rtt: PacingRtt::Srtt,
         }
     }
 

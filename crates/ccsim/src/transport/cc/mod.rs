@@ -175,6 +175,12 @@ pub trait CongestionControl {
     fn take_pace_adjust(&mut self) -> PaceAdjust {
         PaceAdjust::default()
     }
+    /// One past the highest sequence sent at the last loss response (NewReno's `recover`):
+    /// the flow counts as recovering from that loss until its ACKs pass it. 0 for
+    /// algorithms without the notion. Read by `pacing_rtt = "ns2_wei"`.
+    fn recover_point(&self) -> u64 {
+        0
+    }
     /// The values of [`Algorithm::TRACE_COLUMNS`], in that order (NaN where unknown). Read by
     /// the trace sampler only: cheap, and it must not change the state.
     fn trace_values(&self, _out: &mut [f64]) {}
@@ -304,6 +310,10 @@ impl CongestionControl for Cc {
     #[inline]
     fn take_pace_adjust(&mut self) -> PaceAdjust {
         dispatch!(self, c => c.take_pace_adjust())
+    }
+    #[inline]
+    fn recover_point(&self) -> u64 {
+        dispatch!(self, c => c.recover_point())
     }
     fn trace_values(&self, out: &mut [f64]) {
         dispatch!(self, c => c.trace_values(out))

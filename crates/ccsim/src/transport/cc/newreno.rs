@@ -308,6 +308,9 @@ impl CongestionControl for NewReno {
     fn cwnd(&self) -> f64 {
         self.cwnd + self.dupwnd
     }
+    fn recover_point(&self) -> u64 {
+        self.recover
+    }
     fn ssthresh(&self) -> f64 {
         self.ssthresh
     }

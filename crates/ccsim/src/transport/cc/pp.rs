@@ -93,7 +93,7 @@ use crate::scenario::params::{text, Params};
 use crate::scenario::units;
 use crate::sim::time::{from_secs, to_secs};
 use crate::sim::{SimTime, PS_PER_SEC};
-use crate::transport::config::{SenderConfig, TimerMode};
+use crate::transport::config::{PacingRtt, SenderConfig, TimerMode};
 use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
 
 /// The pole-placement horizon J of law (5.14) (scenario names "r_plus_s_over_mu",
@@ -211,6 +211,7 @@ impl Algorithm for PacketPair {
             timers: TimerMode::PerPacketDoubling,
             own_ack_stops_timer: true,
             pacing: false,
+            pacing_rtt: PacingRtt::Srtt,
         }
     }
 

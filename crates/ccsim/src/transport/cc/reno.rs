@@ -38,7 +38,7 @@ use super::{AckInfo, AckResponse, Algorithm, CongestionControl, TimeoutInfo};
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
 use crate::sim::PS_PER_SEC;
-use crate::transport::config::{SenderConfig, TimerMode};
+use crate::transport::config::{PacingRtt, SenderConfig, TimerMode};
 use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
 
 /// Which Reno (see the module header).
@@ -96,6 +96,7 @@ pub(crate) fn rfc6298_defaults() -> SenderConfig {
         timers: TimerMode::Single,
         own_ack_stops_timer: false,
         pacing: false,
+        pacing_rtt: PacingRtt::Srtt,
     }
 }
 

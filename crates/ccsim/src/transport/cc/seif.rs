@@ -44,7 +44,7 @@ use super::{AckInfo, AckResponse, Algorithm, CongestionControl, Feedback, Timeou
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
 use crate::sim::PS_PER_SEC;
-use crate::transport::config::{SenderConfig, TimerMode};
+use crate::transport::config::{PacingRtt, SenderConfig, TimerMode};
 use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
 
 /// How a cut window is rounded.
@@ -187,6 +187,7 @@ pub fn liang_timers() -> SenderConfig {
         timers: TimerMode::SingleBsd,
         own_ack_stops_timer: false,
         pacing: false,
+        pacing_rtt: PacingRtt::Srtt,
     }
 }
 
