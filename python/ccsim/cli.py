@@ -18,94 +18,11 @@ expected), 1 on an internal error, 130 when interrupted.
 from __future__ import annotations
 
 import argparse
-import json
-import math
-import os
-import re
 import sys
 from pathlib import Path
 
-
-def _seed(text: str) -> int:
-    """argparse type of --seed: an integer in the engine's range (argparse exits 2 otherwise)."""
-    import argparse
-
-    from .api import check_seed
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    try:
-        return check_seed(value, "seed")
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e).removeprefix("seed: ")) from None
-
-
-def _with_file(file, err) -> str:
-    """The error prefixed with the scenario file, unless it names the file already."""
-    msg = str(err)
-    names = {str(file), str(Path(file))}
-    return msg if any(msg.startswith(n + ":") for n in names) else f"{file}: {msg}"
-
-
-def _err(msg: str) -> int:
-    print(f"ccsim: error: {msg}", file=sys.stderr)
-    return 2
-
-
-def _check_out(path: str | None, *, is_file: bool = False) -> None:
-    """Fail before any simulation runs if the results could not be written there: create the
-    output directory (or a file's parent) and probe it. Raises ValueError naming --out."""
-    if not path:
-        return
-    d = Path(path).parent if is_file else Path(path)
-    try:
-        d.mkdir(parents=True, exist_ok=True)
-        probe = d / f".ccsim-write-test-{os.getpid()}"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as e:
-        raise ValueError(f"--out {path}: cannot write there ({e.strerror or e}); expected a writable "
-                         f"{'file path' if is_file else 'directory'}") from None
-
-
-def _fmt(mean: float, sd: float | None = None, digits: int = 3) -> str:
-    if mean is None or (isinstance(mean, float) and math.isnan(mean)):
-        return "-"
-    s = f"{mean:.{digits}f}"
-    if sd is not None and not math.isnan(sd) and sd >= 0.5 * 10 ** (-digits):
-        s += f" ± {sd:.{digits}f}"
-    return s
-
-
-def _text(value) -> str:
-    """A value as table text: rich never reads a user's names as markup."""
-    from rich.markup import escape
-
-    return escape(str(value))
-
-
-def _print_table(res) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    run = res.run
-    t = Table(title=f"{_text(run['name'])}: seed {run['seed']}, {run['duration_s']:g} s, "
-                    f"intervals of {run['interval_s']:g} s (first {run['discard']} discarded)")
-    for col in ("flow", "app/cc", "goodput (pkt/s)", "delay RTT (s)", "drops (/s)", "retx (/s)", "sent", "timeouts"):
-        t.add_column(col, justify="left" if col in ("flow", "app/cc") else "right")
-    for _, f in res.flows.iterrows():
-        t.add_row(_text(f["name"]), f"{f['app']}/{f['cc']}",
-                  _fmt(f["goodput_pps"], f["goodput_pps_sd"]), _fmt(f["delay_s"], f["delay_s_sd"]),
-                  _fmt(f["drop_rate"], f["drop_rate_sd"]), _fmt(f["retx_rate"], f["retx_rate_sd"]),
-                  str(int(f["sent"])), str(int(f["timeouts"])))
-    con = Console() if sys.stdout.isatty() else Console(width=130)
-    con.print(t)
-    jain = run["jain_goodput"]
-    con.print(f"Jain index (goodput): {jain:.4f}" if jain == jain else "Jain index: -",
-              f"   events: {run['events']:,}   wall: {run['wall_seconds']:.2f} s",
-              f"   packet conservation: {'ok' if run['conserved'] else 'VIOLATED'}")
+from ._cli_common import _check_out, _err, _print_table, _seed, _text, _with_file
+from .cli_theses import EXPERIMENTS, cmd_compare, cmd_experiment, cmd_reproduce
 
 
 def cmd_run(a) -> int:
@@ -188,39 +105,6 @@ def cmd_list(a) -> int:
     return 0
 
 
-EXPERIMENTS = {
-    "keshav91-fq-buffers": "Keshav 1991 ch. 3: average and maximum insertion costs of the four FQ buffering "
-                           "structures (LINK, TREE, HEAP, PERC), trace-driven, beside Tables 3.1/3.2",
-    "cui-direct": "Cui ch. 3's target systems simulated directly (E3.2 at 40 Gb/s; --cases t3.4-k16, t3.4-k64, "
-                  "k100 for Table 3.4 and 4 Tb/s) beside the extrapolations (issue 22)",
-}
-
-
-def cmd_experiment(a) -> int:
-    if a.out is not None:
-        out = Path(a.out)
-        if not a.out or out.is_dir() or (out.exists() and not out.resolve().is_file()):
-            return _err(f"--out {a.out!r}: expected the path of a text file to write the report to")
-    _check_out(a.out, is_file=True)
-    if a.name == "cui-direct":
-        from .experiments.cui_buffers.direct import experiment
-
-        text, problem = experiment(a)
-        if problem:
-            return _err(problem)
-    else:
-        from .experiments.keshav91.fq_buffers import report
-
-        text, held, total = report(a.seed)
-        text += f"\n{held} of {total} of the chapter's qualitative findings hold on this run.\n"
-    print(text, end="")
-    if a.out:
-        from ._files import atomic_write_text
-        atomic_write_text(a.out, text)
-        print(f"wrote {a.out}")
-    return 0
-
-
 def cmd_sweep(a) -> int:
     from . import api, sweep
 
@@ -293,113 +177,6 @@ def cmd_plot(a) -> int:
     except OSError as e:
         return _err(f"{out}: cannot write the figures there ({e.strerror or e})")
     print(f"wrote {', '.join(made) or 'nothing (no traces)'} in {out}/")
-    return 0
-
-
-def cmd_reproduce(a) -> int:
-    from rich.console import Console
-    from rich.table import Table
-
-    from .experiments.kit.registry import all_theses, get_thesis, thesis_ids
-
-    if a.list:
-        for t in all_theses():
-            print(f"{t.id}  {t.title}")
-        return 0
-    if a.thesis is None:
-        return _err(f"reproduce: expected a thesis, one of: {', '.join(thesis_ids())} (ccsim reproduce --list)")
-    thesis = get_thesis(a.thesis)
-
-    from .experiments.kit.reproduce import check_options, prepare, reproduce
-    from .experiments.kit.sections import failure_explanations
-    from .experiments.kit.judge import pass_rates_text
-
-    if a.only is not None:
-        a.only = ",".join(a.only)
-    params = a.param or []
-    # Every mistake in the options is reported before anything runs or any directory is made.
-    check_options(seeds=a.seeds, jobs=a.jobs, jitter=a.jitter)
-    prepare(thesis, only=a.only, params=params)
-    default_out = f"results/{thesis.id}"
-    out = a.out or default_out
-    if out == default_out:  # a variant run keeps the plain run's report
-        suffix = ([f"jitter-{a.jitter}"] if a.jitter is not None else []) + [re.sub(r"[^A-Za-z0-9._=-]", "_", p.strip())
-                                                                           for p in params]
-        out = "-".join([default_out] + suffix)
-    _check_out(out)
-    try:
-        res = reproduce(thesis, quick=a.quick, seeds=a.seeds, jobs=a.jobs, out=out, only=a.only,
-                        scheduler=a.scheduler, jitter=a.jitter, params=params)
-    except KeyboardInterrupt:
-        print(f"ccsim: interrupted before the report was written; {out}/ keeps the last complete report, "
-              f"if there was one (every file is written whole or not at all)", file=sys.stderr)
-        return 130
-    con = Console() if sys.stdout.isatty() else Console(width=130)
-    t = Table(title=f"{thesis.title} reproduction ({'quick' if res.quick else 'full'}, "
-                    f"seeds {res.seeds[0]}..{res.seeds[-1]}, {res.total_seconds:.0f} s)")
-    cc = res.cell_counts()
-    for col in cc.columns:
-        t.add_column(str(col), justify="left" if col == "class" else "right")
-    for row in cc.itertuples(index=False):
-        t.add_row(*[_text(x) for x in row])
-    con.print(t)
-    q = Table(title="qualitative checks")
-    qc = res.qcheck_counts()
-    for col in qc.columns:
-        q.add_column(str(col), justify="left" if col == "checks" else "right")
-    for row in qc.itertuples(index=False):
-        q.add_row(*[_text(x) for x in row])
-    con.print(q)
-    bad = int((res.runs["seeds_ok"] == 0).sum()) if len(res.runs) else 0
-    if bad:
-        con.print(f"{bad} of {len(res.runs)} scenario files did not run (see the report)")
-    rates = pass_rates_text(res.cells)
-    if rates:
-        con.print(f"judged cells passing (known issues aside): {rates}")
-    e = failure_explanations(res)
-    con.print(f"covered by findings: {e['explained cells']} of {e['failed cells']} failed cells, "
-              f"{e['explained checks']} of {e['failed hard checks']} failed or data-less hard checks "
-              f"(cause still open for {e['open cells']} cells and {e['open checks']} checks)")
-    print(f"report: {res.report_md} and {res.report_html}")
-    return 1 if bad else 0  # a reproduction with runs that failed is not a success
-
-
-def cmd_compare(a) -> int:
-    from rich.console import Console
-    from rich.table import Table
-
-    from .experiments.kit.compare import compare
-
-    c = compare(a.base, a.other)
-    con = Console() if sys.stdout.isatty() else Console(width=150)
-    if c.note:
-        con.print(c.note, markup=False)
-    t = Table(title=f"passes: {_text(a.base)} -> {_text(a.other)}")
-    for col in ("", "base", "other", "change"):
-        t.add_column(col, justify="left" if not col else "right")
-    for name, r in c.scores.iterrows():
-        t.add_row(_text(name), str(r["base"]), str(r["other"]), f"{r['change']:+d}")
-    con.print(t)
-    if len(c.cells):
-        ct = Table(title=f"{len(c.cells)} cells changed status")
-        for col in ("table", "pair", "src", "phase", "metric", "class", "thesis", "base", "other", "status"):
-            ct.add_column(col, justify="right" if col in ("src", "thesis", "base", "other") else "left")
-        for r in c.cells.to_dict("records"):
-            phase = r["phase"] if isinstance(r["phase"], str) else ""
-            ct.add_row(_text(r["table"]), _text(r["pair"]), _text(r["source"]), _text(phase), _text(r["metric"]), _text(r["class"]),
-                       _fmt(r["thesis"]), _fmt(r["sim_base"]), _fmt(r["sim_other"]),
-                       f"{r['status_base']} -> {r['status_other']}")
-        con.print(ct)
-    if len(c.checks):
-        qt = Table(title=f"{len(c.checks)} qualitative checks changed status")
-        for col in ("check", "severity", "status", "other's detail"):
-            qt.add_column(col)
-        for r in c.checks.to_dict("records"):
-            detail = r.get("detail") if isinstance(r.get("detail"), str) else ""
-            qt.add_row(_text(r["id"]), _text(r["severity"]), f"{r['status_base']} -> {r['status_other']}", _text(detail[:160]))
-        con.print(qt)
-    if not len(c.cells) and not len(c.checks):
-        con.print("no cell or check changed status")
     return 0
 
 

@@ -1,0 +1,149 @@
+"""The ``ccsim`` subcommands about the theses: ``experiment``, ``reproduce`` and ``compare``."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from ._cli_common import _check_out, _err, _fmt, _text
+
+
+EXPERIMENTS = {
+    "keshav91-fq-buffers": "Keshav 1991 ch. 3: average and maximum insertion costs of the four FQ buffering "
+                           "structures (LINK, TREE, HEAP, PERC), trace-driven, beside Tables 3.1/3.2",
+    "cui-direct": "Cui ch. 3's target systems simulated directly (E3.2 at 40 Gb/s; --cases t3.4-k16, t3.4-k64, "
+                  "k100 for Table 3.4 and 4 Tb/s) beside the extrapolations (issue 22)",
+}
+
+
+def cmd_experiment(a) -> int:
+    if a.out is not None:
+        out = Path(a.out)
+        if not a.out or out.is_dir() or (out.exists() and not out.resolve().is_file()):
+            return _err(f"--out {a.out!r}: expected the path of a text file to write the report to")
+    _check_out(a.out, is_file=True)
+    if a.name == "cui-direct":
+        from .experiments.cui_buffers.direct import experiment
+
+        text, problem = experiment(a)
+        if problem:
+            return _err(problem)
+    else:
+        from .experiments.keshav91.fq_buffers import report
+
+        text, held, total = report(a.seed)
+        text += f"\n{held} of {total} of the chapter's qualitative findings hold on this run.\n"
+    print(text, end="")
+    if a.out:
+        from ._files import atomic_write_text
+        atomic_write_text(a.out, text)
+        print(f"wrote {a.out}")
+    return 0
+
+
+def cmd_reproduce(a) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .experiments.kit.registry import all_theses, get_thesis, thesis_ids
+
+    if a.list:
+        for t in all_theses():
+            print(f"{t.id}  {t.title}")
+        return 0
+    if a.thesis is None:
+        return _err(f"reproduce: expected a thesis, one of: {', '.join(thesis_ids())} (ccsim reproduce --list)")
+    thesis = get_thesis(a.thesis)
+
+    from .experiments.kit.reproduce import check_options, prepare, reproduce
+    from .experiments.kit.sections import failure_explanations
+    from .experiments.kit.judge import pass_rates_text
+
+    if a.only is not None:
+        a.only = ",".join(a.only)
+    params = a.param or []
+    # Every mistake in the options is reported before anything runs or any directory is made.
+    check_options(seeds=a.seeds, jobs=a.jobs, jitter=a.jitter)
+    prepare(thesis, only=a.only, params=params)
+    default_out = f"results/{thesis.id}"
+    out = a.out or default_out
+    if out == default_out:  # a variant run keeps the plain run's report
+        suffix = ([f"jitter-{a.jitter}"] if a.jitter is not None else []) + [re.sub(r"[^A-Za-z0-9._=-]", "_", p.strip())
+                                                                           for p in params]
+        out = "-".join([default_out] + suffix)
+    _check_out(out)
+    try:
+        res = reproduce(thesis, quick=a.quick, seeds=a.seeds, jobs=a.jobs, out=out, only=a.only,
+                        scheduler=a.scheduler, jitter=a.jitter, params=params)
+    except KeyboardInterrupt:
+        print(f"ccsim: interrupted before the report was written; {out}/ keeps the last complete report, "
+              f"if there was one (every file is written whole or not at all)", file=sys.stderr)
+        return 130
+    con = Console() if sys.stdout.isatty() else Console(width=130)
+    t = Table(title=f"{thesis.title} reproduction ({'quick' if res.quick else 'full'}, "
+                    f"seeds {res.seeds[0]}..{res.seeds[-1]}, {res.total_seconds:.0f} s)")
+    cc = res.cell_counts()
+    for col in cc.columns:
+        t.add_column(str(col), justify="left" if col == "class" else "right")
+    for row in cc.itertuples(index=False):
+        t.add_row(*[_text(x) for x in row])
+    con.print(t)
+    q = Table(title="qualitative checks")
+    qc = res.qcheck_counts()
+    for col in qc.columns:
+        q.add_column(str(col), justify="left" if col == "checks" else "right")
+    for row in qc.itertuples(index=False):
+        q.add_row(*[_text(x) for x in row])
+    con.print(q)
+    bad = int((res.runs["seeds_ok"] == 0).sum()) if len(res.runs) else 0
+    if bad:
+        con.print(f"{bad} of {len(res.runs)} scenario files did not run (see the report)")
+    rates = pass_rates_text(res.cells)
+    if rates:
+        con.print(f"judged cells passing (known issues aside): {rates}")
+    e = failure_explanations(res)
+    con.print(f"covered by findings: {e['explained cells']} of {e['failed cells']} failed cells, "
+              f"{e['explained checks']} of {e['failed hard checks']} failed or data-less hard checks "
+              f"(cause still open for {e['open cells']} cells and {e['open checks']} checks)")
+    print(f"report: {res.report_md} and {res.report_html}")
+    return 1 if bad else 0  # a reproduction with runs that failed is not a success
+
+
+def cmd_compare(a) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .experiments.kit.compare import compare
+
+    c = compare(a.base, a.other)
+    con = Console() if sys.stdout.isatty() else Console(width=150)
+    if c.note:
+        con.print(c.note, markup=False)
+    t = Table(title=f"passes: {_text(a.base)} -> {_text(a.other)}")
+    for col in ("", "base", "other", "change"):
+        t.add_column(col, justify="left" if not col else "right")
+    for name, r in c.scores.iterrows():
+        t.add_row(_text(name), str(r["base"]), str(r["other"]), f"{r['change']:+d}")
+    con.print(t)
+    if len(c.cells):
+        ct = Table(title=f"{len(c.cells)} cells changed status")
+        for col in ("table", "pair", "src", "phase", "metric", "class", "thesis", "base", "other", "status"):
+            ct.add_column(col, justify="right" if col in ("src", "thesis", "base", "other") else "left")
+        for r in c.cells.to_dict("records"):
+            phase = r["phase"] if isinstance(r["phase"], str) else ""
+            ct.add_row(_text(r["table"]), _text(r["pair"]), _text(r["source"]), _text(phase), _text(r["metric"]), _text(r["class"]),
+                       _fmt(r["thesis"]), _fmt(r["sim_base"]), _fmt(r["sim_other"]),
+                       f"{r['status_base']} -> {r['status_other']}")
+        con.print(ct)
+    if len(c.checks):
+        qt = Table(title=f"{len(c.checks)} qualitative checks changed status")
+        for col in ("check", "severity", "status", "other's detail"):
+            qt.add_column(col)
+        for r in c.checks.to_dict("records"):
+            detail = r.get("detail") if isinstance(r.get("detail"), str) else ""
+            qt.add_row(_text(r["id"]), _text(r["severity"]), f"{r['status_base']} -> {r['status_other']}", _text(detail[:160]))
+        con.print(qt)
+    if not len(c.cells) and not len(c.checks):
+        con.print("no cell or check changed status")
+    return 0
