@@ -6,8 +6,9 @@
   reproduction must pass, in the kit's vocabulary (docs/adding-a-thesis.md). Scenarios are
   "S1".."S8".
 - ``findings/*.toml``: why the cells that differ from the thesis differ (findings/README.md).
-- ``make_scenarios.py``: writes ``ccsim/scenarios/keshav91/*.toml``, one scenario file per
-  (scenario, protocol pair) run; the generated files are committed and ship in the package.
+- ``make_scenarios.py`` (its pieces in ``scenario_parts.py``): writes
+  ``ccsim/scenarios/keshav91/*.toml``, one scenario file per (scenario, protocol pair) run;
+  the generated files are committed and ship in the package.
 - ``figures.py``, ``pp_figures.py``: the figures in the thesis's forms (utility diagrams,
   windows over time, the packet-pair estimator), the kit's figure hook.
 - ``fq_buffers.py`` with ``fq_buffers_reference.toml`` and ``fq_buffers_findings.md``: chapter
