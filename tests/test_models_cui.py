@@ -595,3 +595,30 @@ def test_monte_carlo_slot_reading():
         cui.monte_carlo_switch(16, 2, 0, rho=0.8, arrivals=30_000, seed=3, slot_freed="end")
     with pytest.raises(ValueError, match="slot_freed"):
         cui.monte_carlo_switch(16, 2, 0, rho=0.8, slot_freed="never")
+
+
+def test_fast_persistent_congestion_matches_the_thesis_and_the_spec():
+    """(4.19)-(4.20): EB1's queues (α = 200, c = 12 500 packets/s) 200, 523.6, 919.9 packets,
+    the shares 0.382/0.618 and 0.217/0.278/0.505 of c, (4.23)'s x_1(2) = 2c/(3 + √5), and the
+    spec's B(i)/B(1) − ln i = 1.0, 0.79, 0.70, 0.68 at i = 1, 10, 100, 300."""
+    import math
+
+    import numpy as np
+
+    from ccsim.models.cui import fast_equilibrium_window, fast_persistent_congestion
+
+    r = fast_persistent_congestion(3, 200, 12_500)
+    assert np.allclose(r.queue, [200.0, 523.6, 919.9], atol=0.06)
+    assert np.allclose(r.rates[1, :2] / 12_500, [0.382, 0.618], atol=5e-4)
+    assert np.allclose(r.rates[2] / 12_500, [0.217, 0.278, 0.505], atol=1e-3)
+    assert r.rates[1, 0] == pytest.approx(2 * 12_500 / (3 + math.sqrt(5)), rel=1e-9)
+    assert np.allclose(r.rates.sum(axis=1, where=~np.isnan(r.rates)), 12_500)  # (4.17)
+    # x_1(i)/c does not depend on alpha.
+    assert np.allclose(fast_persistent_congestion(3, 7, 12_500).rates[2] / 12_500, r.rates[2] / 12_500)
+    b = np.diff(np.concatenate([[0.0], fast_persistent_congestion(300, 1, 1).queue]))
+    assert [round(b[i - 1] / b[0] - math.log(i), 2) for i in (1, 10, 100, 300)] == [1.0, 0.79, 0.7, 0.68]
+    assert fast_equilibrium_window(200, 0.12, 0.1) == pytest.approx(1200.0)
+    with pytest.raises(ValueError, match="base_rtt"):
+        fast_equilibrium_window(200, 0.1, 0.1)
+    with pytest.raises(ValueError, match="alpha"):
+        fast_persistent_congestion(2, 0, 1)

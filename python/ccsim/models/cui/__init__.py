@@ -14,6 +14,7 @@ management", chapter 3: buffer sizing for TCP over core DWDM switches (spec
 - :mod:`.extrapolation`: §3.3's fits against the bit rate (Figs 3.6-3.9).
 - :mod:`.montecarlo`: the detailed switch model of §3.6.1 by Monte Carlo (E3.6), and exactly
   for B = 0.
+- :mod:`.fast`: chapter 4's FAST TCP equilibrium (4.3) and persistent congestion (4.19)-(4.20).
 - :mod:`.openloop`: §3.6.5's comparison (E3.6): the five models against the Monte Carlo at one
   point of Figs 3.17-3.41 (errors, ranks, the overload claims), cached.
 
@@ -25,6 +26,8 @@ from .closedloop import *  # noqa: F401,F403
 from .closedloop import __all__ as _closedloop_all
 from .extrapolation import *  # noqa: F401,F403
 from .extrapolation import __all__ as _extrapolation_all
+from .fast import *  # noqa: F401,F403
+from .fast import __all__ as _fast_all
 from .g1dm import *  # noqa: F401,F403
 from .g1dm import __all__ as _g1dm_all
 from .mathis import *  # noqa: F401,F403
@@ -37,4 +40,4 @@ from .rules import *  # noqa: F401,F403
 from .rules import __all__ as _rules_all
 
 __all__ = [*_mathis_all, *_g1dm_all, *_closedloop_all, *_rules_all, *_extrapolation_all,
-           *_montecarlo_all, *_openloop_all]
+           *_montecarlo_all, *_openloop_all, *_fast_all]
