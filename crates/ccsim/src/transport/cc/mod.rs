@@ -249,6 +249,7 @@ algorithms! {
     Vegas: vegas::Vegas boxed,
     Tris: tris::Tris boxed,
     Jcc: jcc::Jcc boxed,
+    Fast: fast::Fast boxed,
     #[cfg(test)]
     TestRecorder: test_recorder::Recorder boxed,
 }

@@ -1,0 +1,384 @@
+//! FAST TCP: the window follows the queueing delay towards α packets queued per flow.
+//!
+//! Source: Cui, chapter 4 §4.2 (spec cui-buffers-fast-adpm.md §2.12, §2.14, §2.15), which
+//! describes the ns-2 module the thesis's author wrote and ran; the module's source (read for
+//! its semantics) settles what the text leaves out. The law, every other round trip:
+//!
+//!   w ← (1 − γ) w + γ (w_old · d / D + α)                                       (4.2)
+//!
+//! with d = baseRTT (the least RTT sample), D = avgRTT (an average of the samples), w_old the
+//! window when the acknowledged packet was sent, clamped at 2 packets. At equilibrium each flow
+//! keeps α packets queued (4.4) and sends α / (D − d) packets a second.
+//! - RTT samples: every new ACK times the packet it acknowledges (now − its send time), or, for a
+//!   retransmitted packet, reuses avgRTT (Karn's rule, as the module). avgRTT ← avgRTT + (s −
+//!   avgRTT)/256, or /(w/3) once the window exceeds 768 packets (the module's scale).
+//! - Rounds: a round ends at the first ACK more than one RTT sample after the last boundary; the
+//!   update runs in every other round (`UPDATE_CWND_EVERY_OTHER_RTT`) and no sooner than
+//!   `update_interval` after the previous one.
+//! - Increases are paced: the whole-packet increase (target − w) is applied one packet per ACK,
+//!   or spread over the ACKs of an `update_interval` when that is set (the module's `bc_spacing`);
+//!   below 4 packets at once, but never more than doubling. Pacing needs baseRTT ≥ 4 ms, as in
+//!   the module; below it a target above w is taken at once.
+//! - Decreases (`decrease`): at once, as the module (the flow then sends nothing for the next
+//!   w − target ACKs), or paced over one round by Algorithm 1 of §4.5.2 (cwnd ← cwnd − δW/W per
+//!   ACK until the target is reached).
+//! - `mi_threshold` > 0: while avgRTT − baseRTT is below it, +1 packet per ACK (multiplicative
+//!   increase; the thesis's runs set 0, "pure FAST").
+//! - `alpha_adjust` (§4.5.3): α halves when loss recovery starts (fast retransmit or timeout,
+//!   never below α₀/100) and relaxes towards α₀ as α₀ − (α₀ − α) e^{−k Δt} at each update,
+//!   k = `alpha_k` (0.1 /s in §4.5.4).
+//! - Loss: NewReno's fast retransmit and recovery (RFC 6582, embedded and fed the duplicate and
+//!   partial ACKs); FAST stands aside while it recovers and resumes from its window. A timeout
+//!   restarts from 2 packets (the module's `slowstart_`). The module repairs losses with SACK;
+//!   ccsim has no SACK, so a window with several losses takes a round trip per loss here.
+//!
+//! Choices where the sources are silent, each a parameter: α = 200 packets (E4.1 and EB1),
+//! γ = 0.5 (the module's default), `update_interval` 0 (the update gated by the rounds alone,
+//! so increases go one packet per ACK, "enlarged by one packet per ACK" as §4.2.1 says).
+//! w_old is the flight at the start of the round in which the acknowledged packet left (the
+//! module stores each packet's own). The sender: RFC 6298's timer with ns-2's 200 ms floor and
+//! 10 ms tick, initial RTO 3 s.
+//!
+//! Trace columns: `base_rtt_s`, `avg_rtt_s`, `alpha` (packets) and `target` (the last
+//! update's window).
+
+use super::loss::LossConfig;
+use super::newreno::{NewReno, NewRenoConfig};
+use super::reno::rfc6298_defaults;
+use super::{AckInfo, AckResponse, Algorithm, CongestionControl, TimeoutInfo};
+use crate::scenario::decode::Result;
+use crate::scenario::params::Params;
+use crate::sim::{time::to_secs, SimTime, PS_PER_SEC};
+use crate::transport::config::SenderConfig;
+
+/// How a FAST update that lowers the window is applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decrease {
+    /// At once (the ns-2 module, the original FAST).
+    Immediate,
+    /// Over the next round, cwnd − δW/W per ACK (Cui's Algorithm 1, §4.5.2).
+    Paced,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FastConfig {
+    /// Initial window and duplicate-ACK threshold.
+    pub loss: LossConfig,
+    /// Packets each flow aims to keep queued. 200.
+    pub alpha: f64,
+    /// Step of the law towards its target. 0.5.
+    pub gamma: f64,
+    /// Least time between two updates (besides every other round). 0.
+    pub update_interval: SimTime,
+    /// Queueing delay below which the window grows by one per ACK. 0 (pure FAST).
+    pub mi_threshold: SimTime,
+    pub decrease: Decrease,
+    /// Halve α at each loss recovery and relax it back (§4.5.3).
+    pub alpha_adjust: bool,
+    /// Rate of that relaxation, per second. 0.1.
+    pub alpha_k: f64,
+}
+
+impl Default for FastConfig {
+    fn default() -> Self {
+        FastConfig {
+            loss: LossConfig { initial_cwnd: 2.0, dupack_threshold: 3 },
+            alpha: 200.0,
+            gamma: 0.5,
+            update_interval: 0,
+            mi_threshold: 0,
+            decrease: Decrease::Immediate,
+            alpha_adjust: false,
+            alpha_k: 0.1,
+        }
+    }
+}
+
+/// No RTT measured yet.
+const NONE: SimTime = SimTime::MAX;
+/// Rounds of window history kept for w_old.
+const HISTORY: usize = 4;
+/// Pacing of increases needs a base RTT of at least this (the module's 0.004 s).
+const PACE_MIN_BASE: SimTime = 4 * PS_PER_SEC / 1000;
+
+#[derive(Clone, Debug)]
+pub struct Fast {
+    cfg: FastConfig,
+    cwnd: f64,
+    max_window: f64,
+    alpha: f64,
+    /// The loss fallback, and whether it is recovering (its window is then the one used).
+    newreno: NewReno,
+    in_recovery: bool,
+    base_rtt: SimTime,
+    /// avgRTT, ps (NaN before the first sample).
+    avg_rtt: f64,
+    /// The round: when it began, its ACKs so far and the last round's, and the toggle that
+    /// lets the update run in every other round.
+    round_start: SimTime,
+    acks_round: u32,
+    acks_last_round: u32,
+    update_round: bool,
+    last_update: SimTime,
+    /// (first sequence number sent in a round, flight at its start): w_old of its packets.
+    history: [(u64, f64); HISTORY],
+    /// Whole packets still to add, ACKs between two of them, ACKs since the last one.
+    increments: f64,
+    spacing: u32,
+    since_increment: u32,
+    /// A paced decrease: the window it ends at, and the step per ACK (negative).
+    decrease_to: f64,
+    decrease_step: f64,
+    last_target: f64,
+    alpha_at: SimTime,
+}
+
+impl Algorithm for Fast {
+    const NAME: &'static str = "fast";
+    const SUMMARY: &'static str =
+        "FAST TCP (Cui ch. 4 §4.2, its ns-2 module): every other RTT w <- (1-g)w + g(w d/D + alpha), alpha packets queued per flow";
+    type Config = FastConfig;
+    const TRACE_COLUMNS: &'static [&'static str] = &["base_rtt_s", "avg_rtt_s", "alpha", "target"];
+
+    fn sender_defaults() -> SenderConfig {
+        let mut s = rfc6298_defaults();
+        s.rto.initial_rto = 3 * PS_PER_SEC;
+        s.rto.granularity = PS_PER_SEC / 100;
+        s
+    }
+
+    fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<FastConfig> {
+        let d = FastConfig::default();
+        sender.decode_rto_k(p)?;
+        let loss = LossConfig {
+            initial_cwnd: p.number("initial_cwnd", d.loss.initial_cwnd, 1.0, 1e6, "congestion window at start, packets")?,
+            dupack_threshold: p.integer("dupack_threshold", 3, 1, 1000, "duplicate ACKs that trigger a fast retransmission")? as u32,
+        };
+        Ok(FastConfig {
+            loss,
+            alpha: p.number_above("alpha", d.alpha, 0.0, 1e9, "packets each flow aims to keep queued (4.4)")?,
+            gamma: p.number_above("gamma", d.gamma, 0.0, 1.0, "step of the update towards its target, in (0, 1]")?,
+            update_interval: p.duration("update_interval", d.update_interval, "least time between two updates (0: every other RTT)")?,
+            mi_threshold: p.duration("mi_threshold", d.mi_threshold, "queueing delay below which the window grows by one per ACK (0: pure FAST)")?,
+            decrease: p.choice(
+                "decrease",
+                d.decrease,
+                &[("immediate", Decrease::Immediate), ("paced", Decrease::Paced)],
+                "a lower target applied at once (the ns-2 module) or over a round (Cui's Algorithm 1, §4.5.2)",
+            )?,
+            alpha_adjust: p.flag("alpha_adjust", d.alpha_adjust, "halve alpha at each loss recovery and relax it back (§4.5.3)")?,
+            alpha_k: p.number_above("alpha_k", d.alpha_k, 0.0, 1e6, "rate of alpha's relaxation towards its value, per second (§4.5.4: 0.1)")?,
+        })
+    }
+
+    fn build(cfg: &FastConfig, max_window: u32) -> Self {
+        let newreno = NewReno::build(&NewRenoConfig { loss: cfg.loss, ..NewRenoConfig::default() }, max_window);
+        Fast {
+            cfg: *cfg,
+            cwnd: cfg.loss.initial_cwnd.min(max_window as f64),
+            max_window: max_window as f64,
+            alpha: cfg.alpha,
+            newreno,
+            in_recovery: false,
+            base_rtt: NONE,
+            avg_rtt: f64::NAN,
+            round_start: 0,
+            acks_round: 0,
+            acks_last_round: 0,
+            update_round: false,
+            last_update: 0,
+            history: [(0, cfg.loss.initial_cwnd); HISTORY],
+            increments: 0.0,
+            spacing: 0,
+            since_increment: 0,
+            decrease_to: f64::NAN,
+            decrease_step: 0.0,
+            last_target: f64::NAN,
+            alpha_at: 0,
+        }
+    }
+}
+
+impl Fast {
+    /// A new ACK's RTT sample (outside loss recovery, as the module): baseRTT and avgRTT.
+    fn sample(&mut self, ack: &AckInfo) -> SimTime {
+        let rtt = if ack.echo_retx && !self.avg_rtt.is_nan() { self.avg_rtt as SimTime } else { ack.now.saturating_sub(ack.echo_tx) };
+        self.base_rtt = self.base_rtt.min(rtt);
+        let scale = self.cwnd / 3.0;
+        self.avg_rtt = if self.avg_rtt.is_nan() {
+            rtt as f64
+        } else if scale > 256.0 {
+            ((scale - 1.0) * self.avg_rtt + rtt as f64) / scale
+        } else {
+            (255.0 * self.avg_rtt + rtt as f64) / 256.0
+        };
+        rtt
+    }
+
+    /// w_old: the flight at the start of the round in which packet `seq` was sent.
+    fn window_when_sent(&self, seq: u64) -> f64 {
+        self.history.iter().filter(|(first, _)| *first <= seq).max_by_key(|(first, _)| *first).map_or(self.cwnd, |&(_, w)| w)
+    }
+
+    /// (4.2) with the module's floor of 2 packets.
+    fn target(&self, w_old: f64) -> f64 {
+        let ratio = self.base_rtt as f64 / self.avg_rtt;
+        ((1.0 - self.cfg.gamma) * self.cwnd + self.cfg.gamma * (w_old * ratio + self.alpha)).max(2.0)
+    }
+
+    /// §4.5.3's relaxation of alpha towards its configured value since the last update.
+    fn relax_alpha(&mut self, now: SimTime) {
+        if self.cfg.alpha_adjust {
+            let dt = to_secs(now.saturating_sub(self.alpha_at));
+            self.alpha = self.cfg.alpha - (self.cfg.alpha - self.alpha) * (-self.cfg.alpha_k * dt).exp();
+        }
+        self.alpha_at = now;
+    }
+
+    /// Loss recovery starts: §4.5.3 halves alpha (never below alpha0/100).
+    fn on_loss(&mut self, now: SimTime) {
+        if self.cfg.alpha_adjust {
+            self.relax_alpha(now);
+            self.alpha = (self.alpha / 2.0).max(self.cfg.alpha / 100.0);
+        }
+        self.increments = 0.0;
+        self.decrease_to = f64::NAN;
+    }
+
+    /// The module's `fast_pace`: add `more` whole packets to the increments still to make,
+    /// and make the one due at this ACK.
+    fn pace_increase(&mut self, more: f64) {
+        if more >= 1.0 {
+            self.increments += more;
+            let per_period = if self.cfg.update_interval > 0 && self.avg_rtt > 0.0 {
+                self.acks_last_round as f64 * self.cfg.update_interval as f64 / self.avg_rtt
+            } else {
+                0.0
+            };
+            self.spacing = (per_period / self.increments) as u32;
+            self.since_increment = 1;
+        } else {
+            self.since_increment += 1;
+        }
+        if self.increments < 1.0 {
+            return;
+        }
+        if self.cwnd <= 4.0 {
+            // Small windows take the increase at once, at most doubling per ACK.
+            let step = self.increments.min(self.cwnd.floor().max(1.0));
+            self.cwnd += step;
+            self.increments -= step;
+            self.since_increment = 0;
+        } else if self.since_increment >= self.spacing {
+            self.cwnd += 1.0;
+            self.increments -= 1.0;
+            self.since_increment = 0;
+        }
+        self.cwnd = self.cwnd.min(self.max_window);
+    }
+
+    /// One step of a paced decrease (Algorithm 1), if one is under way.
+    fn pace_decrease(&mut self) {
+        if self.decrease_to.is_nan() {
+            return;
+        }
+        self.cwnd = (self.cwnd + self.decrease_step).max(self.decrease_to);
+        if self.cwnd <= self.decrease_to {
+            self.decrease_to = f64::NAN;
+        }
+    }
+
+    /// FAST's work at a new ACK outside loss recovery (the module's `fast_cc`).
+    fn congestion_control(&mut self, ack: &AckInfo, rtt: SimTime) {
+        let now = ack.now;
+        if self.round_start.saturating_add(rtt) < now {
+            self.round_start = now;
+            self.acks_last_round = self.acks_round;
+            self.acks_round = 0;
+            self.update_round = !self.update_round;
+            self.history.rotate_right(1);
+            self.history[0] = (ack.ack - ack.newly_acked + ack.flight_before, ack.flight_before as f64);
+        }
+        self.acks_round += 1;
+        let queueing = self.avg_rtt - self.base_rtt as f64;
+        if queueing < self.cfg.mi_threshold as f64 {
+            self.cwnd = (self.cwnd + 1.0).min(self.max_window);
+            self.last_update = now;
+            return;
+        }
+        let pace = self.base_rtt >= PACE_MIN_BASE;
+        if now >= self.last_update.saturating_add(self.cfg.update_interval) && self.update_round {
+            self.relax_alpha(now);
+            let target = self.target(self.window_when_sent(ack.echo_seq)).min(self.max_window);
+            self.last_target = target;
+            self.increments = 0.0;
+            self.decrease_to = f64::NAN;
+            if target >= self.cwnd && pace {
+                self.pace_increase((target - self.cwnd).floor());
+            } else if target < self.cwnd && self.cfg.decrease == Decrease::Paced {
+                self.decrease_to = target;
+                self.decrease_step = (target - self.cwnd) / self.cwnd;
+                self.pace_decrease();
+            } else {
+                self.cwnd = target;
+            }
+            self.last_update = now;
+        } else if pace {
+            self.pace_increase(0.0);
+            self.pace_decrease();
+        }
+    }
+
+    /// The current alpha (packets).
+    pub fn alpha(&self) -> f64 {
+        self.alpha
+    }
+}
+
+impl CongestionControl for Fast {
+    fn cwnd(&self) -> f64 {
+        if self.in_recovery {
+            self.newreno.cwnd()
+        } else {
+            self.cwnd
+        }
+    }
+    fn recover_point(&self) -> u64 {
+        self.newreno.recover_point()
+    }
+    fn on_new_ack(&mut self, ack: &AckInfo) -> AckResponse {
+        if self.in_recovery {
+            let response = self.newreno.on_new_ack(ack);
+            if !self.newreno.in_recovery() {
+                self.in_recovery = false;
+                self.cwnd = self.newreno.cwnd().min(self.max_window);
+                self.last_update = ack.now;
+            }
+            return response;
+        }
+        let rtt = self.sample(ack);
+        self.congestion_control(ack, rtt);
+        AckResponse::Nothing
+    }
+    fn on_dup_ack(&mut self, count: u32, ack: &AckInfo) -> bool {
+        let retransmit = self.newreno.on_dup_ack(count, ack);
+        if retransmit && !self.in_recovery {
+            self.in_recovery = true;
+            self.on_loss(ack.now);
+        }
+        retransmit
+    }
+    fn on_timeout(&mut self, t: &TimeoutInfo) {
+        self.newreno.on_timeout(t);
+        self.in_recovery = false;
+        self.on_loss(t.now);
+        self.cwnd = 2.0f64.min(self.max_window);
+        self.last_update = t.now;
+    }
+    fn trace_values(&self, out: &mut [f64]) {
+        out[0] = if self.base_rtt == NONE { f64::NAN } else { to_secs(self.base_rtt) };
+        out[1] = self.avg_rtt / PS_PER_SEC as f64;
+        out[2] = self.alpha;
+        out[3] = self.last_target;
+    }
+}
