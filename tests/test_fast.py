@@ -38,3 +38,38 @@ def test_eb1_example_matches_the_persistent_congestion_model():
     even = iv[iv.start_s == 70.0].set_index("flow_name").goodput_pps
     assert abs(even["1 FAST"] - even["2 FAST"]) < 0.02 * 6_250, even
     assert int(r.flows.data_dropped.sum()) == 0 and int(r.flows.timeouts.sum()) == 0
+
+
+def test_ten_flows_arriving_one_by_one_follow_figure_4_2_and_table_e41():
+    """E4.1's FAST half (spec §5.2): ten flows, alpha = 200, join a 100 Mb/s link with a 40 ms
+    RTT 20 s apart. The thesis calls its agreement with (4.19)-(4.20) "almost perfect" (S16:
+    within 5%): the queue after each arrival, the rates of the 2nd and 6th sources and Jain's
+    index (4.24) against the model's."""
+    from ccsim.builder import Scenario
+
+    n, gap = 10, 20
+    s = Scenario("e41-fast", duration=f"{n * gap}s", seed=1)
+    s.hosts(*[f"s{i}" for i in range(n)], "d")
+    s.switches("r1", "r2")
+    for i in range(n):
+        s.link(f"s{i}", "r1", bandwidth="1Gbps", delay="0ms")
+    s.link("r1", "r2", bandwidth="100Mbps", delay="20ms", buffer="20000pkt")
+    s.link("r2", "d", bandwidth="1Gbps", delay="0ms")
+    for i in range(n):
+        s.flow(f"s{i}", "d", cc="fast", name=f"{i + 1:02d}", start=f"{gap * i}s", packet_size="1000B",
+               params={"alpha": 200})
+    s.measure(interval="5s", trace_period="200ms", trace_queues=["r1->r2"])
+    r = ccsim.run(s)
+    assert int(r.flows.data_dropped.sum()) == 0
+    model = fast_persistent_congestion(n, 200, 12_500)
+    q = r.queues[r.queues.port_name == "r1->r2"]
+    for k in range(n):
+        queue = q[(q.time_s >= gap * k + 14) & (q.time_s < gap * k + 20)].packets.mean()
+        assert abs(queue - model.queue[k]) <= 0.02 * model.queue[k], (k + 1, queue, model.queue[k])
+        x = r.intervals[r.intervals.start_s == gap * k + 15].set_index("flow_name").goodput_pps.sort_index().to_numpy()[:k + 1]
+        want = model.rates[k, :k + 1]
+        for j in (1, 5):
+            if j <= k:
+                assert abs(x[j] - want[j]) <= 0.05 * want[j], (k + 1, j + 1, x[j], want[j])
+        jain, model_jain = (v.sum() ** 2 / ((k + 1) * (v ** 2).sum()) for v in (x, want))
+        assert abs(jain - model_jain) <= 0.03, (k + 1, jain, model_jain)
