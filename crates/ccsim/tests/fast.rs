@@ -100,3 +100,46 @@ fn own_final(r: &ccsim::Results, flow: u32, name: &str) -> f64 {
     let i = (0..t.flow.len()).rev().find(|&i| t.flow[i] == flow).expect("samples");
     col[i]
 }
+
+/// E4.2 (§4.4.2-4.4.3, Fig. 4.10 case a): N = 5 flows that know the propagation delay (they
+/// start together on an empty link) and one newcomer 20 s later, alpha = 50, RTT 200 ms,
+/// 100 Mb/s. Pure FAST gives the newcomer the share (4.26) predicts, old/new = 2 / (1 +
+/// sqrt(1 + 4N)) = 0.358; with the four-phase algorithm the newcomer drains the queue, learns
+/// the true delay, and the shares come out even (the drain takes about 4.16 (N^1.5 + N) ms,
+/// well under the 200 ms RTT).
+#[test]
+fn the_four_phase_algorithm_gives_a_newcomer_an_even_share() {
+    let ratio = |drain: bool| {
+        let hosts: Vec<String> = (0..6).map(|i| format!("s{i}")).collect();
+        let mut names: Vec<&str> = hosts.iter().map(|s| s.as_str()).collect();
+        names.push("d");
+        let mut s = ScenarioText::new("60s").measure("5s").nodes(&names, &["r1", "r2"]);
+        for h in &hosts {
+            s = s.link(h, "r1", "1Gbps").str("delay", "0ms");
+        }
+        s = s.link("r1", "r2", "100Mbps").str("delay", "100ms").str("buffer", "20000pkt");
+        s = s.link("r2", "d", "1Gbps").str("delay", "0ms");
+        for (i, h) in hosts.iter().enumerate() {
+            let new = i == 5;
+            s = s
+                .flow(h, "d")
+                .str("name", if new { "new".to_string() } else { format!("old{i}") })
+                .str("cc", "fast")
+                .str("start", if new { "20s" } else { "0s" })
+                .raw("params", format!("{{ alpha = 50, drain = {drain} }}"));
+        }
+        let r = run(&s.build());
+        let mean = |name: &str| (45..60).step_by(5).map(|t| goodput_at(&r, flow_index(&r, name), t as f64)).sum::<f64>() / 3.0;
+        let old = (0..5).map(|i| mean(&format!("old{i}"))).sum::<f64>() / 5.0;
+        old / mean("new")
+    };
+    let pure = ratio(false);
+    let predicted = 2.0 / (1.0 + (21.0f64).sqrt());
+    assert!((pure - predicted).abs() <= 0.1 * predicted, "pure FAST: old/new {pure}, (4.26) {predicted}");
+    let drained = ratio(true);
+    assert!((0.85..=1.15).contains(&drained), "with the four-phase algorithm: old/new {drained}");
+}
+
+fn flow_index(r: &ccsim::Results, name: &str) -> u32 {
+    r.flows.iter().position(|f| f.name == name).unwrap_or_else(|| panic!("no flow {name}")) as u32
+}

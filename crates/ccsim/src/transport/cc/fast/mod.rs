@@ -27,6 +27,7 @@
 //! - `alpha_adjust` (§4.5.3): α halves when loss recovery starts (fast retransmit or timeout,
 //!   never below α₀/100) and relaxes towards α₀ as α₀ − (α₀ − α) e^{−k Δt} at each update,
 //!   k = `alpha_k` (0.1 /s in §4.5.4).
+//! - `drain` (§4.4.2): the four-phase queue-draining algorithm, once per flow (drain.rs).
 //! - Loss: NewReno's fast retransmit and recovery (RFC 6582, embedded and fed the duplicate and
 //!   partial ACKs); FAST stands aside while it recovers and resumes from its window. A timeout
 //!   restarts from 2 packets (the module's `slowstart_`). The module repairs losses with SACK;
@@ -42,57 +43,14 @@
 //! Trace columns: `base_rtt_s`, `avg_rtt_s`, `alpha` (packets) and `target` (the last
 //! update's window).
 
-use super::loss::LossConfig;
-use super::newreno::{NewReno, NewRenoConfig};
-use super::reno::rfc6298_defaults;
-use super::{AckInfo, AckResponse, Algorithm, CongestionControl, TimeoutInfo};
-use crate::scenario::decode::Result;
-use crate::scenario::params::Params;
+mod config;
+mod drain;
+
+use super::newreno::NewReno;
+use super::{AckInfo, AckResponse, CongestionControl, TimeoutInfo};
 use crate::sim::{time::to_secs, SimTime, PS_PER_SEC};
-use crate::transport::config::SenderConfig;
-
-/// How a FAST update that lowers the window is applied.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Decrease {
-    /// At once (the ns-2 module, the original FAST).
-    Immediate,
-    /// Over the next round, cwnd − δW/W per ACK (Cui's Algorithm 1, §4.5.2).
-    Paced,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct FastConfig {
-    /// Initial window and duplicate-ACK threshold.
-    pub loss: LossConfig,
-    /// Packets each flow aims to keep queued. 200.
-    pub alpha: f64,
-    /// Step of the law towards its target. 0.5.
-    pub gamma: f64,
-    /// Least time between two updates (besides every other round). 0.
-    pub update_interval: SimTime,
-    /// Queueing delay below which the window grows by one per ACK. 0 (pure FAST).
-    pub mi_threshold: SimTime,
-    pub decrease: Decrease,
-    /// Halve α at each loss recovery and relax it back (§4.5.3).
-    pub alpha_adjust: bool,
-    /// Rate of that relaxation, per second. 0.1.
-    pub alpha_k: f64,
-}
-
-impl Default for FastConfig {
-    fn default() -> Self {
-        FastConfig {
-            loss: LossConfig { initial_cwnd: 2.0, dupack_threshold: 3 },
-            alpha: 200.0,
-            gamma: 0.5,
-            update_interval: 0,
-            mi_threshold: 0,
-            decrease: Decrease::Immediate,
-            alpha_adjust: false,
-            alpha_k: 0.1,
-        }
-    }
-}
+pub use config::{Decrease, FastConfig};
+use drain::{Drain, DrainInput};
 
 /// No RTT measured yet.
 const NONE: SimTime = SimTime::MAX;
@@ -131,72 +89,9 @@ pub struct Fast {
     decrease_step: f64,
     last_target: f64,
     alpha_at: SimTime,
-}
-
-impl Algorithm for Fast {
-    const NAME: &'static str = "fast";
-    const SUMMARY: &'static str =
-        "FAST TCP (Cui ch. 4 §4.2, its ns-2 module): every other RTT w <- (1-g)w + g(w d/D + alpha), alpha packets queued per flow";
-    type Config = FastConfig;
-    const TRACE_COLUMNS: &'static [&'static str] = &["base_rtt_s", "avg_rtt_s", "alpha", "target"];
-
-    fn sender_defaults() -> SenderConfig {
-        let mut s = rfc6298_defaults();
-        s.rto.initial_rto = 3 * PS_PER_SEC;
-        s.rto.granularity = PS_PER_SEC / 100;
-        s
-    }
-
-    fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<FastConfig> {
-        let d = FastConfig::default();
-        sender.decode_rto_k(p)?;
-        let loss = LossConfig {
-            initial_cwnd: p.number("initial_cwnd", d.loss.initial_cwnd, 1.0, 1e6, "congestion window at start, packets")?,
-            dupack_threshold: p.integer("dupack_threshold", 3, 1, 1000, "duplicate ACKs that trigger a fast retransmission")? as u32,
-        };
-        Ok(FastConfig {
-            loss,
-            alpha: p.number_above("alpha", d.alpha, 0.0, 1e9, "packets each flow aims to keep queued (4.4)")?,
-            gamma: p.number_above("gamma", d.gamma, 0.0, 1.0, "step of the update towards its target, in (0, 1]")?,
-            update_interval: p.duration("update_interval", d.update_interval, "least time between two updates (0: every other RTT)")?,
-            mi_threshold: p.duration("mi_threshold", d.mi_threshold, "queueing delay below which the window grows by one per ACK (0: pure FAST)")?,
-            decrease: p.choice(
-                "decrease",
-                d.decrease,
-                &[("immediate", Decrease::Immediate), ("paced", Decrease::Paced)],
-                "a lower target applied at once (the ns-2 module) or over a round (Cui's Algorithm 1, §4.5.2)",
-            )?,
-            alpha_adjust: p.flag("alpha_adjust", d.alpha_adjust, "halve alpha at each loss recovery and relax it back (§4.5.3)")?,
-            alpha_k: p.number_above("alpha_k", d.alpha_k, 0.0, 1e6, "rate of alpha's relaxation towards its value, per second (§4.5.4: 0.1)")?,
-        })
-    }
-
-    fn build(cfg: &FastConfig, max_window: u32) -> Self {
-        let newreno = NewReno::build(&NewRenoConfig { loss: cfg.loss, ..NewRenoConfig::default() }, max_window);
-        Fast {
-            cfg: *cfg,
-            cwnd: cfg.loss.initial_cwnd.min(max_window as f64),
-            max_window: max_window as f64,
-            alpha: cfg.alpha,
-            newreno,
-            in_recovery: false,
-            base_rtt: NONE,
-            avg_rtt: f64::NAN,
-            round_start: 0,
-            acks_round: 0,
-            acks_last_round: 0,
-            update_round: false,
-            last_update: 0,
-            history: [(0, cfg.loss.initial_cwnd); HISTORY],
-            increments: 0.0,
-            spacing: 0,
-            since_increment: 0,
-            decrease_to: f64::NAN,
-            decrease_step: 0.0,
-            last_target: f64::NAN,
-            alpha_at: 0,
-        }
-    }
+    /// The four-phase algorithm's phase, and the average RTT when its reduction began.
+    drain: Drain,
+    drain_rtt_before: f64,
 }
 
 impl Fast {
@@ -243,6 +138,29 @@ impl Fast {
         }
         self.increments = 0.0;
         self.decrease_to = f64::NAN;
+        if self.drain.active() {
+            self.drain = Drain::Off;
+        }
+    }
+
+    /// One ACK of the four-phase algorithm while it is under way.
+    fn drain_step(&mut self, now: SimTime) {
+        let x = DrainInput {
+            now,
+            base_rtt: self.base_rtt,
+            avg_rtt: self.avg_rtt,
+            alpha: self.alpha,
+            r: if self.cfg.drain_r >= 1.0 { self.cfg.drain_r } else { self.alpha.max(1.0) },
+            rtt_before: self.drain_rtt_before,
+        };
+        let mut restart_avg = false;
+        let (w, next) = self.drain.step(self.cwnd, &x, &mut restart_avg);
+        self.cwnd = w.min(self.max_window);
+        self.drain = next;
+        if restart_avg {
+            self.avg_rtt = f64::NAN;
+        }
+        self.last_update = now;
     }
 
     /// The module's `fast_pace`: add `more` whole packets to the increments still to make,
@@ -306,11 +224,22 @@ impl Fast {
             self.last_update = now;
             return;
         }
+        if self.drain.active() {
+            self.drain_step(now);
+            return;
+        }
         let pace = self.base_rtt >= PACE_MIN_BASE;
         if now >= self.last_update.saturating_add(self.cfg.update_interval) && self.update_round {
             self.relax_alpha(now);
             let target = self.target(self.window_when_sent(ack.echo_seq)).min(self.max_window);
             self.last_target = target;
+            if self.drain == Drain::Waiting && (target - self.cwnd).abs() < self.cfg.drain_stable {
+                // Settled: the four-phase algorithm takes over (its reduction starts now).
+                self.drain_rtt_before = self.avg_rtt;
+                self.drain = Drain::Reduction { until: now.saturating_add(self.avg_rtt as SimTime) };
+                self.drain_step(now);
+                return;
+            }
             self.increments = 0.0;
             self.decrease_to = f64::NAN;
             if target >= self.cwnd && pace {
