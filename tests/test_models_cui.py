@@ -622,3 +622,21 @@ def test_fast_persistent_congestion_matches_the_thesis_and_the_spec():
         fast_equilibrium_window(200, 0.1, 0.1)
     with pytest.raises(ValueError, match="alpha"):
         fast_persistent_congestion(2, 0, 1)
+
+
+def test_prose_vegas_persistent_congestion_matches_the_spec_tables():
+    """(4.10)-(4.12) re-solved as the spec did (c = 12 500 packets/s, d = 40 ms): the queues of
+    Vegas 250 and 2475 after 1..10 flows, the 2nd and 6th sources' rates, and Table 4.1's
+    pathological case (alpha+ = 20c on a 1 Mb/s link: p = 0.8, 18.4, 403, ... 9.79e11 s)."""
+    import numpy as np
+
+    from ccsim.models.cui import vegas_persistent_congestion
+
+    v250 = vegas_persistent_congestion(10, 250, 12_500, 0.04)
+    assert np.allclose(v250.queue, [10.0, 26.4, 47.0, 71.0, 98.1, 128, 161, 197, 236, 279], rtol=0.005, atol=0.06)
+    assert np.allclose(v250.rates[1:, 1], [7768, 3446, 2090, 1447, 1079, 843, 681, 563, 475], atol=0.6)
+    assert np.allclose(v250.rates[5:, 5], [4972, 2370, 1509, 1082, 828], atol=0.6)
+    v2475 = vegas_persistent_congestion(10, 2475, 12_500, 0.04)
+    assert np.allclose(v2475.queue, [99, 282, 557, 954, 1519, 2321, 3454, 5052, 7308, 10487], atol=0.6)
+    patho = vegas_persistent_congestion(10, 2500, 125, 0.04).delay
+    assert np.allclose(patho, [0.8, 18.4, 403, 8.84e3, 1.94e5, 4.24e6, 9.30e7, 2.04e9, 4.47e10, 9.79e11], rtol=0.003)

@@ -13,6 +13,10 @@ of it depends on d, and x_1(i) / c does not depend on α. :func:`fast_persistent
 solves (4.19) one arrival at a time (each step has one root above p(i − 1): the left side falls
 from +inf to below c/α); :func:`fast_equilibrium_window` is (4.3).
 
+:func:`vegas_persistent_congestion` is the same for Cui's "prose" Vegas (α+ in packets/s,
+(4.10)-(4.12)): Σ_{j=1..i} (d + p(j − 1)) / (p(i) − p(j − 1)) = c / α+, p(1) = α+ d / c, and
+x_j(i) = α+ (d + p(j − 1)) / (p(i) − p(j − 1)); here d matters.
+
 Checked against the thesis's closed form x_1(2) = 2c / (3 + √5) = 0.38197 c (4.23) and the spec's
 EB1 numbers (α = 200, c = 12 500 packets/s: queues 200, 523.6, 919.9 packets) in
 tests/test_models_cui.py, and against ccsim's ``cc = "fast"`` in tests/test_fast.py.
@@ -27,7 +31,8 @@ from scipy.optimize import brentq
 
 from ._common import count, num
 
-__all__ = ["FastPersistent", "fast_persistent_congestion", "fast_equilibrium_window"]
+__all__ = ["FastPersistent", "fast_persistent_congestion", "fast_equilibrium_window",
+           "vegas_persistent_congestion"]
 
 
 class FastPersistent(NamedTuple):
@@ -73,3 +78,27 @@ def fast_equilibrium_window(alpha: float, rtt: float, base_rtt: float) -> float:
     rtt = num("rtt", rtt, above=0)
     base_rtt = num("base_rtt", base_rtt, at_least=0, below=rtt)
     return rtt * alpha / (rtt - base_rtt)
+
+
+def vegas_persistent_congestion(n: int, alpha_rate: float, c: float, d: float) -> FastPersistent:
+    """(4.10)-(4.12): ``n`` prose-Vegas flows (parameter ``alpha_rate`` = α+, packets/s) arriving
+    one by one at a link of ``c`` packets/s with propagation delay ``d`` seconds."""
+    n = int(count("n", n, at_least=1))
+    a = num("alpha_rate", alpha_rate, above=0)
+    c = num("c", c, above=0)
+    d = num("d", d, above=0)
+    p = np.zeros(n + 1)
+    for i in range(1, n + 1):
+        prev = p[:i]
+        weight = d + prev
+
+        def excess(x: float, prev=prev, weight=weight) -> float:
+            return float(np.sum(weight / (x - prev))) - c / a
+
+        lo = p[i - 1] + a * (d + p[i - 1]) / c       # the last term alone is c / alpha_rate
+        hi = p[i - 1] + i * a * (d + p[i - 1]) / c   # every term at most the last's numerator
+        p[i] = lo if hi <= lo else brentq(excess, lo, hi, xtol=1e-300, rtol=1e-13)
+    rates = np.full((n, n), np.nan)
+    for i in range(1, n + 1):
+        rates[i - 1, :i] = a * (d + p[:i]) / (p[i] - p[:i])
+    return FastPersistent(delay=p[1:], queue=c * p[1:], rates=rates)

@@ -51,6 +51,11 @@
 //!   (srtt + 4 x deviation, Karn's rule, back-off, one timer) with min_rto 1 s and the tick
 //!   as RFC 6298's granularity G = 0.1 s; initial RTO 3 s (the spec's 3-6 s, RFC 2988's value).
 //!
+//! - `units = "rate"` is the "prose" Vegas of Cui ch. 4 §4.3 (Low, Peterson and Wang 2002):
+//!   alpha and beta are rates, packets/s, compared with Expected − Actual = diff / baseRTT, so
+//!   a flow keeps alpha x baseRTT packets queued (4.8). `slow_start = false` starts in
+//!   congestion avoidance, as Cui's persistent-congestion runs do (E4.1).
+//!
 //! Trace columns: `base_rtt_s` (baseRTT), `round_rtt_s` (the RTT of the last round) and
 //! `diff` (the packets queued it estimated then); NaN until known.
 
@@ -69,6 +74,15 @@ pub enum RoundRtt {
     Mean,
     /// The smallest of them (Linux).
     Min,
+}
+
+/// What alpha and beta measure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VegasUnits {
+    /// Packets queued: diff = (Expected − Actual) x baseRTT (Hua 2002, Brakmo, ns-2).
+    Packets,
+    /// A rate, packets/s: Expected − Actual (Cui's "prose" Vegas).
+    Rate,
 }
 
 /// How leaving slow start trims the window.
@@ -95,6 +109,9 @@ pub struct VegasConfig {
     pub ss_exit: SlowStartExit,
     /// Floor of a decrease or a slow-start trim, packets. 2.
     pub min_cwnd: f64,
+    pub units: VegasUnits,
+    /// Begin in slow start (else in congestion avoidance). true.
+    pub slow_start: bool,
 }
 
 impl Default for VegasConfig {
@@ -107,6 +124,8 @@ impl Default for VegasConfig {
             round_rtt: RoundRtt::Mean,
             ss_exit: SlowStartExit::Eighth,
             min_cwnd: 2.0,
+            units: VegasUnits::Packets,
+            slow_start: true,
         }
     }
 }
@@ -184,6 +203,13 @@ impl Algorithm for Vegas {
                 "leaving slow start: cwnd - cwnd/8 (Brakmo, ns-2) or cwnd x baseRTT/RTT + 1 (Linux)",
             )?,
             min_cwnd: p.number("min_cwnd", d.min_cwnd, 1.0, 1e6, "floor of a Vegas decrease or slow-start trim, packets")?,
+            units: p.choice(
+                "units",
+                d.units,
+                &[("packets", VegasUnits::Packets), ("rate", VegasUnits::Rate)],
+                "alpha and beta as packets queued, or as rates in packets/s against Expected - Actual (Cui's prose Vegas)",
+            )?,
+            slow_start: p.flag("slow_start", d.slow_start, "begin in slow start (false: in congestion avoidance, Cui E4.1)")?,
         })
     }
 
@@ -196,7 +222,7 @@ impl Algorithm for Vegas {
             max_window: max_window as f64,
             reno,
             in_recovery: false,
-            slow_start: true,
+            slow_start: cfg.slow_start,
             grow: false,
             base_rtt: NONE,
             round_end: 0,
@@ -257,9 +283,16 @@ impl Vegas {
             } else {
                 self.grow = true;
             }
-        } else if diff > self.cfg.beta {
+            return;
+        }
+        // The measure alpha and beta bound: packets queued, or Expected - Actual in packets/s.
+        let measure = match self.cfg.units {
+            VegasUnits::Packets => diff,
+            VegasUnits::Rate => diff / to_secs(base).max(1e-12),
+        };
+        if measure > self.cfg.beta {
             self.cwnd = (self.cwnd - 1.0).max(self.cfg.min_cwnd);
-        } else if diff < self.cfg.alpha {
+        } else if measure < self.cfg.alpha {
             self.cwnd = (self.cwnd + 1.0).min(self.max_window);
         }
     }
@@ -636,6 +669,9 @@ mod tests {
         let e = Vegas::decode(&mut Params::new(Obj::new(&v, "params").unwrap()), &mut sender).unwrap_err();
         assert_eq!(e.path, "params.beta");
         let names: Vec<&str> = Params::describe(|p| Vegas::decode(p, &mut sender.clone())).iter().map(|d| d.name).collect();
-        assert_eq!(names, ["rto_k", "initial_cwnd", "dupack_threshold", "alpha", "beta", "gamma", "round_rtt", "ss_exit", "min_cwnd"]);
+        assert_eq!(
+            names,
+            ["rto_k", "initial_cwnd", "dupack_threshold", "alpha", "beta", "gamma", "round_rtt", "ss_exit", "min_cwnd", "units", "slow_start"]
+        );
     }
 }
