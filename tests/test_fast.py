@@ -104,3 +104,20 @@ def test_prose_vegas_persistent_congestion_follows_its_model():
         assert abs(queue - model.queue[k]) <= 0.06 * model.queue[k], (k + 1, queue, model.queue[k])
         x = r.intervals[r.intervals.start_s == gap * k + gap - 5].set_index("flow_name").goodput_pps.sort_index().to_numpy()[:k + 1]
         assert np.allclose(x, model.rates[k, :k + 1], rtol=0.06), (k + 1, x, model.rates[k, :k + 1])
+
+
+def test_eb2_example_moves_smoothly_between_biased_equilibria():
+    """EB2 (the shipped example, scaled to 100 Mb/s and alpha 100): four flows over a chain of
+    three links. The shares follow FAST's alpha-proportional-fair equilibria (1/2, 1/3 and
+    2/3, 1/4, 3/4 and 3/8) biased towards the late arrivals, steady within each phase (the
+    appendix's "no oscillation"); with two flows the bias is the persistent-congestion model's."""
+    r = ccsim.run(EB1.parent / "cui-eb2-fast.toml")
+    shares = r.intervals.pivot(index="start_s", columns="flow_name", values="goodput_pps") / 12_500
+    model = fast_persistent_congestion(2, 100, 12_500).rates[1] / 12_500
+    assert np.allclose(shares.loc[25.0, ["F1", "F2"]], model, atol=0.01)
+    last = shares.loc[65.0:95.0]
+    assert (last.max() - last.min()).max() < 0.005, "steady, no oscillation"
+    f = last.mean()
+    assert f["F1"] < 0.25 and f["F2"] > 0.75 and min(f["F3"], f["F4"]) > 0.375, f.to_dict()
+    assert abs(f["F1"] + f["F2"] - 1) < 0.01 and abs(f["F1"] + f["F3"] + f["F4"] - 1) < 0.01
+    assert np.allclose(shares.loc[45.0, ["F2", "F3"]], shares.loc[45.0, "F2"], atol=0.005)
