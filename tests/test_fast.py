@@ -27,6 +27,7 @@ def test_eb1_example_matches_the_persistent_congestion_model():
         return float(q[(q.time_s >= a) & (q.time_s < b)].packets.mean())
 
     model = fast_persistent_congestion(3, 200, 12_500)
+    print("eb1: queues", [round(queue(a, a + 8)) for a in (12, 32, 52, 72, 92)], "packets")
     for k, want in enumerate(model.queue):
         got = queue(20 * k + 12, 20 * k + 20)
         assert abs(got - want) <= 0.03 * want, (k + 1, got, want)
@@ -40,33 +41,46 @@ def test_eb1_example_matches_the_persistent_congestion_model():
     assert int(r.flows.data_dropped.sum()) == 0 and int(r.flows.timeouts.sum()) == 0
 
 
+def arrivals(name: str, n: int, gap: int, cc: str, params: dict, buffer: str):
+    """``n`` flows of ``cc`` joining a 100 Mb/s, 40 ms path ``gap`` seconds apart (1 Gb/s
+    access links, 1000-byte packets): the run, and after each arrival k (0-based) the mean
+    queue at the bottleneck over the last 5 s before the next and the flows' rates (packets/s)
+    in the 5 s interval before it. Printed for the docs (``pytest -s tests/test_fast.py``)."""
+    from ccsim.builder import Scenario
+
+    s = Scenario(name, duration=f"{n * gap}s", seed=1)
+    s.hosts(*[f"s{i}" for i in range(n)], "d")
+    s.switches("r1", "r2")
+    for i in range(n):
+        s.link(f"s{i}", "r1", bandwidth="1Gbps", delay="0ms")
+    s.link("r1", "r2", bandwidth="100Mbps", delay="20ms", buffer=buffer)
+    s.link("r2", "d", bandwidth="1Gbps", delay="0ms")
+    for i in range(n):
+        s.flow(f"s{i}", "d", cc=cc, name=f"{i + 1:02d}", start=f"{gap * i}s", packet_size="1000B", params=params)
+    s.measure(interval="5s", trace_period="200ms", trace_queues=["r1->r2"])
+    r = ccsim.run(s)
+    q = r.queues[r.queues.port_name == "r1->r2"]
+    out = []
+    for k in range(n):
+        end = gap * (k + 1)
+        queue = float(q[(q.time_s >= end - 5) & (q.time_s < end)].packets.mean())
+        rates = r.intervals[r.intervals.start_s == end - 5].set_index("flow_name").goodput_pps.sort_index().to_numpy()[:k + 1]
+        out.append((queue, rates))
+        print(f"{name}: {k + 1} flow(s): queue {queue:.0f} packets, rates {np.round(rates).tolist()}")
+    return r, out
+
+
 def test_ten_flows_arriving_one_by_one_follow_figure_4_2_and_table_e41():
     """E4.1's FAST half (spec §5.2): ten flows, alpha = 200, join a 100 Mb/s link with a 40 ms
     RTT 20 s apart. The thesis calls its agreement with (4.19)-(4.20) "almost perfect" (S16:
     within 5%): the queue after each arrival, the rates of the 2nd and 6th sources and Jain's
     index (4.24) against the model's."""
-    from ccsim.builder import Scenario
-
-    n, gap = 10, 20
-    s = Scenario("e41-fast", duration=f"{n * gap}s", seed=1)
-    s.hosts(*[f"s{i}" for i in range(n)], "d")
-    s.switches("r1", "r2")
-    for i in range(n):
-        s.link(f"s{i}", "r1", bandwidth="1Gbps", delay="0ms")
-    s.link("r1", "r2", bandwidth="100Mbps", delay="20ms", buffer="20000pkt")
-    s.link("r2", "d", bandwidth="1Gbps", delay="0ms")
-    for i in range(n):
-        s.flow(f"s{i}", "d", cc="fast", name=f"{i + 1:02d}", start=f"{gap * i}s", packet_size="1000B",
-               params={"alpha": 200})
-    s.measure(interval="5s", trace_period="200ms", trace_queues=["r1->r2"])
-    r = ccsim.run(s)
+    n = 10
+    r, measured = arrivals("e41-fast", n, 20, "fast", {"alpha": 200}, "20000pkt")
     assert int(r.flows.data_dropped.sum()) == 0
     model = fast_persistent_congestion(n, 200, 12_500)
-    q = r.queues[r.queues.port_name == "r1->r2"]
-    for k in range(n):
-        queue = q[(q.time_s >= gap * k + 14) & (q.time_s < gap * k + 20)].packets.mean()
+    for k, (queue, x) in enumerate(measured):
         assert abs(queue - model.queue[k]) <= 0.02 * model.queue[k], (k + 1, queue, model.queue[k])
-        x = r.intervals[r.intervals.start_s == gap * k + 15].set_index("flow_name").goodput_pps.sort_index().to_numpy()[:k + 1]
         want = model.rates[k, :k + 1]
         for j in (1, 5):
             if j <= k:
@@ -81,28 +95,13 @@ def test_prose_vegas_persistent_congestion_follows_its_model():
     give queues of 99, 282 and 557 packets; the thesis finds agreement "almost perfect" for
     2475 (S16: within 5%). The third arrival is still converging after 40 s (Vegas moves one
     packet per RTT), so its queue is held to 6%."""
-    from ccsim.builder import Scenario
     from ccsim.models.cui import vegas_persistent_congestion
 
-    n, gap, a = 3, 40, 2475
-    s = Scenario("e41-vegas", duration=f"{n * gap}s", seed=1)
-    s.hosts(*[f"s{i}" for i in range(n)], "d")
-    s.switches("r1", "r2")
-    for i in range(n):
-        s.link(f"s{i}", "r1", bandwidth="1Gbps", delay="0ms")
-    s.link("r1", "r2", bandwidth="100Mbps", delay="20ms", buffer="50000pkt")
-    s.link("r2", "d", bandwidth="1Gbps", delay="0ms")
-    for i in range(n):
-        s.flow(f"s{i}", "d", cc="vegas", name=f"{i + 1:02d}", start=f"{gap * i}s", packet_size="1000B",
-               params={"alpha": a, "beta": a + 25, "units": "rate"})
-    s.measure(interval="5s", trace_period="200ms", trace_queues=["r1->r2"])
-    r = ccsim.run(s)
+    n, a = 3, 2475
+    _, measured = arrivals("e41-vegas", n, 40, "vegas", {"alpha": a, "beta": a + 25, "units": "rate"}, "50000pkt")
     model = vegas_persistent_congestion(n, a, 12_500, 0.04)
-    q = r.queues[r.queues.port_name == "r1->r2"]
-    for k in range(n):
-        queue = q[(q.time_s >= gap * k + gap - 5) & (q.time_s < gap * k + gap)].packets.mean()
+    for k, (queue, x) in enumerate(measured):
         assert abs(queue - model.queue[k]) <= 0.06 * model.queue[k], (k + 1, queue, model.queue[k])
-        x = r.intervals[r.intervals.start_s == gap * k + gap - 5].set_index("flow_name").goodput_pps.sort_index().to_numpy()[:k + 1]
         assert np.allclose(x, model.rates[k, :k + 1], rtol=0.06), (k + 1, x, model.rates[k, :k + 1])
 
 

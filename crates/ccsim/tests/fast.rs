@@ -134,9 +134,11 @@ fn the_four_phase_algorithm_gives_a_newcomer_an_even_share() {
         old / mean("new")
     };
     let pure = ratio(false);
+    let drained = ratio(true);
+    // Printed for the docs: cargo test --release -p ccsim --test fast -- --nocapture
+    eprintln!("four-phase, N = 5: old/new {drained:.3} with the drain, {pure:.3} without");
     let predicted = 2.0 / (1.0 + (21.0f64).sqrt());
     assert!((pure - predicted).abs() <= 0.1 * predicted, "pure FAST: old/new {pure}, (4.26) {predicted}");
-    let drained = ratio(true);
     assert!((0.85..=1.15).contains(&drained), "with the four-phase algorithm: old/new {drained}");
 }
 
@@ -176,9 +178,23 @@ fn paced_decreases_with_alpha_adjusting_share_an_overflowing_buffer_evenly() {
         f(1) / (f(0) + f(1))
     };
     let plain = run(&text(""));
-    assert!(share(&plain) < 0.2, "plain FAST starves the newcomer: its share {}", share(&plain));
     let adjusted = run(&text(", decrease = \"paced\", alpha_adjust = true"));
+    let rates = |r: &ccsim::Results| {
+        (0..2).map(|i| (40..70).step_by(10).map(|t| goodput_at(r, i, t as f64)).sum::<f64>() / 3.0).collect::<Vec<_>>()
+    };
+    let drops = |r: &ccsim::Results| r.flows.iter().map(|f| (f.totals.data_dropped, f.timeouts)).collect::<Vec<_>>();
+    eprintln!("overflow, 40-70 s: plain {:?} packets/s, (drops, timeouts) {:?}", rates(&plain), drops(&plain));
+    eprintln!("overflow, 40-70 s: paced + alpha-adjusting {:?} packets/s, (drops, timeouts) {:?}", rates(&adjusted), drops(&adjusted));
+    assert!(share(&plain) < 0.2, "plain FAST starves the newcomer: its share {}", share(&plain));
     assert!((share(&adjusted) - 0.5).abs() < 0.1, "even shares: the newcomer's {}", share(&adjusted));
     let timeouts: u64 = adjusted.flows.iter().map(|f| f.timeouts).sum();
     assert!(timeouts <= 4, "{timeouts} timeouts");
+}
+
+#[test]
+fn a_drain_factor_below_one_is_an_error_naming_it() {
+    let text = dumbbell(1, 0, "100pkt", "{ drain = true, drain_r = 0.5 }", "5s");
+    let e = ccsim::run_toml(&text).expect_err("drain_r = 0.5 must be refused");
+    assert_eq!(e.path, "flows[0].params.drain_r");
+    assert!(e.message.contains("at least 1"), "{}", e.message);
 }

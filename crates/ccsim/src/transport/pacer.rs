@@ -85,12 +85,15 @@ impl Pacer {
         Pacer { spread: true, rtt_rule, ..Pacer::new() }
     }
 
-    /// An RTT sample of the flow, with its window `cwnd` (only `Ns2Wei` keeps them).
+    /// True if this pacer keeps its own RTT average (`Ns2Wei`).
+    #[inline]
+    pub(super) fn keeps_rtt(&self) -> bool {
+        self.rtt_rule == PacingRtt::Ns2Wei
+    }
+
+    /// An RTT sample of the flow, with its window `cwnd`, for a pacer that `keeps_rtt`.
     #[inline]
     pub(super) fn on_rtt_sample(&mut self, rtt: SimTime, cwnd: f64) {
-        if self.rtt_rule != PacingRtt::Ns2Wei {
-            return;
-        }
         if self.wei_avg.is_nan() {
             self.wei_avg = rtt as f64;
         } else {

@@ -209,8 +209,9 @@ impl Sender {
     #[inline]
     fn rtt_sample(&mut self, rtt: SimTime) {
         self.rtt.sample(rtt);
-        if let Some(p) = self.pacer.as_deref_mut() {
-            p.on_rtt_sample(rtt, self.cc.cwnd());
+        if self.pacer.as_deref().is_some_and(|p| p.keeps_rtt()) {
+            let cwnd = self.cc.cwnd();
+            self.pacer.as_deref_mut().expect("checked").on_rtt_sample(rtt, cwnd);
         }
     }
 

@@ -100,7 +100,13 @@ impl Algorithm for Fast {
             alpha_adjust: p.flag("alpha_adjust", d.alpha_adjust, "halve alpha at each loss recovery and relax it back (§4.5.3)")?,
             alpha_k: p.number_above("alpha_k", d.alpha_k, 0.0, 1e6, "rate of alpha's relaxation towards its value, per second (§4.5.4: 0.1)")?,
             drain: p.flag("drain", d.drain, "run the four-phase queue-draining algorithm once the window settles (§4.4.2)")?,
-            drain_r: p.number("drain_r", d.drain_r, 0.0, 1e9, "its rate-reduction factor r, at least 1 (0: alpha, as §4.4.2 recommends)")?,
+            drain_r: {
+                let r = p.number("drain_r", d.drain_r, 0.0, 1e9, "its rate-reduction factor r, at least 1 (0: alpha, as §4.4.2 recommends)")?;
+                if r > 0.0 && r < 1.0 {
+                    return Err(p.error("drain_r", format!("expected 0 (alpha) or a factor of at least 1, got {r}")));
+                }
+                r
+            },
             drain_stable: p.number_above("drain_stable", d.drain_stable, 0.0, 1e9, "it starts at the first update moving the window by less than this, packets")?,
         })
     }

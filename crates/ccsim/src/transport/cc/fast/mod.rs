@@ -258,10 +258,6 @@ impl Fast {
         }
     }
 
-    /// The current alpha (packets).
-    pub fn alpha(&self) -> f64 {
-        self.alpha
-    }
 }
 
 impl CongestionControl for Fast {
