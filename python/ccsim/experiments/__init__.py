@@ -13,4 +13,5 @@ THESES = (
     "liang91",
     "hua02",
     "cui_buffers",
+    "cui_adpm",
 )
