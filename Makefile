@@ -43,8 +43,8 @@ test-python: install
 
 test: install lint test-rust test-python
 
-# The full reproductions (pytest marker `slow`, left out of `make test`): about 22 min more
-# (Cui chapter 3 about 15, Hua 2002 about 5).
+# The full reproductions (pytest marker `slow`, left out of `make test`): about 23 min more
+# (Cui chapter 3 about 15, Hua 2002 about 5, Cui chapter 4 about 1).
 test-full: install
 	$(BIN)/python -m pytest -q -m slow
 

@@ -640,3 +640,28 @@ def test_prose_vegas_persistent_congestion_matches_the_spec_tables():
     assert np.allclose(v2475.queue, [99, 282, 557, 954, 1519, 2321, 3454, 5052, 7308, 10487], atol=0.6)
     patho = vegas_persistent_congestion(10, 2500, 125, 0.04).delay
     assert np.allclose(patho, [0.8, 18.4, 403, 8.84e3, 1.94e5, 4.24e6, 9.30e7, 2.04e9, 4.47e10, 9.79e11], rtol=0.003)
+
+
+def test_fast_on_a_network_reduces_to_one_link_and_gives_eb2s_shares():
+    """fast_network_persistent: one link is (4.19)-(4.20); Appendix B's chain (F1 over three
+    links, F2 on the first, F3 on the last two, F4 on the last) settles at the
+    alpha-proportional-fair shares tilted towards the late arrivals, 0.268/0.732/0.732 and then
+    0.209/0.791/0.396/0.396 (the runs: 0.272/0.728/0.728 and 0.210/0.790/0.396/0.393)."""
+    import numpy as np
+
+    from ccsim.models.cui import fast_network_persistent, fast_persistent_congestion
+
+    one = fast_network_persistent([[0]] * 4, [12_500], 200)
+    ref = fast_persistent_congestion(4, 200, 12_500)
+    assert np.allclose(one.delay[:, 0], ref.delay, rtol=1e-9)
+    assert np.allclose(one.rates, ref.rates, rtol=1e-9, equal_nan=True)
+    chain = fast_network_persistent([[0, 1, 2], [0], [1, 2], [2]], [12_500] * 3, 100)
+    shares = chain.rates / 12_500
+    assert np.allclose(shares[2, :3], [0.268, 0.732, 0.732], atol=1e-3)
+    assert np.allclose(shares[3], [0.209, 0.791, 0.396, 0.396], atol=1e-3)
+    # The queues sit where the packets put them: F1 alone queues at the first link only; with F4
+    # the middle link runs below capacity and holds none.
+    assert np.allclose(chain.delay[0], [0.008, 0.0, 0.0], rtol=1e-9, atol=0)
+    assert chain.delay[3, 1] == 0.0 and chain.bias[1] == pytest.approx(0.008)
+    with pytest.raises(ValueError, match=r"routes\[1\]"):
+        fast_network_persistent([[0], [3]], [1.0, 1.0], 1)

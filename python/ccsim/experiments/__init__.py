@@ -13,5 +13,6 @@ THESES = (
     "liang91",
     "hua02",
     "cui_buffers",
+    "cui_fast",
     "cui_adpm",
 )

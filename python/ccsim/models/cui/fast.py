@@ -32,7 +32,7 @@ from scipy.optimize import brentq
 from ._common import count, num
 
 __all__ = ["FastPersistent", "fast_persistent_congestion", "fast_equilibrium_window",
-           "vegas_persistent_congestion"]
+           "vegas_persistent_congestion", "vegas_queueing_delay", "vegas_delay_bound"]
 
 
 class FastPersistent(NamedTuple):
@@ -102,3 +102,14 @@ def vegas_persistent_congestion(n: int, alpha_rate: float, c: float, d: float) -
     for i in range(1, n + 1):
         rates[i - 1, :i] = a * (d + p[:i]) / (p[i] - p[:i])
     return FastPersistent(delay=p[1:], queue=c * p[1:], rates=rates)
+
+
+def vegas_queueing_delay(i: int, alpha_rate: float, c: float, d: float) -> float:
+    """p(i) of :func:`vegas_persistent_congestion`, seconds: Table 4.1's row "Eq. (4.10)"."""
+    i = int(count("i", i, at_least=1))
+    return float(vegas_persistent_congestion(i, alpha_rate, c, d).delay[i - 1])
+
+
+def vegas_delay_bound(i: int, alpha_rate: float, c: float, d: float) -> float:
+    """d (α+/c)^i, seconds: Table 4.1's first row, the growth (4.10) approaches when α+ ≫ c."""
+    return num("d", d, above=0) * (num("alpha_rate", alpha_rate, above=0) / num("c", c, above=0)) ** int(count("i", i, at_least=1))
