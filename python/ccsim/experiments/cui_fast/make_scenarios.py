@@ -153,6 +153,15 @@ def appendix_b() -> list[tuple[str, str]]:
     # EB1 is the shipped example as it is (its header says everything).
     out = [("eb1.toml", (EXAMPLES / "cui-eb1-fast.toml").read_text(encoding="utf-8")), eb2()]
     three = [fast(200), {**fast(200), "start": 20, "stop": 80}, {**fast(200), "start": 40, "stop": 60}]
+    big = [fast(10_000), {**fast(10_000), "start": 20, "stop": 80}, {**fast(10_000), "start": 40, "stop": 60}]
+    out.append(dumbbell("eb3", "App. B exp. 3 (Figs B.8-B.10): large BDP, 10 Gb/s", [
+        "EB1's experiment at 10 Gb/s with a 20 ms delay and alpha 10 000 for all three flows (1 250 000",
+        "packets/s; the thesis's timing, MIthreshold 0: spec §5.2 [R]; the matching script fast-test4",
+        "starts the flows at 0/60/120 s with mi_threshold 0.0015 instead). 20 Gb/s access links, a",
+        "buffer nothing overflows. The thesis: windows ramp fast and the link fills quickly, the",
+        "queueing delay stays small and stable, and the same base-RTT unfairness as EB1 appears",
+        "((4.19) gives 10 000, 26 180 and 45 993 packets queued, the shares of EB1)."],
+        big, rate="10Gbps", delay_ms=20, buffer=100_000, duration=100, access="20Gbps"))
     for p, slug in ((1e-4, "4"), (1e-3, "3")):
         out.append(dumbbell(f"eb4-loss1e-{slug}", f"App. B exp. 4 (Figs B.11-B.12): EB1 with random loss {p:g}", [
             "The loss rate and topology are not given (spec §5.2 [R]): EB1's network (100 Mb/s, 50 ms,",

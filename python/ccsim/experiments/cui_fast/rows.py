@@ -24,7 +24,7 @@ BOTTLENECK_ROW = 900_000
 
 # Run name -> window name -> [start, end) s.
 _EB1 = {"n1": (12, 20), "n2": (32, 40), "n3": (52, 60), "left2": (72, 80), "left1": (92, 100)}
-QUEUE_WINDOWS = {"cui-eb1-fast": _EB1}
+QUEUE_WINDOWS = {"cui-eb1-fast": _EB1, "cui-fast-eb3": _EB1}
 # E4.1: the last measurement interval (5 s) before the next arrival (E41_STARTS: ten starts and
 # the end); cells read the rates over the same windows (the reference's phases).
 QUEUE_WINDOWS.update({f"cui-fast-e41-{v}": {f"n{k}": (t[k] - 5, t[k]) for k in range(1, 11)}
