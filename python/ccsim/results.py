@@ -59,7 +59,7 @@ FLOW_COLUMNS = ["name", "src", "dst", "app", "cc", "packet_size"] + [
                              "originals", "data_dropped", "acks_sent", "acks_received", "acks_dropped",
                              "data_in_network", "acks_in_network", "timeouts", "control_sent",
                              "control_received", "control_dropped", "control_unroutable", "control_in_network",
-                             "final_cwnd", "conserved"]
+                             "final_cwnd", "price_estimate", "conserved"]
 PORT_COLUMNS = ["name", "bandwidth_bps", "channels", "delay_s", "departures", "bytes_departed", "drops", "utilisation",
                 "max_queue_packets", "max_queue_bytes", "marks", "control_drops", "lost"]
 PORT_INTERVAL_COLUMNS = ("port", "interval", "start_s", "end_s", "utilisation", "departures", "bytes", "drops",
@@ -130,6 +130,7 @@ class Results:
             row["intervals_used"] = f["goodput_pps"]["intervals"]
             row.update(f["totals"])
             row["final_cwnd"] = f["final_cwnd"]
+            row["price_estimate"] = f["price_estimate"]
             row["conserved"] = f["conserved"]
             rows.append(row)
         self.flows = pd.DataFrame(rows, columns=FLOW_COLUMNS if not rows else None)

@@ -121,6 +121,7 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &Results, wall: f64) -> PyResult<B
         d.set_item("drop_rate", bm(py, &f.drop_rate)?)?;
         d.set_item("retx_rate", bm(py, &f.retx_rate)?)?;
         d.set_item("final_cwnd", f.final_cwnd)?;
+        d.set_item("price_estimate", f.price_estimate)?;
         d.set_item("conserved", f.conserved)?;
         flows.append(d)?;
     }

@@ -34,6 +34,9 @@ pub struct FlowSummary {
     pub retx_rate: BatchMean,
     pub timeouts: u64,
     pub final_cwnd: f64,
+    /// The receiver's ADPM estimate of its path's largest marking probability at the end (0
+    /// unless an ADPM router marked its packets).
+    pub price_estimate: f64,
     /// Data and ACK packets of this flow still in the network at the end.
     pub data_in_network: u64,
     pub acks_in_network: u64,
@@ -187,6 +190,7 @@ impl Results {
                 retx_rate: bm(i as u32, &tables.intervals.retx_rate),
                 timeouts: f.sender.as_ref().map(|s| s.timeouts).unwrap_or(0),
                 final_cwnd: f.sender.as_ref().map(|s| crate::transport::cc::CongestionControl::cwnd(&s.cc)).unwrap_or(f64::NAN),
+                price_estimate: f.sink.price_estimate,
                 data_in_network: d_net,
                 acks_in_network: a_net,
                 control,

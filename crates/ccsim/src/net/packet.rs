@@ -35,6 +35,9 @@ pub mod flags {
     /// Routers that collect a path value stamp its `code` (RED with `code_bits`) and may spare
     /// it from early drops. The ACK does not carry the flag; it echoes the code.
     pub const PROBE: u8 = 32;
+    /// Data: price-marked by an ADPM router (ECN codepoint 10, Cui ch. 5 §5.3.1; `queue = "rem"`
+    /// with `signal = "adpm"`). Never cleared on the way; the sink decodes it.
+    pub const PRICE: u8 = 64;
 }
 
 /// Values of [`Packet::code`] that mark probe pairs (Keshav 1991 §4.4: packet-pair). A paced

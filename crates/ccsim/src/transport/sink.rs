@@ -11,6 +11,9 @@ pub struct Sink {
     /// Next in-order sequence number expected; everything below has been delivered.
     pub rcv_nxt: u64,
     ooo: SeqBitmap,
+    /// The ADPM receiver's estimate of the largest marking probability on the path (Cui ch. 5
+    /// §5.2.1; `queue::rem`'s `signal = "adpm"`): 0 until a price-marked packet arrives.
+    pub price_estimate: f64,
 }
 
 /// What a data packet did at the sink.
@@ -25,6 +28,15 @@ pub struct Delivery {
 impl Sink {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A data packet's ADPM mark (`flags::PRICE`) and probe type update the estimate. A flow
+    /// that has never seen a mark pays one branch.
+    #[inline]
+    pub fn on_price_mark(&mut self, seq: u64, marked: bool) {
+        if marked || self.price_estimate > 0.0 {
+            self.price_estimate = crate::queue::rem::adpm_decode(self.price_estimate, seq, marked);
+        }
     }
 
     #[inline]

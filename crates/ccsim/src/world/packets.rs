@@ -66,6 +66,7 @@ impl World {
         flow.cur.originals += u64::from(!pkt.has(flags::RETX));
         flow.cur.owd_sum += to_secs(now - pkt.tx_time);
         flow.cur.owd_n += 1;
+        flow.sink.on_price_mark(pkt.seq, pkt.has(flags::PRICE));
         if flow.sender.is_none() {
             flow.cur.delivered += 1;
             flow.cur.delivered_bytes += pkt.size as u64;
