@@ -212,6 +212,9 @@ pub fn build_world_part(sc: &Scenario, side: Option<u8>) -> Result<World> {
             if t.sender.pacing {
                 s.spread_over_rtt(t.sender.pacing_rtt);
             }
+            if t.sender.ecn {
+                s.enable_ecn();
+            }
             s
         });
         let rng = Rng::stream(sc.seed, &format!("flow/{}", fs.name));

@@ -58,6 +58,10 @@ pub struct SenderConfig {
     pub pacing: bool,
     /// The round trip `pacing` spreads the window over.
     pub pacing_rtt: PacingRtt,
+    /// React to ECN marks (RFC 3168): the sender passes an echoed mark to the algorithm's
+    /// `on_ecn` at most once a window. Set by the algorithms that have a response (Reno's and
+    /// NewReno's `ecn`).
+    pub ecn: bool,
 }
 
 impl SenderConfig {

@@ -88,7 +88,14 @@ pub struct Sender {
     /// `RttSamples::OnePerRtt`: the packet being timed and its send time (NEVER: none).
     timed: (u64, SimTime),
     pub(super) pacer: Option<Box<Pacer>>,
+    /// ECN (RFC 3168): an echoed mark reaches the algorithm only once the cumulative ACK has
+    /// reached this (the data outstanding at the last reduction); NO_ECN when the flow does not
+    /// respond to marks (`enable_ecn`).
+    ecn_guard: u64,
 }
+
+/// `Sender::ecn_guard` of a flow without ECN.
+const NO_ECN: u64 = u64::MAX;
 
 impl Sender {
     pub fn new(cc: Cc, max_window: u32, rto: RtoConfig, timer_mode: TimerMode) -> Self {
@@ -122,6 +129,22 @@ impl Sender {
             in_order_tx: (NEVER, NEVER),
             timed: (0, NEVER),
             pacer,
+            ecn_guard: NO_ECN,
+        }
+    }
+
+    /// Pass echoed ECN marks to the algorithm (`SenderConfig::ecn`).
+    pub fn enable_ecn(&mut self) {
+        self.ecn_guard = 0;
+    }
+
+    /// An ACK echoed a congestion mark: for an ECN flow, the algorithm's `on_ecn` once the data
+    /// outstanding at the last reduction is acknowledged (out of line: marks are rare).
+    #[cold]
+    #[inline(never)]
+    fn on_ce(&mut self, info: &AckInfo) {
+        if self.ecn_guard != NO_ECN && info.ack >= self.ecn_guard && self.cc.on_ecn(info) {
+            self.ecn_guard = self.high_sent;
         }
     }
 
@@ -285,6 +308,9 @@ impl Sender {
             code,
         };
         self.cc.on_ack_info(&info);
+        if ce {
+            self.on_ce(&info);
+        }
         if ack > self.snd_una {
             if self.rtt.cfg.samples.per_packet() {
                 for seq in self.snd_una..ack.min(self.high_sent) {

@@ -127,6 +127,7 @@ impl Algorithm for Dec {
             own_ack_stops_timer: false,
             pacing: false,
             pacing_rtt: PacingRtt::Srtt,
+            ecn: false,
         }
     }
 

@@ -76,6 +76,7 @@ impl Algorithm for Generic {
             own_ack_stops_timer: true,
             pacing: false,
             pacing_rtt: PacingRtt::Srtt,
+            ecn: false,
         }
     }
 

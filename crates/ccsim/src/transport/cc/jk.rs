@@ -73,6 +73,7 @@ impl Algorithm for Jk {
             own_ack_stops_timer: false,
             pacing: false,
             pacing_rtt: PacingRtt::Srtt,
+            ecn: false,
         }
     }
 

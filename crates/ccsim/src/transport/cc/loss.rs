@@ -40,6 +40,16 @@ impl LossConfig {
 
 /// RFC 5681 eq. (4), shared by Reno and NewReno: ssthresh = max(FlightSize / 2, 2) packets,
 /// FlightSize halved and rounded down to whole packets.
+/// `ecn`: the algorithm responds to ECN marks (Reno and NewReno; RFC 3168 §6.1.2).
+pub fn decode_ecn(p: &mut Params, sender: &mut SenderConfig) -> Result<()> {
+    sender.ecn = p.flag(
+        "ecn",
+        sender.ecn,
+        "respond to ECN marks (RFC 3168): an echoed CE halves the window as a loss would, at most once a window, without a retransmission",
+    )?;
+    Ok(())
+}
+
 pub fn half_flight(flight: u64) -> f64 {
     (flight as f64 / 2.0).floor().max(2.0)
 }

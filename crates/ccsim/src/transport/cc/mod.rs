@@ -135,6 +135,12 @@ pub trait CongestionControl {
     fn on_timeout(&mut self, t: &TimeoutInfo);
     /// Every ACK, new or duplicate, with its echoed congestion bit (explicit-feedback schemes).
     fn on_ack_signal(&mut self, _ce: bool) {}
+    /// An echoed ECN mark, for algorithms whose sender has `ecn` (RFC 3168), at most once a
+    /// window: the sender asks again only once the data outstanding at the last reduction is
+    /// acknowledged. True when the algorithm reduced its window.
+    fn on_ecn(&mut self, _ack: &AckInfo) -> bool {
+        false
+    }
     /// Every ACK, new or duplicate, before `on_new_ack` / `on_dup_ack`, with all the sender
     /// knows (echoed code and transmission time: packet-pair). The default passes the echoed
     /// congestion bit to `on_ack_signal`.
@@ -284,6 +290,9 @@ impl CongestionControl for Cc {
     #[inline]
     fn on_ack_signal(&mut self, ce: bool) {
         dispatch!(self, c => c.on_ack_signal(ce))
+    }
+    fn on_ecn(&mut self, ack: &AckInfo) -> bool {
+        dispatch!(self, c => c.on_ecn(ack))
     }
     #[inline]
     fn on_ack_info(&mut self, ack: &AckInfo) {

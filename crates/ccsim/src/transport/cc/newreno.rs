@@ -203,6 +203,7 @@ impl Algorithm for NewReno {
 
     fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<NewRenoConfig> {
         let loss = LossConfig::decode(p, sender)?;
+        super::loss::decode_ecn(p, sender)?;
         let d = NewRenoConfig::default();
         let variant = p.choice(
             "variant",
@@ -350,6 +351,20 @@ impl CongestionControl for NewReno {
         self.phase = Phase::Recovery;
         true
     }
+    /// RFC 3168 §6.1.2: an ECN mark outside recovery halves the window as a fast retransmit
+    /// would (ssthresh from the flight, or ns-2's from the window), with no retransmission and
+    /// no inflation; in recovery the window is already reduced.
+    fn on_ecn(&mut self, ack: &AckInfo) -> bool {
+        if self.phase != Phase::Open {
+            return false;
+        }
+        self.ssthresh = match self.rules.variant() {
+            NewRenoVariant::Rfc6582 => half_flight(ack.flight_before),
+            NewRenoVariant::Ns2 => (self.ns2_window() / 2.0).floor().max(2.0),
+        };
+        self.cwnd = self.ssthresh;
+        true
+    }
     fn on_timeout(&mut self, t: &TimeoutInfo) {
         self.recover = t.high_sent;
         self.ssthresh = match self.rules.variant() {
@@ -396,6 +411,21 @@ mod tests {
         // Every window flow holds a `Cc`; NewReno at 48 bytes made it 8 bytes larger.
         assert!(std::mem::size_of::<NewReno>() <= 40);
         assert_eq!(std::mem::size_of::<Cc>(), std::mem::size_of::<crate::transport::cc::reno::Reno>());
+    }
+
+    #[test]
+    fn an_ecn_mark_halves_the_flight_outside_recovery_only() {
+        let (cfg, sender) = config("ecn = true");
+        assert!(sender.ecn && !config("").1.ecn);
+        let mut c = NewReno::build(&cfg, 1000);
+        c.cwnd = 40.0;
+        assert!(c.on_ecn(&new_ack(100, 1, 140, 40)));
+        assert_eq!((c.cwnd(), c.ssthresh()), (20.0, 20.0), "RFC 3168 §6.1.2: as a fast retransmit, without the inflation");
+        for _ in 0..3 {
+            c.on_dup_ack(3, &dup(120, 160, 40));
+        }
+        assert!(c.in_recovery());
+        assert!(!c.on_ecn(&dup(120, 160, 40)), "in recovery the window is already reduced");
     }
 
     #[test]

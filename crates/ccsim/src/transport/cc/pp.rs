@@ -212,6 +212,7 @@ impl Algorithm for PacketPair {
             own_ack_stops_timer: true,
             pacing: false,
             pacing_rtt: PacingRtt::Srtt,
+            ecn: false,
         }
     }
 

@@ -97,6 +97,7 @@ pub(crate) fn rfc6298_defaults() -> SenderConfig {
         own_ack_stops_timer: false,
         pacing: false,
         pacing_rtt: PacingRtt::Srtt,
+        ecn: false,
     }
 }
 
@@ -111,6 +112,7 @@ impl Algorithm for Reno {
 
     fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<RenoConfig> {
         let loss = LossConfig::decode(p, sender)?;
+        super::loss::decode_ecn(p, sender)?;
         let variant = p.choice(
             "variant",
             RenoVariant::Rfc5681,
@@ -197,6 +199,19 @@ impl CongestionControl for Reno {
         } else {
             false
         }
+    }
+    /// RFC 3168 §6.1.2: an ECN mark outside fast recovery halves the window as a fast
+    /// retransmit would (ns-2's from the window), without the retransmission or the inflation.
+    fn on_ecn(&mut self, ack: &AckInfo) -> bool {
+        if self.in_recovery {
+            return false;
+        }
+        self.ssthresh = match self.variant {
+            RenoVariant::Rfc5681 => half_flight(ack.flight_before),
+            RenoVariant::Ns2 => self.half_window().max(2.0),
+        };
+        self.cwnd = self.ssthresh;
+        true
     }
     fn on_timeout(&mut self, t: &TimeoutInfo) {
         if self.variant == RenoVariant::Ns2 {

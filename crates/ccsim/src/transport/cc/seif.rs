@@ -188,6 +188,7 @@ pub fn liang_timers() -> SenderConfig {
         own_ack_stops_timer: false,
         pacing: false,
         pacing_rtt: PacingRtt::Srtt,
+        ecn: false,
     }
 }
 
