@@ -1,0 +1,75 @@
+//! The sender's retransmission timers: when the next must fire, and what an expiry does (one
+//! connection timer, BSD's or RFC 6298's, or a timer per packet, doubling or not).
+
+use super::{Sender, MAX_PACKET_BACKOFF, NEVER};
+use crate::sim::SimTime;
+use crate::transport::cc::{CongestionControl, TimeoutInfo};
+use crate::transport::config::TimerMode;
+
+impl Sender {
+    /// The earliest time at which a timer must fire (NEVER if no timer is running).
+    #[inline]
+    pub fn next_deadline(&self) -> SimTime {
+        self.deadline
+    }
+
+    /// A timer event fired at `now`. Returns true if it expired a timer (packets will be
+    /// retransmitted); false if it fired early (the caller re-arms at `next_deadline`).
+    pub fn on_timer(&mut self, now: SimTime) -> bool {
+        if self.snd_una >= self.high_sent {
+            self.deadline = NEVER;
+            return false;
+        }
+        match self.timer_mode {
+            TimerMode::Single | TimerMode::SingleBsd => {
+                if self.deadline > now {
+                    return false;
+                }
+                let flight = self.snd_nxt.max(self.snd_una) - self.snd_una;
+                self.cc.on_timeout(&TimeoutInfo { now, flight, high_sent: self.high_sent, seq: self.snd_una });
+                self.rtt.on_expiry();
+                self.snd_nxt = self.snd_una; // go back to the oldest unacknowledged packet
+                self.retransmit.clear();
+                self.dupacks = 0;
+                self.deadline = NEVER; // re-armed by the retransmission
+                self.timeouts += 1;
+                true
+            }
+            TimerMode::PerPacket | TimerMode::PerPacketDoubling => {
+                let doubling = self.timer_mode == TimerMode::PerPacketDoubling;
+                let mut expired = None;
+                let mut earliest = NEVER;
+                for s in self.snd_una..self.high_sent {
+                    let slot = self.slots.get_mut(s);
+                    if slot.deadline <= now {
+                        slot.deadline = NEVER; // set again when it is resent
+                        self.retransmit.push_back(s);
+                        expired = expired.or(Some(s));
+                        if doubling {
+                            let b = self.slots.backoff(s);
+                            self.slots.set_backoff(s, (b + 1).min(MAX_PACKET_BACKOFF));
+                        }
+                    } else {
+                        earliest = earliest.min(slot.deadline);
+                    }
+                }
+                self.deadline = earliest;
+                if let Some(seq) = expired {
+                    let flight = self.snd_nxt.max(self.snd_una) - self.snd_una;
+                    self.cc.on_timeout(&TimeoutInfo { now, flight, high_sent: self.high_sent, seq });
+                    self.rtt.on_expiry();
+                    self.timeouts += 1;
+                }
+                expired.is_some()
+            }
+        }
+    }
+
+    /// The per-packet timer deadline of `seq` (NEVER when not running); for tests and traces.
+    pub fn packet_deadline(&self, seq: u64) -> SimTime {
+        if seq < self.snd_una || seq >= self.high_sent || matches!(self.timer_mode, TimerMode::Single | TimerMode::SingleBsd) {
+            return NEVER;
+        }
+        self.slots.get(seq).deadline
+    }
+}
