@@ -60,7 +60,7 @@ def test_running_maximum_is_the_literal_decoder_for_fixed_prices():
 
 def test_brc_mean_matches_the_intervals():
     # A9 and the corrected formula: pure BRC over 1000 evenly spaced prices.
-    c = cui.fixed_price_errors("brc", k_max=1024, sequences=10, prices=100)
+    c = cui.fixed_price_errors("brc", k_max=1024)
     for k in (1, 3, 7, 63, 1023):
         assert c.mean[c.ks == k][0] == pytest.approx(1 / (2 * (k + 1)), rel=0.02)
     for k in (2, 5, 10, 100, 1000):

@@ -196,14 +196,14 @@ class ErrorCurve(NamedTuple):
 
 @lru_cache(maxsize=None)
 def fixed_price_errors(sequence: str, k_max: int = 1 << 14, sequences: int = 256, prices: int = 100,
-                       seed: int = SEED) -> ErrorCurve:
-    """E5.1-E5.3's ensembles (Figs 5.1-5.3): errors of ADPM's estimate of a fixed price after k
-    packets. Pure BRC: one sequence and ``sequences`` x ``prices`` evenly spaced prices
-    (1000 when the defaults are kept, as the thesis); the others: ``sequences`` sequences of
-    ``prices`` uniform prices each. Cached."""
+                       brc_prices: int = 1000, seed: int = SEED) -> ErrorCurve:
+    """E5.1-E5.2's ensembles (Figs 5.1-5.2): errors of ADPM's estimate of a fixed price after k
+    packets. Pure BRC: its one sequence over ``brc_prices`` evenly spaced prices; the others:
+    ``sequences`` sequences of ``prices`` uniform prices each (the thesis's counts). Cached."""
     sequence = choice("sequence", sequence, SEQUENCES)
     k_max = count("k_max", k_max, at_least=1)
     n_seq, n_p = count("sequences", sequences, at_least=1), count("prices", prices, at_least=1)
+    n_brc = count("brc_prices", brc_prices, at_least=1)
     rng = np.random.default_rng(seed)
     ks = sample_ks(k_max)
     every_k = np.arange(1, k_max + 1)
@@ -212,8 +212,7 @@ def fixed_price_errors(sequence: str, k_max: int = 1 << 14, sequences: int = 256
         big_k = 2.0 ** np.floor(np.log2(every_k + 1))
         bound = (1.0 if sequence == "brc" else 2.0) / big_k
     if sequence == "brc":
-        total = 1000 if (n_seq, n_p) == (256, 100) else n_seq * n_p
-        price_sets = [(brc_probes(k_max), (np.arange(total) + 0.5) / total)]
+        price_sets = [(brc_probes(k_max), (np.arange(n_brc) + 0.5) / n_brc)]
     else:
         seqs = probe_sequence(sequence, k_max, n_seq, rng)
         price_sets = [(seqs[s], rng.random(n_p)) for s in range(n_seq)]
