@@ -31,23 +31,12 @@ from typing import Sequence
 
 import numpy as np
 
+from ._checks import num as _num
+
 __all__ = [
     "fairness_variance", "feedback_overhead_bps", "improvement", "two_way_data_cap",
     "base_rtt", "pipe_size",
 ]
-
-
-def _num(name: str, v, *, above: float | None = None, at_least: float | None = None) -> float:
-    """``v`` as a finite float, else a ValueError naming ``name``; ``above`` / ``at_least``
-    bound it from below."""
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(v):
-        raise ValueError(f"{name}: expected a finite number, got {v!r}")
-    if above is not None and not v > above:
-        raise ValueError(f"{name}: expected a number above {above:g}, got {v!r}")
-    if at_least is not None and not v >= at_least:
-        raise ValueError(f"{name}: expected a number of at least {at_least:g}, got {v!r}")
-    return float(v)
 
 
 def _seq(name: str, v) -> list:

@@ -1,4 +1,5 @@
-"""Argument checks and log-space helpers shared by the ``ccsim.models.cui`` modules."""
+"""What the ``ccsim.models.cui`` modules share: the models' argument checks (``models._checks``)
+and log-space helpers."""
 
 from __future__ import annotations
 
@@ -6,39 +7,7 @@ import math
 
 import numpy as np
 
-
-def num(name: str, v, *, above: float | None = None, at_least: float | None = None,
-        below: float | None = None, at_most: float | None = None, inf_ok: bool = False) -> float:
-    """``v`` as a float, else a ValueError naming ``name``. Finite unless ``inf_ok`` (then +inf
-    passes too); ``above`` / ``at_least`` / ``below`` / ``at_most`` bound it."""
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
-            or math.isnan(v) or (math.isinf(v) and not (inf_ok and v > 0)):
-        raise ValueError(f"{name}: expected a {'' if inf_ok else 'finite '}number, got {v!r}")
-    if above is not None and not v > above:
-        raise ValueError(f"{name}: expected a number above {above:g}, got {v!r}")
-    if at_least is not None and not v >= at_least:
-        raise ValueError(f"{name}: expected a number of at least {at_least:g}, got {v!r}")
-    if below is not None and not v < below:
-        raise ValueError(f"{name}: expected a number below {below:g}, got {v!r}")
-    if at_most is not None and not v <= at_most:
-        raise ValueError(f"{name}: expected a number of at most {at_most:g}, got {v!r}")
-    return float(v)
-
-
-def count(name: str, v, *, at_least: int = 0, inf_ok: bool = False) -> int | float:
-    """``v`` as a whole number >= ``at_least`` (an int), or +inf when ``inf_ok``."""
-    if inf_ok and isinstance(v, (float, np.floating)) and math.isinf(v) and v > 0:
-        return math.inf
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(v) or v != int(v) or v < at_least:
-        raise ValueError(f"{name}: expected a whole number of at least {at_least}, got {v!r}")
-    return int(v)
-
-
-def choice(name: str, v, allowed: tuple[str, ...]) -> str:
-    if v not in allowed:
-        raise ValueError(f"{name}: expected one of {', '.join(allowed)}, got {v!r}")
-    return v
+from .._checks import choice, count, num  # noqa: F401 (the cui modules import them from here)
 
 
 def logsumexp(x: np.ndarray) -> float:

@@ -8,7 +8,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from ._checks import _count, _flag, _num
+from .._checks import flag as _flag, num as _num, positive_int as _count
 
 __all__ = ["DelayBounds", "telnet_delay_fq", "telnet_delay_fq_phased", "telnet_delay_fcfs"]
 

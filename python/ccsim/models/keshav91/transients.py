@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple, Sequence
 
-from ._checks import _num
+from .._checks import num as _num
 
 __all__ = [
     "Transient", "pipeline_depth", "n_skip", "skiptime",
