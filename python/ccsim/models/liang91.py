@@ -26,10 +26,7 @@ times in seconds.
 
 from __future__ import annotations
 
-import math
 from typing import Sequence
-
-import numpy as np
 
 from ._checks import num as _num
 
