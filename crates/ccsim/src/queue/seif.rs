@@ -19,9 +19,10 @@
 //!   whose arrival overflowed it would fit).
 //! - `"dynamic"` (§4.2b, eq. 4.2): (λ − μ) Δt > α b, with λ the arrival rate, μ the line rate,
 //!   b the free buffer (bits) and Δt the feedback delay. The thesis gives no estimator: λ is an
-//!   exponentially decaying average of the arriving bits with time constant `dt`, evaluated at
-//!   each arrival; Δt is the parameter `dt` (the scenario sets it to the router-to-source round
-//!   trip); `alpha` = 0.8 ("Dynamic 1"; 0.5 is "Dynamic 2").
+//!   exponentially decaying average of the arriving bits with time constant `rate_tau` (0, the
+//!   default: `dt` itself), evaluated at each arrival; Δt is the parameter `dt` (the scenario
+//!   sets it to the router-to-source round trip); `alpha` = 0.8 ("Dynamic 1"; 0.5 is
+//!   "Dynamic 2").
 //!
 //! Choices where the thesis is silent (spec §5), each a parameter or stated here:
 //! - The length counts every byte held for the line, the packet in transmission included, and
@@ -85,6 +86,8 @@ pub struct SeifConfig {
     pub size: u32,
     pub alpha: f64,
     pub dt: SimTime,
+    /// The arrival-rate average's time constant; 0: `dt`.
+    pub rate_tau: SimTime,
     pub victim: super::random_drop::Victim,
 }
 
@@ -100,6 +103,7 @@ impl Default for SeifConfig {
             size: 50,
             alpha: 0.8,
             dt: PS_PER_SEC / 2,
+            rate_tau: 0,
             victim: super::random_drop::Victim::Size,
         }
     }
@@ -154,7 +158,8 @@ impl Discipline for Seif {
             routing_interval: p.duration("routing_interval", d.routing_interval, "the source tables are reset this often")?,
             size: p.integer("size", d.size as u64, 1, 65_535, "bytes of a feedback message")? as u32,
             alpha: p.number_above("alpha", d.alpha, 0.0, 1.0, "dynamic policy: α of eq. 4.2 (0.8: Dynamic 1, 0.5: Dynamic 2)")?,
-            dt: p.duration("dt", d.dt, "dynamic policy: Δt of eq. 4.2 (the feedback delay) and the arrival-rate averaging time")?,
+            dt: p.duration("dt", d.dt, "dynamic policy: Δt of eq. 4.2 (the feedback delay)")?,
+            rate_tau: p.duration("rate_tau", d.rate_tau, "dynamic policy: time constant of the arrival-rate average (0: dt)")?,
             victim: decode_victim(p)?,
         })
         .and_then(|c| {
@@ -228,7 +233,11 @@ impl Seif {
     }
 
     fn rate_at(&self, now: SimTime) -> f64 {
-        self.rate_bps * (-(to_secs(now.saturating_sub(self.last_arrival)) / to_secs(self.cfg.dt))).exp()
+        self.rate_bps * (-(to_secs(now.saturating_sub(self.last_arrival)) / self.rate_tau_s())).exp()
+    }
+
+    fn rate_tau_s(&self) -> f64 {
+        to_secs(if self.cfg.rate_tau == 0 { self.cfg.dt } else { self.cfg.rate_tau })
     }
 
     /// The filter re-arms once the queue is below the threshold (or no longer full).
@@ -291,7 +300,7 @@ impl QueueDiscipline for Seif {
             self.note_source(p.flow, now);
         }
         if self.cfg.policy == Policy::Dynamic {
-            self.rate_bps = self.rate_at(now) + p.size as f64 * 8.0 / to_secs(self.cfg.dt);
+            self.rate_bps = self.rate_at(now) + p.size as f64 * 8.0 / self.rate_tau_s();
             self.last_arrival = now;
         }
         let v = self.queue.enqueue(pkt, arena, now, tx);
