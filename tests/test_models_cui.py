@@ -665,3 +665,28 @@ def test_fast_on_a_network_reduces_to_one_link_and_gives_eb2s_shares():
     assert chain.delay[3, 1] == 0.0 and chain.bias[1] == pytest.approx(0.008)
     with pytest.raises(ValueError, match=r"routes\[1\]"):
         fast_network_persistent([[0], [3]], [1.0, 1.0], 1)
+
+
+def test_chapter_4_closed_forms_and_appendix_c():
+    """A5, A8, A15: (4.23) and (4.22) against the numerical (4.19) and (4.10); Appendix C's
+    b_1 (exact) and a_2 = 0.801938; B(i)/B(1) - ln i; the drain thresholds 11 and 3 (the
+    thesis's approximation) and 9 and 2 (exact) for 200 and 40 ms."""
+    import numpy as np
+
+    from ccsim.models import cui
+
+    assert cui.fast_two_flow_share() == pytest.approx(0.381966, abs=1e-6)
+    assert cui.fast_share(2, 1) == pytest.approx(cui.fast_two_flow_share(), rel=1e-12)
+    for a in (0.02, 0.198, 20):
+        assert cui.vegas_two_flow_check(a) == pytest.approx(1.0, abs=1e-9)
+    assert [round(cui.fast_increment_log_gap(i), 3) for i in (1, 2, 3, 5, 10)] == [1.0, 0.925, 0.883, 0.838, 0.791]
+    assert cui.appendix_c_a2() == pytest.approx(0.801938, abs=1e-6)
+    b = cui.informed_arrivals(1000, 2)
+    assert b[0] == pytest.approx(cui.informed_b1(1000), rel=1e-12)
+    assert np.all(np.diff([cui.informed_ratio(n, 2) for n in (100, 10_000, 1_000_000)]) < 0)   # -> 1
+    assert cui.old_new_ratio(5) == pytest.approx(0.358, abs=1e-3)
+    c = 12_019.23   # 1040 B at 100 Mb/s: alpha/c = 4.16 ms for alpha = 50
+    assert cui.drain_time(1, 50, c, "thesis") == pytest.approx(2 * 0.00416, rel=1e-4)
+    assert [cui.drain_threshold(r, 50, c, f) for f in ("thesis", "exact") for r in (0.2, 0.04)] == [11, 3, 9, 2]
+    with pytest.raises(ValueError, match="form"):
+        cui.drain_time(1, 50, c, "approx")

@@ -19,6 +19,7 @@ marking (§2.7-2.11, §4.9), as plain functions (numpy and scipy, no engine).
 - :mod:`.adpm`: chapter 5's ADPM: probe sequences, the router's marking and the receiver's
   decoder, the error ensembles of Figs 5.1-5.2, the closed forms and §5.3.2's mappings.
 - :mod:`.marking`: the schemes ADPM is compared with (REM, RAM, TPM, RPM), Figs 5.3-5.4.
+- :mod:`.fast_analysis`: chapter 4's closed forms and Appendix C's asymptotics, the drain time.
 - :mod:`.fast_network`: FAST's persistent congestion on a network of links (EB2).
 - :mod:`.openloop`: §3.6.5's comparison (E3.6): the five models against the Monte Carlo at one
   point of Figs 3.17-3.41 (errors, ranks, the overload claims), cached.
@@ -35,6 +36,8 @@ from .extrapolation import *  # noqa: F401,F403
 from .extrapolation import __all__ as _extrapolation_all
 from .fast import *  # noqa: F401,F403
 from .fast import __all__ as _fast_all
+from .fast_analysis import *  # noqa: F401,F403
+from .fast_analysis import __all__ as _fast_analysis_all
 from .fast_network import *  # noqa: F401,F403
 from .fast_network import __all__ as _fast_network_all
 from .g1dm import *  # noqa: F401,F403
@@ -51,5 +54,5 @@ from .rules import *  # noqa: F401,F403
 from .rules import __all__ as _rules_all
 
 __all__ = [*_mathis_all, *_g1dm_all, *_closedloop_all, *_rules_all, *_extrapolation_all,
-           *_montecarlo_all, *_openloop_all, *_fast_all, *_fast_network_all, *_adpm_all,
+           *_montecarlo_all, *_openloop_all, *_fast_all, *_fast_analysis_all, *_fast_network_all, *_adpm_all,
            *_marking_all]
