@@ -111,7 +111,8 @@ def _header(doc: Doc, outcome, ref: dict) -> None:
         f"Generated {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} by {outcome.version}",
         "Mode: " + ("quick" + quick if outcome.quick else "full (the scenario files' own durations)"),
         f"Seeds: {', '.join(str(s) for s in outcome.seeds)}; scenarios: {', '.join(outcome.scenarios)}",
-        f"Runs: {ok_runs} of {len(runs)} scenario files produced results, {len(outcome.seeds)} seeds each",
+        (f"Runs: {ok_runs} of {len(runs)} scenario files produced results, {len(outcome.seeds)} seeds each"
+         if len(runs) else "Runs: none (every cell selected is a model's value)"),
         f"Runtime: {outcome.sim_seconds:.1f} s simulating, {outcome.total_seconds:.1f} s in all",
     ] + ([f"Processing jitter: {outcome.jitter} on every link (links[].jitter), a phase-sensitivity run: "
           f"the scenario files themselves have none"] if outcome.jitter else [])
