@@ -37,7 +37,8 @@
 //!   A dropped ACK or a drop while the table is empty names no sequence number.
 //! - The source table holds the flows whose *data* packets arrived at this queue since the
 //!   start of the current routing interval (A11: an ACK's originator is a sink, with no window
-//!   to cut); `routing_interval` = 1 s (A4: not given; the spec's reading). Window sources
+//!   to cut; `table_acks` = true lets an ACK enter its flow, the data's source, as REAL may have
+//!   kept one table entry per connection); `routing_interval` = 1 s (A4: not given; the spec's reading). Window sources
 //!   send in bursts, and a source none of whose packets pass early in a short interval misses
 //!   that interval's feedback, which makes identical sources unequal; the liang91 scenarios
 //!   use 10 s (finding routing-interval measures 1-100 s). The table is reset lazily: the
@@ -88,6 +89,8 @@ pub struct SeifConfig {
     pub dt: SimTime,
     /// The arrival-rate average's time constant; 0: `dt`.
     pub rate_tau: SimTime,
+    /// ACKs enter the source table as their flow's entry.
+    pub table_acks: bool,
     pub victim: super::random_drop::Victim,
 }
 
@@ -104,6 +107,7 @@ impl Default for SeifConfig {
             alpha: 0.8,
             dt: PS_PER_SEC / 2,
             rate_tau: 0,
+            table_acks: false,
             victim: super::random_drop::Victim::Size,
         }
     }
@@ -160,6 +164,7 @@ impl Discipline for Seif {
             alpha: p.number_above("alpha", d.alpha, 0.0, 1.0, "dynamic policy: α of eq. 4.2 (0.8: Dynamic 1, 0.5: Dynamic 2)")?,
             dt: p.duration("dt", d.dt, "dynamic policy: Δt of eq. 4.2 (the feedback delay)")?,
             rate_tau: p.duration("rate_tau", d.rate_tau, "dynamic policy: time constant of the arrival-rate average (0: dt)")?,
+            table_acks: p.flag("table_acks", d.table_acks, "an ACK enters the source table as its flow's (the data source's) entry; false: data packets only (A11)")?,
             victim: decode_victim(p)?,
         })
         .and_then(|c| {
@@ -296,7 +301,7 @@ impl QueueDiscipline for Seif {
     fn enqueue(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict {
         self.maybe_rearm(tx, now);
         let p = *arena.get(pkt);
-        if p.kind == PacketKind::Data {
+        if p.kind == PacketKind::Data || (self.cfg.table_acks && p.kind == PacketKind::Ack) {
             self.note_source(p.flow, now);
         }
         if self.cfg.policy == Policy::Dynamic {
