@@ -153,3 +153,15 @@ def test_bad_arguments_name_the_field():
         cui.adpm_decode([[0.5]], [[True]], p0=2.0)
     with pytest.raises(ValueError, match="start"):
         cui.ramp_error("adpm", 1e-3, start=0.9)
+    # Requests that would take hours or all memory, and ratios to a zero, are refused.
+    with pytest.raises(ValueError, match="k: expected a whole number of at most"):
+        cui.step_detection("random", 0.05, 10**9)
+    with pytest.raises(ValueError, match="k_max"):
+        cui.fixed_price_errors("random", k_max=10**7)
+    with pytest.raises(ValueError, match="delta"):
+        cui.ramp_error("adpm", 1e-14)
+    with pytest.raises(ValueError, match="members"):
+        cui.mse_curve("rem", members=10**6)
+    with pytest.raises(ValueError, match="gives 0"):
+        cui.step_detection_ratio("random_brc", 0.2, 8, "5.5")
+    assert cui.drain_threshold(1e6, 1e-9, 1e12) > 10**17          # bisection, not a count

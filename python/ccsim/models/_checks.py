@@ -26,13 +26,16 @@ def num(name: str, v, *, above: float | None = None, at_least: float | None = No
     return float(v)
 
 
-def count(name: str, v, *, at_least: int = 0, inf_ok: bool = False) -> int | float:
-    """``v`` as a whole number >= ``at_least`` (an int), or +inf when ``inf_ok``."""
+def count(name: str, v, *, at_least: int = 0, at_most: int | None = None, inf_ok: bool = False) -> int | float:
+    """``v`` as a whole number >= ``at_least`` (and <= ``at_most``: a bound on the work or memory
+    it asks for) as an int, or +inf when ``inf_ok``."""
     if inf_ok and isinstance(v, (float, np.floating)) and math.isinf(v) and v > 0:
         return math.inf
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
             or not math.isfinite(v) or v != int(v) or v < at_least:
         raise ValueError(f"{name}: expected a whole number of at least {at_least}, got {v!r}")
+    if at_most is not None and v > at_most:
+        raise ValueError(f"{name}: expected a whole number of at most {at_most}, got {v!r}")
     return int(v)
 
 

@@ -30,6 +30,8 @@
 //! - ADPM's probe type comes from the sequence number, as a stack's IPid counter would give it:
 //!   i = bitreverse16(seq mod 2^16) / 2^16 (bit-reversed counting, §5.2.2); a retransmission
 //!   repeats its original's probe. ACKs are not marked;
+//! - c is the port's line rate; on a trunk of several channels (`channels`) it counts one
+//!   channel, so REM there under-counts its capacity (the disciplines see one line rate);
 //! - `initial_price` starts the price elsewhere than 0 (with gamma 0 it stays there: a fixed
 //!   price, as chapter 5's analysis assumes).
 //!

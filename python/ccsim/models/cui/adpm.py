@@ -201,9 +201,12 @@ def fixed_price_errors(sequence: str, k_max: int = 1 << 14, sequences: int = 256
     packets. Pure BRC: its one sequence over ``brc_prices`` evenly spaced prices; the others:
     ``sequences`` sequences of ``prices`` uniform prices each (the thesis's counts). Cached."""
     sequence = choice("sequence", sequence, SEQUENCES)
-    k_max = count("k_max", k_max, at_least=1)
-    n_seq, n_p = count("sequences", sequences, at_least=1), count("prices", prices, at_least=1)
-    n_brc = count("brc_prices", brc_prices, at_least=1)
+    k_max = count("k_max", k_max, at_least=1, at_most=THRESHOLDS)   # BRC repeats after 2^16
+    n_seq = count("sequences", sequences, at_least=1, at_most=1 << 16)
+    n_p = count("prices", prices, at_least=1, at_most=1 << 16)
+    n_brc = count("brc_prices", brc_prices, at_least=1, at_most=1 << 20)
+    if n_seq * n_p * len(sample_ks(k_max)) > 1 << 27:
+        raise ValueError(f"sequences: {n_seq} x {n_p} prices keep too many errors (at most 2^27 with k_max {k_max})")
     rng = np.random.default_rng(seed)
     ks = sample_ks(k_max)
     every_k = np.arange(1, k_max + 1)
@@ -261,9 +264,16 @@ def adpm_error_ratio(sequence: str, k: int, stat: str = "mean", reference: str =
     of an exponential error of mean 1/(k+2)), 2/((k+2)(k+3)), brc_printed (the thesis's printed
     BRC formula), or another sequence's name (the same stat of that sequence)."""
     if reference in SEQUENCES:
-        return adpm_error(sequence, k, stat, **kw) / adpm_error(reference, k, stat, **kw)
+        return _ratio(adpm_error(sequence, k, stat, **kw), adpm_error(reference, k, stat, **kw), reference)
     ref = choice("reference", reference, (*_REFERENCES, *SEQUENCES))
     return adpm_error(sequence, k, stat, **kw) / _REFERENCES[ref](count("k", k, at_least=1))
+
+
+def _ratio(value: float, reference: float, name: str) -> float:
+    """``value / reference``, or a ValueError naming the reference where it is 0."""
+    if reference == 0:
+        raise ValueError(f"reference: {name} is 0 here, so no ratio")
+    return value / reference
 
 
 def random_mean_error(k: int) -> float:
@@ -351,10 +361,10 @@ def step_detection(sequence: str, gap: float, k: int, *, before: int = 64, trial
     above i+. Compare :func:`undetected_random` and :func:`undetected_brc`."""
     sequence = choice("sequence", sequence, SEQUENCES)
     gap = num("gap", gap, above=0, below=0.5)
-    k = count("k", k, at_least=1)
+    k = count("k", k, at_least=1, at_most=1 << 12)
     horizon = max(256, 1 << (k - 1).bit_length())  # one cached run serves every k up to it
-    first = _detection_times(sequence, gap, count("before", before), count("trials", trials, at_least=1),
-                             horizon, seed)
+    first = _detection_times(sequence, gap, count("before", before, at_most=1 << 12),
+                             count("trials", trials, at_least=1, at_most=100_000), horizon, seed)
     return float(np.mean(first > k))
 
 
@@ -369,6 +379,8 @@ def step_detection_ratio(sequence: str, gap: float, k: int, formula: str = "5.4"
         if k & (k - 1):
             raise ValueError(f"k: (5.5) is stated after 2^j packets, got {k}")
         expected = undetected_brc(gap, k.bit_length() - 1)
+    if expected <= 0:
+        raise ValueError(f"k: ({formula}) gives 0 at gap {gap:g} after {k} packets; compare step_detection itself")
     return step_detection(sequence, gap, k, **kw) / expected
 
 

@@ -67,7 +67,7 @@ def informed_arrivals(n: int, i: int, alpha: float = 1.0) -> np.ndarray:
     """Appendix C (C.4): b_1..b_i, the queue each of i new flows adds (packets) when they join,
     one by one, ``n`` flows that know the propagation delay and keep b_0 = α each."""
     n = int(count("n", n, at_least=1))
-    i = int(count("i", i, at_least=1))
+    i = int(count("i", i, at_least=1, at_most=1000))
     alpha = num("alpha", alpha, above=0)
     b = []
     for _ in range(i):
@@ -124,9 +124,16 @@ def drain_time(n: int, alpha: float, c: float, form: str = "exact") -> float:
 
 
 def drain_threshold(rtt: float, alpha: float, c: float, form: str = "exact") -> int:
-    """The largest N whose drain fits in ``rtt`` seconds (0 if none)."""
+    """The largest N whose drain fits in ``rtt`` seconds (0 if none): the drain grows with N,
+    so the answer is bracketed by doubling and found by bisection."""
     rtt = num("rtt", rtt, above=0)
-    n = 0
-    while drain_time(n + 1, alpha, c, form) <= rtt:
-        n += 1
-    return n
+    fits = lambda n: drain_time(n, alpha, c, form) <= rtt  # noqa: E731
+    if not fits(1):
+        return 0
+    lo, hi = 1, 2
+    while fits(hi):
+        lo, hi = hi, 2 * hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo

@@ -27,6 +27,8 @@ from ._common import count, num
 
 __all__ = ["FastNetwork", "fast_network_persistent"]
 
+MAX_LINKS = 16   # the sets of full links tried grow as 2^links
+
 
 class FastNetwork(NamedTuple):
     """After each arrival k (index k − 1): ``delay[k − 1][l]`` the link's queueing delay p_l
@@ -74,6 +76,9 @@ def fast_network_persistent(routes: Sequence[Sequence[int]], capacities: Sequenc
 def _equilibrium(a: np.ndarray, caps: np.ndarray, alphas: np.ndarray, bias: np.ndarray,
                  previous: np.ndarray) -> np.ndarray:
     used = np.nonzero(a.sum(axis=0) > 0)[0]
+    if len(used) > MAX_LINKS:
+        raise ValueError(f"routes: they use {len(used)} links; the search over sets of full links "
+                         f"takes at most {MAX_LINKS}")
     for size in range(1, len(used) + 1):
         for full in combinations(used.tolist(), size):
             p = _solve(a, caps, alphas, bias, list(full), previous)

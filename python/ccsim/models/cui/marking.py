@@ -29,7 +29,7 @@ from functools import lru_cache
 import numpy as np
 
 from ._common import choice, count, num
-from .adpm import THRESHOLDS, sample_ks
+from .adpm import THRESHOLDS, _ratio, sample_ks
 
 __all__ = ["SCHEMES", "rem_mark_probability", "rem_marks", "ram_marks", "tpm_marks", "tpm_decode",
            "rpm_marks", "rpm_decode", "mse_curve", "marking_mse", "marking_mse_ratio", "quantiser_floor", "ramp_error", "ramp_error_ratio"]
@@ -143,7 +143,9 @@ def mse_curve(scheme: str, k_max: int = 4096, members: int = 4096, seed: int = S
     and with 256 sequences its MSE at small k is off the exact 2/((k+2)(k+3)) by up to 7%,
     enough to move the k = 6 crossing with REM. Cached."""
     scheme = choice("scheme", scheme, SCHEMES)
-    k_max, n = count("k_max", k_max, at_least=1), count("members", members, at_least=1)
+    k_max, n = count("k_max", k_max, at_least=1, at_most=1 << 16), count("members", members, at_least=1)
+    if n * k_max > 1 << 26:
+        raise ValueError(f"members: {n} x k_max {k_max} packets is too many (at most 2^26)")
     rng = np.random.default_rng(seed)
     ks = sample_ks(k_max)
     if scheme == "adpm":   # each member its own sequence: 4 x the members, the MSE is noisier
@@ -203,7 +205,8 @@ def marking_mse_ratio(scheme: str, k: int, reference: str = "1/(6k)", **kw) -> f
         return marking_mse(scheme, k, **kw) * 6 * k
     if reference == "2/((k+2)(k+3))":
         return marking_mse(scheme, k, **kw) * (k + 2) * (k + 3) / 2
-    return marking_mse(scheme, k, **kw) / marking_mse(choice("reference", reference, SCHEMES), k, **kw)
+    ref = choice("reference", reference, SCHEMES)
+    return _ratio(marking_mse(scheme, k, **kw), marking_mse(ref, k, **kw), ref)
 
 
 @lru_cache(maxsize=None)
@@ -213,8 +216,8 @@ def ramp_error(scheme: str, delta: float, sequences: int = 256, start: float = 0
     after a warm-up of 5/√δ (the estimator's memory is about 1/√δ packets), averaged over
     ``sequences`` sequences. ``scheme``: "adpm", "tpm4" or "tpm8". Cached."""
     scheme = choice("scheme", scheme, ("adpm", "tpm4", "tpm8"))
-    delta = num("delta", delta, above=0, at_most=1e-3)
-    n = count("sequences", sequences, at_least=1)
+    delta = num("delta", delta, at_least=1e-10, at_most=1e-3)   # 10/√δ packets, one step each
+    n = count("sequences", sequences, at_least=1, at_most=1 << 16)
     warm = max(2000, math.ceil(5 / math.sqrt(delta)))
     total = warm + max(10000, math.ceil(10 / math.sqrt(delta)))
     if start + delta * total >= 1:
@@ -256,5 +259,5 @@ def ramp_error_ratio(scheme: str, delta: float, reference: str = "sqrt(2 delta)"
     """:func:`ramp_error` over √(2δ), or over another scheme's ramp error."""
     if reference == "sqrt(2 delta)":
         return ramp_error(scheme, delta, **kw) / math.sqrt(2 * delta)
-    return ramp_error(scheme, delta, **kw) / ramp_error(choice("reference", reference, ("adpm", "tpm4", "tpm8")),
-                                                       delta, **kw)
+    ref = choice("reference", reference, ("adpm", "tpm4", "tpm8"))
+    return _ratio(ramp_error(scheme, delta, **kw), ramp_error(ref, delta, **kw), ref)
