@@ -33,6 +33,8 @@ def random_scenario(it: int) -> ccsim.Scenario:
         f = {"app": app, "name": f"f{i}", "packet_size": f"{rnd.choice([40, 200, 1000, 1500])}B"}
         if app in ("ftp", "telnet"):
             f.update(cc=rnd.choice(["generic", "jk", "reno", "newreno", "dec", "pp", "pp2"]), max_window=rnd.randint(1, 40))
+            if app == "telnet" and rnd.random() < 0.3:
+                f["source_buffer"] = rnd.randint(0, 5)
         elif app == "cbr":
             f["rate"] = f"{rnd.uniform(0.5, 50):.2f}pps"
         else:

@@ -106,3 +106,20 @@ def test_departures_from_keeps_the_trace_to_the_end_of_the_run():
     bad.measure(interval="20s", trace_departures=["r->d"], departures_from="300s")
     with pytest.raises(ccsim.ScenarioError, match="measure.departures_from"):
         bad.run()
+
+
+def test_source_buffer_discards_reach_the_flows_table():
+    """A Poisson source under a window of 2 offering four times its line: with
+    ``source_buffer = 0`` what the window cannot take is discarded and counted, without a
+    limit nothing is."""
+    def run(**extra):
+        sc = ccsim.Scenario("source-buffer", duration="20s", seed=3)
+        sc.hosts("a", "d").switches("r")
+        sc.link("a", "r", bandwidth="1Mbps").link("r", "d", bandwidth="80kbps", delay="10ms", buffer="40pkt")
+        sc.flow("a", "d", name="t", app="poisson", cc="jk", max_window=2, rate="40pps", packet_size="1000B", **extra)
+        return sc.run().flows.set_index("name").loc["t"]
+
+    held, dropped = run(), run(source_buffer=0)
+    assert held["source_discards"] == 0
+    assert dropped["source_discards"] > 400      # about 800 made in 20 s, the line carries 10/s
+    assert abs(dropped["goodput_pps"] - held["goodput_pps"]) < 2

@@ -107,6 +107,7 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &Results, wall: f64) -> PyResult<B
         totals.set_item("data_in_network", f.data_in_network)?;
         totals.set_item("acks_in_network", f.acks_in_network)?;
         totals.set_item("timeouts", f.timeouts)?;
+        totals.set_item("source_discards", f.source_discards)?;
         totals.set_item("control_sent", f.control.sent)?;
         totals.set_item("control_received", f.control.received)?;
         totals.set_item("control_dropped", f.control.dropped)?;

@@ -33,6 +33,8 @@ pub struct FlowSummary {
     pub drop_rate: BatchMean,
     pub retx_rate: BatchMean,
     pub timeouts: u64,
+    /// Packets its source made but discarded because its `source_buffer` was full.
+    pub source_discards: u64,
     pub final_cwnd: f64,
     /// The receiver's ADPM estimate of its path's largest marking probability at the end (0
     /// unless an ADPM router marked its packets).
@@ -189,6 +191,7 @@ impl Results {
                 drop_rate: bm(i as u32, &tables.intervals.drop_rate),
                 retx_rate: bm(i as u32, &tables.intervals.retx_rate),
                 timeouts: f.sender.as_ref().map(|s| s.timeouts).unwrap_or(0),
+                source_discards: f.app.discarded(),
                 final_cwnd: f.sender.as_ref().map(|s| crate::transport::cc::CongestionControl::cwnd(&s.cc)).unwrap_or(f64::NAN),
                 price_estimate: f.sink.price_estimate,
                 data_in_network: d_net,

@@ -427,3 +427,46 @@ fn start_spread_draws_each_flows_start_from_the_seed() {
     let fixed = run(&scenario(1).replace("start_spread = \"4s\"\n", ""));
     assert!(fixed.flows.iter().all(|f| f.totals.sent == 901), "{:?}", fixed.flows[0].totals);
 }
+
+/// A Poisson source offering four times the 80 kb/s line (40 packets/s of 1000 B) under a
+/// window of 2, with `extra` lines in its flow; the run's world.
+fn overloaded_window_source(extra: &str) -> ccsim::world::World {
+    let text = one_flow(&format!("app = \"poisson\"\ncc = \"jk\"\nmax_window = 2\nrate = \"40pps\"\npacket_size = \"1000B\"\n{extra}"));
+    run_world(&text).1
+}
+
+#[test]
+fn a_source_buffer_discards_what_does_not_fit_and_counts_it() {
+    // The source's packet instants do not depend on the network, so the three runs make the
+    // same packets: made = what the sender was given (app_limit) + what the source discarded.
+    let unlimited = overloaded_window_source("");
+    let made = unlimited.flows[0].sender.as_ref().unwrap().app_limit;
+    assert_eq!(unlimited.flows[0].app.discarded(), 0);
+    assert!(made > 300, "about 400 packets in 10 s, got {made}");
+    let mut discards = Vec::new();
+    for cap in [0u64, 3] {
+        let w = overloaded_window_source(&format!("source_buffer = {cap}"));
+        let (s, app) = (w.flows[0].sender.as_ref().unwrap(), &w.flows[0].app);
+        assert_eq!(s.app_limit + app.discarded(), made, "source_buffer = {cap}: every packet made is given or discarded");
+        assert!(s.app_limit - s.high_sent <= cap, "source_buffer = {cap}: {} wait", s.app_limit - s.high_sent);
+        // The line carries about 10 packets/s whatever the buffer: most of the 40 are discarded.
+        assert!(app.discarded() > made / 2, "source_buffer = {cap}: {} of {made} discarded", app.discarded());
+        discards.push(app.discarded());
+    }
+    assert!(discards[0] > discards[1], "a larger buffer discards less: {discards:?}");
+    // The count reaches the flows table.
+    let r = run(&one_flow("app = \"poisson\"\ncc = \"jk\"\nmax_window = 2\nrate = \"40pps\"\npacket_size = \"1000B\"\nsource_buffer = 0"));
+    assert_eq!(r.flows[0].source_discards, discards[0]);
+}
+
+#[test]
+fn a_source_buffer_needs_a_random_source_under_a_window() {
+    for flow in [
+        "source_buffer = 2",
+        "app = \"cbr\"\nrate = \"5pps\"\ncc = \"jk\"\nsource_buffer = 2",
+        "app = \"poisson\"\nrate = \"5pps\"\nsource_buffer = 2",
+    ] {
+        assert_err(flow, "flows[0].source_buffer", &["telnet, poisson and pareto", "window"]);
+    }
+    assert_err("app = \"poisson\"\ncc = \"jk\"\nrate = \"5pps\"\nsource_buffer = -1", "flows[0].source_buffer", &["an integer in [0,"]);
+}

@@ -234,7 +234,13 @@ pub fn build_world_part(sc: &Scenario, side: Option<u8>) -> Result<World> {
             rev_route_len: rev.len() as u16,
             sender,
             sink: Sink::new(),
-            app: App::new(fs.app.clone(), start, fs.stop, rng),
+            app: {
+                let mut app = App::new(fs.app.clone(), start, fs.stop, rng);
+                if let Some(packets) = fs.source_buffer {
+                    app.set_source_buffer(packets);
+                }
+                app
+            },
             // 0 marks a size mix (`Flow::data_size`).
             packet_size: if sizes.is_some() { 0 } else { fs.packet_size },
             sizes,

@@ -309,6 +309,13 @@ pub fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex, durati
         let fq_weight = o.uint_in("fq_weight", 1, 1_000_000)?.unwrap_or(1) as u32;
         let class = o.uint_in("class", 0, 255)?.unwrap_or(0) as u8;
         let app = decode_app(&mut o, app_name, mean_size, duration)?;
+        let source_buffer = o.uint_in("source_buffer", 0, u32::MAX as u64)?;
+        if source_buffer.is_some() && (cc_name == "none" || !matches!(app_name, "telnet" | "poisson" | "pareto")) {
+            return Err(ScenarioError::new(
+                o.at("source_buffer"),
+                "source_buffer is for telnet, poisson and pareto sources under a window (cc other than \"none\")",
+            ));
+        }
         let params = o.table("params")?;
         let transport = decode_transport(params, cc_name, o.at("params"))?;
         let route = decode_node_list(&mut o, "route", nodes, index)?;
@@ -341,6 +348,7 @@ pub fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex, durati
             reverse_route,
             fq_weight,
             class,
+            source_buffer,
         });
     }
     Ok(flows)

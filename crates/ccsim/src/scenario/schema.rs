@@ -100,6 +100,9 @@ pub struct FlowSpec {
     pub fq_weight: u32,
     /// Traffic class of its packets (for class-based schedulers). 0.
     pub class: u8,
+    /// Packets a window-controlled source with random gaps may hold waiting for its window
+    /// (`source_buffer`); None: no limit.
+    pub source_buffer: Option<u64>,
 }
 
 impl FlowSpec {

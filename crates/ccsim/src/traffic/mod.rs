@@ -79,13 +79,42 @@ pub struct App {
 struct RandomState {
     rng: Rng,
     burst: BurstState,
+    /// Packets that may wait at a window-controlled source for its window (`source_buffer`);
+    /// u64::MAX: no limit. Packets made beyond it are discarded and counted in `discarded`.
+    buffer: u64,
+    discarded: u64,
 }
 
 impl App {
     pub fn new(kind: AppKind, start: SimTime, stop: SimTime, rng: Rng) -> Self {
         let random = matches!(kind, AppKind::Telnet { .. } | AppKind::Poisson { .. } | AppKind::Pareto(_))
-            .then(|| Box::new(RandomState { rng, burst: BurstState::default() }));
+            .then(|| Box::new(RandomState { rng, burst: BurstState::default(), buffer: u64::MAX, discarded: 0 }));
         App { kind, start, stop, random, paused_at: SimTime::MAX }
+    }
+
+    /// Limit what waits at the source for the window to `packets` (the scenario's
+    /// `source_buffer`, decoded only for sources with random gaps).
+    pub fn set_source_buffer(&mut self, packets: u64) {
+        self.random().buffer = packets;
+    }
+
+    /// Called after a new packet was made and offered to the sender, with the packets now
+    /// waiting for the window (made, not yet sent): true if this one does not fit the
+    /// source's buffer and is to be discarded (then counted).
+    #[inline]
+    pub fn over_source_buffer(&mut self, waiting: u64) -> bool {
+        match self.random.as_mut() {
+            Some(r) if waiting > r.buffer => {
+                r.discarded += 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Packets the source made but discarded because its buffer was full.
+    pub fn discarded(&self) -> u64 {
+        self.random.as_ref().map_or(0, |r| r.discarded)
     }
 
     pub fn memory_bytes(&self) -> usize {

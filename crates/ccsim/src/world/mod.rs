@@ -386,6 +386,14 @@ impl World {
             Some(s) => {
                 s.app_limit += 1;
                 self.pump(f);
+                let flow = &mut self.flows[f as usize];
+                if let Some(s) = flow.sender.as_mut() {
+                    // A finite source buffer (`source_buffer`): the new packet, last in line,
+                    // is the one that does not fit.
+                    if flow.app.over_source_buffer(s.app_limit.saturating_sub(s.high_sent)) {
+                        s.app_limit -= 1;
+                    }
+                }
                 self.arm_timer(f);
             }
             None => {

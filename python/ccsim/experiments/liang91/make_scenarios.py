@@ -38,6 +38,10 @@ TIMERS = {"rto_k": 4.0, "initial_rto": "3s", "min_rto": "200ms"}
 # thesis. Measured on Table 4.4 (15 cells): dt itself (35 ms) 7, 0.1 s 10, 0.15 s 11, 0.2 s and
 # 0.25 s 12, 0.3 s 11, 0.5 s 10, 1 s 8, 2 s 7 (finding dynamic-policy-estimator).
 DYNAMIC_RATE_TAU = "200ms"
+# Class 3's Telnet sources: packets a closed window holds back (A12). None: they wait without
+# limit (the spec's default); a number: that many wait and the rest are discarded (the flow
+# field `source_buffer`; 0 is A12's variant). Measured in finding c3-source-backlog.
+SOURCE_BUFFER: int | None = None
 def link(a: str, b: str, bw: str, delay: str = "0s") -> dict:
     return {"between": [a, b], "bandwidth": bw, "delay": delay}
 
@@ -253,8 +257,12 @@ def chapter5() -> list[tuple[str, str]]:
         for slug, words in schemes:
             fc, routers = scheme(slug, 22 * 1000, 1000)
             fc = {**fc, "app": "telnet", "mean_gap": f"{gap:g}s"}
+            held = "wait at the source (A12)."
+            if SOURCE_BUFFER is not None:
+                fc["source_buffer"] = SOURCE_BUFFER
+                held = f"wait at the source up to {SOURCE_BUFFER} and are discarded beyond (A12's variant)."
             out.append(scenario(f"c3-e{e}-{slug}", f"§5.2.3 Class 3 Exp {e} (Telnet, {size} B, mean gap {gap:g} s): {words}",
-                                [*where59, "Poisson sources; packets a closed window holds back wait at the source (A12).",
+                                [*where59, f"Poisson sources; packets a closed window holds back {held}",
                                  "Buffer 22 x 1000 B (slots for the baselines: 22); maximum window 30 (not stated).",
                                  "A9: the text's 0.004 s, not the captions' 0.001 s."],
                                 hosts=fig59, chain=chain59, access={h: ("96kbps", "0s") for h, _ in fig59},
