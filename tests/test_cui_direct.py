@@ -54,6 +54,7 @@ def test_command_runs_e32_and_compares(tmp_path):
     (["--jobs", "0"], "--jobs"),
     (["--threads", "4"], "--threads"),
     (["--extrapolation", "/nonexistent"], "--extrapolation"),
+    (["--pacing-rtt", "fast"], "--pacing-rtt"),
 ])
 def test_bad_options_name_the_field(args, field):
     proc = subprocess.run([sys.executable, "-m", "ccsim", "experiment", "cui-direct", *args],
@@ -76,12 +77,13 @@ def test_report_reads_ccsims_extrapolation_from_a_reproduction(tmp_path):
     assert "ccsim's extrapolation" in text and "U = 25.2 %, P_B = 10^-2.90" in text
     assert "direct - thesis: -0.4 points of U, +0.00 decades of P_B" in text
     assert "not at hand" in direct.report(rows, None)
+    assert "paced by Wei's ns-2 rule" in direct.report(rows.assign(pacing_rtt="ns2_wei"), None)
 
 
 def test_a_case_on_two_threads_gives_the_one_thread_results():
     # E3.2's B = 2 network for 0.3 simulated seconds, through the experiment's own runner.
     one = direct.run_cases(["e3.2-b2"], duration=0.3, progress=False)
     two = direct.run_cases(["e3.2-b2"], duration=0.3, progress=False, threads=2)
-    assert list(two["threads"]) == [2]
+    assert list(two["threads"]) == [2] and list(two["pacing_rtt"]) == ["ns2_wei"]
     for key in ("util", "loss", "departures", "drops", "events", "goodput_p50_bps"):
         assert one.loc[0, key] == two.loc[0, key], key

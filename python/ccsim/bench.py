@@ -26,12 +26,13 @@ def cui_text(channels: int, duration: float, buffer: int = 10, share_bps: float 
     """The ``cui`` case's scenario TOML (on two threads with ``threads=2``)."""
     from .builder import dumps_toml
     from .experiments.cui_buffers.direct import packet_budget_mb
-    from .experiments.cui_buffers.make_scenarios import TRANSPORT
+    from .experiments.cui_buffers.make_scenarios import PACING_SRTT, TRANSPORT
     from .experiments.cui_buffers.network import Network, on_two_threads, scenario
 
     flows = max(1, round(channels * 40e9 / share_bps))
     net = Network(flows=flows, inputs=2 * channels, channels=channels, buffer=buffer, channel_bps=40e9,
-                  duration=duration, warmup=0.0, interval=duration / 2, transport=TRANSPORT)
+                  duration=duration, warmup=0.0, interval=duration / 2,
+                  transport=TRANSPORT | PACING_SRTT)   # the yardstick's workload since issue 22
     body = scenario(net, f"bench-cui-k{channels}", f"Cui ch. 3 at scale: K = {channels}, {flows} flows", seed=seed)
     body["measure"]["discard"] = 0
     body["limits"] = {"packet_memory": f"{packet_budget_mb(net)}MB"}   # three trunk BDPs (direct.py)

@@ -43,8 +43,8 @@
 //! - Conversation id = flow·2 + (1 for ACKs): each (flow, direction) is its own conversation
 //!   and ACK streams are separate conversations (ch 6). State lives in a `Vec` indexed by it.
 //!
-//! Not implemented: Heybey-Davin's approximate round number (an option in M1.4, not the
-//! thesis's algorithm). Buffering: per-conversation FIFOs plus indexed binary heaps over
+//! `round = "self_clocked"` replaces the bit-by-bit round number with Heybey-Davin's
+//! approximation (an option in M1.4, not the thesis's algorithm). Buffering: per-conversation FIFOs plus indexed binary heaps over
 //! backlogged conversations (`fq/key_heap.rs`: smallest head bid to send; largest victim key to
 //! drop), O(log N) per operation; chapter 3's comparison of buffering structures is in
 //! `queue/fq_buffers`, which replays the record of buffer operations FQ keeps when asked

@@ -18,7 +18,8 @@ closed-loop model:
   80 %; not in the thesis.
 
 The networks are the reproduction's own (network.py, families.py), ns-2's paced NewReno
-(make_scenarios.TRANSPORT). Runs go to a local pool (``--jobs``) or a Dask cluster
+(make_scenarios.TRANSPORT, whose pacing follows Wei's ns-2 patch; ``--pacing-rtt srtt`` spreads
+each window over the smoothed RTT instead). Runs go to a local pool (``--jobs``) or a Dask cluster
 (``--scheduler``); ``--threads 2`` runs each on two threads (network.on_two_threads).
 """
 
@@ -100,15 +101,18 @@ def packet_budget_mb(net: Network) -> int:
 
 
 def run_cases(names, *, seed: int = 1, duration: float | None = None, jobs: int | None = None,
-              scheduler: str | None = None, progress: bool = True, threads: int = 1):
+              scheduler: str | None = None, progress: bool = True, threads: int = 1,
+              pacing_rtt: str | None = None):
     """Run the named cases; one row per case: U, P_B, log10 P_B, drops, departures, the
-    flows' goodput percentiles and Jain index, wall seconds, events, simulated seconds."""
+    flows' goodput percentiles and Jain index, wall seconds, events, simulated seconds.
+    ``pacing_rtt`` replaces the reproduction's pacing rule (make_scenarios.TRANSPORT)."""
     import numpy as np
     import pandas as pd
 
     from ccsim.sweep import Task, run_many
 
     from .extrapolate import trunk_measure
+    from .make_scenarios import TRANSPORT
     from .network import on_two_threads, scenario
 
     table = cases()
@@ -117,6 +121,8 @@ def run_cases(names, *, seed: int = 1, duration: float | None = None, jobs: int 
         c = table[name]
         net = c.net if duration is None else replace(c.net, duration=duration, warmup=min(c.net.warmup, duration / 2),
                                                      interval=min(c.net.interval, duration / 4))
+        if pacing_rtt is not None:
+            net = replace(net, transport={**net.transport, "pacing_rtt": pacing_rtt})
         body = scenario(net, f"cui-direct-{name}", c.title, seed=seed)
         body["limits"] = {"packet_memory": f"{packet_budget_mb(net)}MB"}
         if threads == 2:
@@ -145,7 +151,7 @@ def run_cases(names, *, seed: int = 1, duration: float | None = None, jobs: int 
                      "departures": m["departures"], "drops": m["drops"], "sim_seconds": res.run["duration_s"],
                      "wall_seconds": res.run["wall_seconds"], "events": res.run["events"],
                      "peak_packets": res.run["peak_packets"], "interrupted": res.run["interrupted"],
-                     "threads": threads})
+                     "threads": threads, "pacing_rtt": pacing_rtt or TRANSPORT["pacing_rtt"]})
         del res
     order = {n: i for i, n in enumerate(names)}
     return pd.DataFrame(rows).sort_values("case", key=lambda s: s.map(order)).reset_index(drop=True)
@@ -167,6 +173,10 @@ def ccsim_extrapolation(repro_dir: Path | None) -> dict[tuple[str, str], dict]:
     return out
 
 
+def _pacing_words(rule) -> str:
+    return {"srtt": "; paced over the smoothed RTT", "ns2_wei": "; paced by Wei's ns-2 rule"}.get(rule, "")
+
+
 def _pct(v) -> str:
     return "-" if v is None or not math.isfinite(v) else f"{100 * v:.1f} %"
 
@@ -184,7 +194,8 @@ def report(rows, repro_dir: Path | None = None) -> str:
         c = table[r.case]
         fit = fits.get(c.extrapolation) if c.extrapolation else None
         lines += [f"{c.name}: {c.title}",
-                  f"  direct ({r.sim_seconds:g} s simulated, the first {r.warmup_s:g} s discarded): "
+                  f"  direct ({r.sim_seconds:g} s simulated, the first {r.warmup_s:g} s discarded"
+                  f"{_pacing_words(getattr(r, 'pacing_rtt', None))}): "
                   f"U = {_pct(r.util)}, P_B = {_dec(r.log10_loss)} ({r.drops:.0f} drops of {r.departures + r.drops:.0f})",
                   f"  run: {r.wall_seconds:.0f} wall s, {r.events / max(r.wall_seconds, 1e-9) / 1e6:.2f} M events/s, "
                   f"{r.departures / max(r.wall_seconds, 1e-9) / 1e6:.3f} M measured trunk packets per wall s, "
@@ -241,7 +252,8 @@ def experiment(a) -> tuple[str, str | None]:
         return "", f"--extrapolation {a.extrapolation!r}: expected the output directory of `ccsim reproduce cui-buffers`"
     # Two threads a run: one run at a time on this machine's two cores, unless asked.
     jobs = a.jobs if a.jobs is not None or a.threads == 1 else 1
-    rows = run_cases(names, seed=a.seed, duration=a.duration, jobs=jobs, scheduler=a.scheduler, threads=a.threads)
+    rows = run_cases(names, seed=a.seed, duration=a.duration, jobs=jobs, scheduler=a.scheduler, threads=a.threads,
+                     pacing_rtt=a.pacing_rtt)
     text = report(rows, repro) + f"Peak resident memory of this process: {peak_rss_mib():,.0f} MiB.\n"
     if a.out:
         from ccsim._files import atomic_write_text
@@ -258,5 +270,8 @@ def add_options(parser) -> None:
     parser.add_argument("--scheduler", metavar="ADDR", help="cui-direct: run on a Dask cluster")
     parser.add_argument("--threads", type=int, default=1,
                         help="cui-direct: 2 runs each case on two threads (the engine's [parallel]; default 1)")
+    parser.add_argument("--pacing-rtt", choices=("ns2_wei", "srtt"),
+                        help="cui-direct: the round trip the flows' pacing spreads a window over (default the "
+                             "reproduction's, ns2_wei; srtt: the smoothed RTT)")
     parser.add_argument("--extrapolation", metavar="DIR", help="cui-direct: a `ccsim reproduce cui-buffers` "
                                                                "output to read ccsim's own extrapolation from")

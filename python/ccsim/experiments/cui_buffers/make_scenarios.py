@@ -44,8 +44,14 @@ DEFAULT_OUT = THESIS.scenario_dir
 # (`variant`) with ns-2.30-2.35's start and timer, which `variant` does not imply (windowInit_
 # 2, rtxcur_init_ 3 s, one timed segment per RTT, tcpTick_ 10 ms; minrto_ 200 ms is the
 # default already). crates/ccsim/src/transport/cc/newreno.rs says what each does.
+# Paced flows spread their window over the round trip of David Wei's ns-2 pacing patch
+# (`pacing_rtt = "ns2_wei"`, transport/pacer.rs): the thesis paces "[3,189,190]", and its
+# bibliography, alphabetical ([3] Aggarwal, [195] Wong), puts 189-190 where Wei et al.'s
+# pacing work falls; the patch is the pacing the FAST group's ns-2 runs used. `PACING_SRTT`
+# is the other reading, spreading over the smoothed RTT (finding e39-paced-starves-near-full).
 TRANSPORT = {"variant": "ns2", "initial_cwnd": 2, "initial_rto": "3s", "rtt_samples": "one_per_rtt",
-             "rto_granularity": "10ms"}
+             "rto_granularity": "10ms", "pacing_rtt": "ns2_wei"}
+PACING_SRTT = {"pacing_rtt": "srtt"}
 E32_RATES = (0.4, 0.8, 1.2, 1.6, 2.0, 2.4, 4.0, 6.0, 8.0, 10.0)   # Gb/s (§3.3.2)
 SHARE = 10e6                                                      # bit/s a flow
 

@@ -9,9 +9,9 @@ Control/Avoidance": chapters 4 and 5, ``ccsim reproduce liang91``.
 - ``make_scenarios.py``: writes ``ccsim/scenarios/liang91/*.toml``, one file per run.
 - ``figures.py``: windows over time in the thesis's form (Figs 4.3-4.5, 5.2-5.7).
 
-The mechanisms are the engine's: the SEIF router (``queue = "seif"``) and source
-(``cc = "seif"``), Random Drop, REAL's JK and DEC sources with plain DECbit routers, Tri-S
-(``cc = "tris"``). The digest is ``shared/specs/liang91-seif.md``; the thesis text is the
+The mechanisms are the engine's: the SEIF router (``queue = "seif_router"``) and source
+(``cc = "seif"``), Random Drop, REAL's JK and DEC sources with selective DECbit routers,
+Tri-S (``cc = "tris"``). The digest is ``shared/specs/liang91-seif.md``; the thesis text is the
 authority where the digest is unsure.
 """
 

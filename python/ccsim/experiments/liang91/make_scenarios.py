@@ -57,8 +57,10 @@ def scheme(name: str, buffer_bytes: int, data: int, **seif_queue) -> tuple[dict,
     the baselines' routers are REAL's stock ones with packet slots: buffer bytes / data size
     (A13). `seif_queue` adds SEIF router parameters."""
     slots = f"{buffer_bytes // data}pkt"
-    # REAL's buffers hold waiting packets: the one on the line takes no room (finding
-    # buffer-excludes-line: the reading that fits Tables 4.1, 4.5 and 4.6).
+    # REAL's buffers hold waiting packets: the one on the line takes no room (the reading that
+    # fits Tables 4.1, 4.5 and 4.6; measured in the header of findings/ch4.toml). The SEIF
+    # router's threshold is then on the waiting bytes too, where A17 counts the packet in
+    # transmission.
     held = {"count_in_service": False}
     if name == "seif":
         # Source tables reset every 10 s (A4: not given; finding routing-interval).
@@ -67,8 +69,9 @@ def scheme(name: str, buffer_bytes: int, data: int, **seif_queue) -> tuple[dict,
     if name == "ss":
         return {"cc": "jk", "params": dict(TIMERS)}, {"queue": "droptail", "buffer": slots, **held}
     if name == "dec":
-        # REAL's dec_router as Keshav 1991 describes it (selective DECbit; finding
-        # dec-router-selective measures the plain one), without panic mode, setting the bit
+        # REAL's dec_router as Keshav 1991 describes it (selective DECbit, where A13 reads
+        # plain; the header of findings/class1.toml measures the plain one), without panic
+        # mode, setting the bit
         # on ACKs too (Liang §2.4.2).
         return ({"cc": "dec", "params": {"initial_rto": "3s", "min_rto": "200ms"}},
                 {"queue": "decbit", "buffer": slots, **held, "queue_params": {"mark_acks": True, "panic": False}})

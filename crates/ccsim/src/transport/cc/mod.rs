@@ -70,6 +70,15 @@ pub struct TimeoutInfo {
 }
 
 /// Explicit feedback from a router (a control packet that reached the source).
+/// A retransmission that explicit feedback asks for: the packet, and whether it goes at once
+/// whatever the window (as a fast retransmission does) or waits, ahead of new data, until the
+/// window has room (fewer packets outstanding than the window).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Resend {
+    pub seq: u64,
+    pub wait_for_window: bool,
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Feedback {
     pub now: SimTime,
@@ -148,9 +157,9 @@ pub trait CongestionControl {
     fn on_ack_info(&mut self, ack: &AckInfo) {
         self.on_ack_signal(ack.ce)
     }
-    /// Explicit feedback from a router reached the source. `Some(seq)` asks the sender to
-    /// retransmit packet `seq` now (SEIF: the packet the router says it dropped).
-    fn on_feedback(&mut self, _fb: &Feedback) -> Option<u64> {
+    /// Explicit feedback from a router reached the source. `Some` asks the sender to
+    /// retransmit the packet it names (SEIF: the packet the router says it dropped).
+    fn on_feedback(&mut self, _fb: &Feedback) -> Option<Resend> {
         None
     }
     /// The code to put on the data packet `seq` about to be sent (called only for algorithms
@@ -298,7 +307,7 @@ impl CongestionControl for Cc {
     fn on_ack_info(&mut self, ack: &AckInfo) {
         dispatch!(self, c => c.on_ack_info(ack))
     }
-    fn on_feedback(&mut self, fb: &Feedback) -> Option<u64> {
+    fn on_feedback(&mut self, fb: &Feedback) -> Option<Resend> {
         dispatch!(self, c => c.on_feedback(fb))
     }
     #[inline]

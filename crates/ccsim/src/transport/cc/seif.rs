@@ -32,15 +32,21 @@
 //!   beta x window, of which the sender uses the floor).
 //! - The handled packets are remembered in a small ring (the last 8), enough for the losses
 //!   of one window; a packet the cumulative ACK has passed is forgotten.
-//! - A retransmission asked for by feedback goes at once, whatever the window (as a fast
-//!   retransmission does), and restarts the connection's timer.
+//! - A retransmission asked for by feedback goes at once, whatever the window, as a fast
+//!   retransmission does, and restarts the connection's timer (`feedback_retransmit =
+//!   "at_once"`). §3.3 sends it "if the window is open" and says nothing of the other case;
+//!   `"window"` holds it at the head of the send queue until fewer packets are outstanding
+//!   than the window (after the cut) allows (the spec's [R]), the timer running on. After the
+//!   cut a hole holds the ACKs back, so it then waits for the timeout, whose go-back-N resends
+//!   packets the sink already has; their duplicate ACKs set off a cut that answers no loss,
+//!   against §3.3's one cut per loss (liang91 finding reacting-policy-drops).
 //! - Timers are the JK source's (§1.4 [R]): one per connection, Jacobson's estimator with
 //!   RTO = srtt + 4 x mean deviation, Karn's rule, a fine clock, initial RTO 3 s, floor 200 ms
 //!   (REAL's constants are unknown, A14).
 //!
 //! Trace columns: `cuts` (window cuts so far) and `feedback` (explicit feedback received).
 
-use super::{AckInfo, AckResponse, Algorithm, CongestionControl, Feedback, TimeoutInfo};
+use super::{AckInfo, AckResponse, Algorithm, CongestionControl, Feedback, Resend, TimeoutInfo};
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
 use crate::sim::PS_PER_SEC;
@@ -77,11 +83,14 @@ pub struct SeifConfig {
     /// Stable growth: +1 once a window's worth of ACKs has come (false), or 1/window per ACK
     /// with the window kept fractional (true: JK's congestion avoidance).
     pub per_ack: bool,
+    /// A retransmission feedback asks for waits for room in the window (true, §3.3's "if the
+    /// window is open") or goes at once (false).
+    pub resend_waits: bool,
 }
 
 impl Default for SeifConfig {
     fn default() -> Self {
-        SeifConfig { beta: 0.5, transition: 0, mode: Mode::Both, cut_rounding: CutRounding::Floor, per_ack: false }
+        SeifConfig { beta: 0.5, transition: 0, mode: Mode::Both, cut_rounding: CutRounding::Floor, per_ack: false, resend_waits: false }
     }
 }
 
@@ -97,6 +106,7 @@ pub struct Seif {
     mode: Mode,
     cut_rounding: CutRounding,
     per_ack: bool,
+    resend_waits: bool,
     /// Past the initialisation state.
     stable: bool,
     /// ACKs counted towards the next +1 in the stable state.
@@ -144,6 +154,12 @@ impl Algorithm for Seif {
                 &[("per_window", false), ("per_ack", true)],
                 "stable growth: +1 after a window's worth of ACKs, or 1/window per ACK (a fractional window, as JK's)",
             )?,
+            resend_waits: p.choice(
+                "feedback_retransmit",
+                d.resend_waits,
+                &[("window", true), ("at_once", false)],
+                "the packet a router's feedback names as dropped: resent when the window has room (§3.3's \"if the window is open\"), or at once whatever the window",
+            )?,
         })
     }
 
@@ -157,6 +173,7 @@ impl Algorithm for Seif {
             mode: cfg.mode,
             cut_rounding: cfg.cut_rounding,
             per_ack: cfg.per_ack,
+            resend_waits: cfg.resend_waits,
             stable: false,
             acks: 0,
             handled: [NONE; HANDLED],
@@ -279,7 +296,7 @@ impl CongestionControl for Seif {
         self.implicit_signal(t.seq);
     }
 
-    fn on_feedback(&mut self, fb: &Feedback) -> Option<u64> {
+    fn on_feedback(&mut self, fb: &Feedback) -> Option<Resend> {
         if self.mode == Mode::Implicit {
             return None;
         }
@@ -295,7 +312,7 @@ impl CongestionControl for Seif {
                 }
                 self.cut();
                 self.remember(seq, false);
-                Some(seq)
+                Some(Resend { seq, wait_for_window: self.resend_waits })
             }
         }
     }
@@ -348,7 +365,9 @@ mod tests {
         let mut s = seif(60);
         s.window = 20.0;
         s.stable = true;
-        assert_eq!(s.on_feedback(&fb(Some(40))), Some(40), "the named packet is resent");
+        assert_eq!(s.on_feedback(&fb(Some(40))), Some(Resend { seq: 40, wait_for_window: false }), "the named packet is resent");
+        let mut waiting = Seif::build(&SeifConfig { resend_waits: true, ..SeifConfig::default() }, 60);
+        assert_eq!(waiting.on_feedback(&fb(Some(40))), Some(Resend { seq: 40, wait_for_window: true }), "feedback_retransmit = window");
         assert_eq!(s.cwnd(), 10.0);
         let dup = AckInfo { ack: 40, ..AckInfo::default() };
         assert!(!s.on_dup_ack(3, &dup), "no fast retransmission for a packet already resent");

@@ -20,7 +20,7 @@
 //! - the timer is RFC 6298's (as Reno's); the small-packet rule of Nagle's scheme (one small
 //!   segment outstanding at a time) is not modelled.
 
-use super::{AckInfo, AckResponse, Algorithm, CongestionControl, Feedback, TimeoutInfo};
+use super::{AckInfo, AckResponse, Algorithm, CongestionControl, Feedback, Resend, TimeoutInfo};
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
 use crate::transport::config::SenderConfig;
@@ -118,7 +118,7 @@ impl CongestionControl for Sq {
     fn on_ack_info(&mut self, _ack: &AckInfo) {
         self.acks_to_resume = self.acks_to_resume.saturating_sub(1);
     }
-    fn on_feedback(&mut self, fb: &Feedback) -> Option<u64> {
+    fn on_feedback(&mut self, fb: &Feedback) -> Option<Resend> {
         self.quenches += 1;
         self.acks_to_resume = match self.cfg.resume {
             Resume::Fixed => self.cfg.resume_acks,

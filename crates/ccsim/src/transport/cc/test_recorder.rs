@@ -1,17 +1,20 @@
 //! A test-only algorithm that records what the sender hands it: the sequence numbers that
 //! timed out, the feedback that arrived, the ACKs' echoes; it marks every data packet it sends
 //! with a code (the sequence number's low byte, 0xFF for a retransmission), marks the odd new
-//! ones as probes, and can hold its window at zero; feedback coded [`RETRANSMIT_CODE`] asks
+//! ones as probes, and can hold its window at zero; feedback coded [`RETRANSMIT_CODE`] (or
+//! [`RETRANSMIT_WHEN_OPEN_CODE`], once the window has room) asks
 //! for the packet it names. Registered under `#[cfg(test)]` only, so the hooks no thesis uses
 //! yet are tested through the real sender.
 
-use super::{AckInfo, AckResponse, Algorithm, CongestionControl, Feedback, TimeoutInfo};
+use super::{AckInfo, AckResponse, Algorithm, CongestionControl, Feedback, Resend, TimeoutInfo};
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
 use crate::transport::config::SenderConfig;
 
 /// Feedback with this code asks for the packet it names to be retransmitted.
 pub const RETRANSMIT_CODE: u8 = 0xEE;
+/// Feedback with this code asks for it once the window has room.
+pub const RETRANSMIT_WHEN_OPEN_CODE: u8 = 0xED;
 
 #[derive(Clone, Debug, Default)]
 pub struct Recorder {
@@ -56,9 +59,10 @@ impl CongestionControl for Recorder {
     fn on_ack_info(&mut self, a: &AckInfo) {
         self.echoes.push((a.echo_seq, a.echo_retx, a.code));
     }
-    fn on_feedback(&mut self, fb: &Feedback) -> Option<u64> {
+    fn on_feedback(&mut self, fb: &Feedback) -> Option<Resend> {
         self.feedback.push(*fb);
-        fb.seq.filter(|_| fb.code == RETRANSMIT_CODE)
+        let wait_for_window = fb.code == RETRANSMIT_WHEN_OPEN_CODE;
+        fb.seq.filter(|_| fb.code == RETRANSMIT_CODE || wait_for_window).map(|seq| Resend { seq, wait_for_window })
     }
     fn code_for(&mut self, seq: u64, retransmission: bool, _code: u8) -> u8 {
         if retransmission {

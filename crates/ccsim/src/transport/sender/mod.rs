@@ -97,6 +97,10 @@ pub struct Sender {
     ecn_guard: u64,
 }
 
+/// Marks a `retransmit` entry that waits for room in the window (`Resend::wait_for_window`);
+/// sequence numbers never reach it.
+const WAITS_FOR_WINDOW: u64 = 1 << 63;
+
 /// `Sender::ecn_guard` of a flow without ECN.
 const NO_ECN: u64 = u64::MAX;
 
@@ -166,8 +170,12 @@ impl Sender {
     /// The next packet to put on the wire now, if any. Call repeatedly until None.
     #[inline]
     pub fn next_transmission(&mut self, now: SimTime) -> Option<Transmission> {
-        while let Some(&seq) = self.retransmit.front() {
+        while let Some(&entry) = self.retransmit.front() {
+            let seq = entry & !WAITS_FOR_WINDOW;
             if seq >= self.snd_una && seq < self.high_sent {
+                if entry != seq && self.outstanding() >= self.usable_window() {
+                    return None; // at the head of the send queue until the window has room
+                }
                 if self.pacer.is_some() && !self.retransmission_slot(now) {
                     return None;
                 }
@@ -363,15 +371,21 @@ impl Sender {
     }
 
     /// Explicit feedback from a router reached the source. If the algorithm asks for the
-    /// packet it names, that packet goes now, ahead of new data and whatever the window (as a
-    /// fast retransmission does); a single connection timer restarts from it, so the original
-    /// transmission's timeout no longer counts.
+    /// packet it names, that packet goes ahead of new data: now, whatever the window (as a fast
+    /// retransmission does), and a single connection timer restarts from it, so the original
+    /// transmission's timeout no longer counts; or, if the algorithm says it waits for the
+    /// window, once the window has room (fewer packets outstanding than the window allows),
+    /// the timer running on meanwhile.
     pub fn on_feedback(&mut self, fb: &Feedback) {
         let resend = self.cc.on_feedback(&Feedback { outstanding: self.outstanding(), ..*fb });
-        if let Some(seq) = resend.filter(|&s| s >= self.snd_una && s < self.high_sent) {
-            self.retransmit.push_back(seq);
-            if matches!(self.timer_mode, TimerMode::Single | TimerMode::SingleBsd) {
-                self.deadline = NEVER; // re-armed by the retransmission
+        if let Some(r) = resend.filter(|r| r.seq >= self.snd_una && r.seq < self.high_sent) {
+            if r.wait_for_window {
+                self.retransmit.push_back(r.seq | WAITS_FOR_WINDOW);
+            } else {
+                self.retransmit.push_back(r.seq);
+                if matches!(self.timer_mode, TimerMode::Single | TimerMode::SingleBsd) {
+                    self.deadline = NEVER; // re-armed by the retransmission
+                }
             }
         }
     }
@@ -862,6 +876,27 @@ mod tests {
         assert_eq!((tx.seq, tx.retransmission), (2, true));
         s.on_feedback(&Feedback { seq: Some(9), code: RETRANSMIT_CODE, ..Feedback::default() });
         assert!(s.next_transmission(SEC).is_none(), "a sequence number never sent is ignored");
+    }
+
+    #[test]
+    fn a_feedback_retransmission_that_waits_goes_when_the_window_has_room() {
+        use crate::transport::cc::test_recorder::{Recorder, RETRANSMIT_WHEN_OPEN_CODE};
+        let d = Recorder::sender_defaults();
+        let mut s = Sender::new(Cc::from(Recorder::build(&(), 4)), 4, d.rto, TimerMode::Single);
+        s.app_limit = 100;
+        while s.next_transmission(0).is_some() {} // 0..=3: the window of 4 is full
+        let deadline = s.next_deadline();
+        s.on_feedback(&Feedback { seq: Some(1), code: RETRANSMIT_WHEN_OPEN_CODE, ..Feedback::default() });
+        assert!(s.next_transmission(SEC / 10).is_none(), "no room: it waits");
+        assert_eq!(s.next_deadline(), deadline, "the timer runs on");
+        // A duplicate ACK (packet 2's, while 0 is unacknowledged) makes no room.
+        s.on_ack(0, 2, 0, 0, false, false, 1, SEC / 6);
+        assert!(s.next_transmission(SEC / 6).is_none(), "a duplicate ACK makes no room");
+        // Packet 0's ACK leaves 3 outstanding of 4: the retransmission goes first, then new
+        // data as the window allows (the resent packet was outstanding already).
+        s.on_ack(1, 0, 0, 0, false, false, 1, SEC / 5);
+        let sent: Vec<(u64, bool)> = std::iter::from_fn(|| s.next_transmission(SEC / 5).map(|t| (t.seq, t.retransmission))).collect();
+        assert_eq!(sent, [(1, true), (4, false)]);
     }
 
     #[test]

@@ -135,6 +135,7 @@ impl Algorithm for Fast {
             decrease_step: 0.0,
             last_target: f64::NAN,
             alpha_at: 0,
+            alpha_halved: false,
             drain: if cfg.drain { Drain::Waiting } else { Drain::Off },
             drain_rtt_before: f64::NAN,
         }

@@ -25,7 +25,9 @@
 //! - `mi_threshold` > 0: while avgRTT − baseRTT is below it, +1 packet per ACK (multiplicative
 //!   increase; the thesis's runs set 0, "pure FAST").
 //! - `alpha_adjust` (§4.5.3): α halves when loss recovery starts (fast retransmit or timeout,
-//!   never below α₀/100) and relaxes towards α₀ as α₀ − (α₀ − α) e^{−k Δt} at each update,
+//!   never below α₀/100), once per episode (spec §6 item 23): a timeout during a fast recovery,
+//!   or a backed-off timeout, does not halve it again (the first new ACK outside recovery
+//!   ends the episode). α relaxes towards α₀ as α₀ − (α₀ − α) e^{−k Δt} at each update,
 //!   k = `alpha_k` (0.1 /s in §4.5.4).
 //! - `drain` (§4.4.2): the four-phase queue-draining algorithm, once per flow (drain.rs).
 //! - Loss: NewReno's fast retransmit and recovery (RFC 6582, embedded and fed the duplicate and
@@ -45,6 +47,8 @@
 
 mod config;
 mod drain;
+#[cfg(test)]
+mod tests;
 
 use super::newreno::NewReno;
 use super::{AckInfo, AckResponse, CongestionControl, TimeoutInfo};
@@ -89,6 +93,9 @@ pub struct Fast {
     decrease_step: f64,
     last_target: f64,
     alpha_at: SimTime,
+    /// Alpha was halved for the loss episode under way: a timeout inside a fast recovery, or
+    /// a backed-off timeout, belongs to it (cleared by the first new ACK outside recovery).
+    alpha_halved: bool,
     /// The four-phase algorithm's phase, and the average RTT when its reduction began.
     drain: Drain,
     drain_rtt_before: f64,
@@ -132,9 +139,10 @@ impl Fast {
 
     /// Loss recovery starts: §4.5.3 halves alpha (never below alpha0/100).
     fn on_loss(&mut self, now: SimTime) {
-        if self.cfg.alpha_adjust {
+        if self.cfg.alpha_adjust && !self.alpha_halved {
             self.relax_alpha(now);
             self.alpha = (self.alpha / 2.0).max(self.cfg.alpha / 100.0);
+            self.alpha_halved = true;
         }
         self.increments = 0.0;
         self.decrease_to = f64::NAN;
@@ -281,6 +289,7 @@ impl CongestionControl for Fast {
             }
             return response;
         }
+        self.alpha_halved = false;
         let rtt = self.sample(ack);
         self.congestion_control(ack, rtt);
         AckResponse::Nothing
