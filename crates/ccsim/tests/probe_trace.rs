@@ -112,3 +112,30 @@ fn probe_log_keeps_the_latest_probes_of_a_long_trace_period() {
     assert!(r.cwnd_trace.flow.iter().all(|&f| f == 1));
     assert!(r.cwnd_trace.extra.is_empty());
 }
+
+#[test]
+fn the_fuzzy_predictors_parameters_reach_it_from_the_scenario() {
+    // Clamping both gains to 0.3 pins α at 0.3 once the predictor runs (the placeholder sets
+    // keep it within about [0.17, 0.83] otherwise).
+    let text = two_paths("5s", "50ms").replacen(
+        "cc = \"pp\"",
+        "cc = \"pp\"\nparams = { fuzzy_min_gain = 0.3, fuzzy_max_gain = 0.3, fuzzy_alpha_timing = \"current\", fuzzy_error_sets = [[0, 0, 0.4], [0, 0.4, 1], [0.4, 1, 1]] }",
+        1,
+    );
+    let r = common::run(&text);
+    let alpha = r.cwnd_trace.column("alpha").unwrap();
+    let late: Vec<f64> = rows(&r, 0).into_iter().filter(|&i| r.cwnd_trace.time_s[i] >= 2.0).map(|i| alpha[i]).collect();
+    assert!(late.len() > 50 && late.iter().all(|&a| a == 0.3), "{:?}", &late[..5]);
+    // Bad values name their field.
+    for (params, key, words) in [
+        ("fuzzy_error_sets = [[0, 0, 0.5], [0, 0.5, 1]]", "fuzzy_error_sets", "three [lo, peak, hi] triangles"),
+        ("fuzzy_beta_sets = [[0, 0.6, 0.5], [0, 0.5, 1], [0.5, 1, 1]]", "fuzzy_beta_sets", "lo <= peak <= hi"),
+        ("fuzzy_min_gain = 0.6, fuzzy_max_gain = 0.4", "fuzzy_max_gain", "fuzzy_min_gain"),
+        ("fuzzy_alpha_timing = \"later\"", "fuzzy_alpha_timing", "next"),
+    ] {
+        let bad = two_paths("5s", "50ms").replacen("cc = \"pp\"", &format!("cc = \"pp\"\nparams = {{ {params} }}"), 1);
+        let e = ccsim::run_toml(&bad).err().unwrap_or_else(|| panic!("accepted: {params}"));
+        assert_eq!(e.path, format!("flows[0].params.{key}"), "{e}");
+        assert!(e.message.contains(words), "{e}");
+    }
+}

@@ -87,6 +87,15 @@ impl RandomDrop {
         RandomDrop { queue: VecDeque::new(), bytes: 0, limit, count_in_service, victim, rng }
     }
 
+    /// Packets and bytes waiting, plus the packet on the line (whether the buffer counts it
+    /// or not).
+    pub fn held_with_line(&self, tx: InService) -> (u64, u64) {
+        match tx.bytes {
+            Some(b) => (self.queue.len() as u64 + 1, self.bytes + b as u64),
+            None => (self.queue.len() as u64, self.bytes),
+        }
+    }
+
     /// Packets and bytes held, the packet on the line included when the buffer counts it.
     pub fn held(&self, tx: InService) -> (u64, u64) {
         match (self.count_in_service, tx.bytes) {

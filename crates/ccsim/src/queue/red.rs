@@ -56,7 +56,9 @@
 //! Hua 2002's modified RED for JCC (§4.2.5, eq. 4.4; spec §1.2.2), off unless `code_bits` is
 //! set: a probe (`flags::PROBE`) the port accepts leaves with code = max(code, r), r the m-bit
 //! code of p_b at the average after this arrival's update ([`code`] has the rules and choices);
-//! with `exempt_probes` probes are spared RED's own drops, not the buffer's. Drops stay RED's.
+//! with `exempt_probes` probes are spared RED's own drops, not the buffer's. Drops stay RED's
+//! unless `code_drops` (the spec's optional switch): then they use the probability the code
+//! stands for.
 
 mod code;
 pub use code::{red_code, CodeScale};
@@ -96,6 +98,8 @@ pub struct RedConfig {
     pub code_scale: CodeScale,
     /// Probes are spared RED's own drops (not the buffer's). true.
     pub exempt_probes: bool,
+    /// Drop with the code's quantised probability instead of p_b (needs `code_bits`). false.
+    pub code_drops: bool,
 }
 
 impl Default for RedConfig {
@@ -113,6 +117,7 @@ impl Default for RedConfig {
             code_bits: 0,
             code_scale: CodeScale::Prose,
             exempt_probes: true,
+            code_drops: false,
         }
     }
 }
@@ -294,6 +299,18 @@ impl Discipline for Red {
                 d.exempt_probes,
                 "probes (JCC) are spared RED's early and forced drops; the buffer can still drop them",
             )?,
+            code_drops: p.flag(
+                "code_drops",
+                d.code_drops,
+                "drop with the probability the code stands for (code x max_p / (2^m - 2), 1 for the top code) instead of RED's continuous p_b (Hua spec §1.2.2's switch; needs code_bits)",
+            )?,
+        })
+        .and_then(|c| {
+            if c.code_drops && c.code_bits == 0 {
+                Err(p.error("code_drops", "expected code_bits > 0 (the code whose probability it drops with)"))
+            } else {
+                Ok(c)
+            }
         })
     }
 
@@ -311,7 +328,7 @@ impl QueueDiscipline for Red {
     fn enqueue(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict {
         let q = if self.cfg.queue_in_bytes { self.inner.len_bytes() as f64 } else { self.inner.len_packets() as f64 };
         self.update_average(q, tx.bytes.is_none(), now);
-        let pb = self.base_probability();
+        let pb = if self.cfg.code_drops { self.code_probability() } else { self.base_probability() };
         let mut mark = false;
         if self.avg < self.min_th {
             self.count = 0;
@@ -442,6 +459,27 @@ mod tests {
 
     fn mean(v: &[usize]) -> f64 {
         v.iter().sum::<usize>() as f64 / v.len() as f64
+    }
+
+    #[test]
+    fn code_drops_use_the_probability_the_code_stands_for() {
+        // m = 2: codes 0, 1, 2 are 0, max_p/2, max_p; 3 is probability 1 (prose scale).
+        let mut q = red(RedConfig { code_bits: 2, code_drops: true, ..RedConfig::default() });
+        for (avg, p) in [(4.0, 0.0), (7.0, 0.0), (10.0, 0.05), (14.9, 0.05), (15.0, 0.1), (15.1, 1.0)] {
+            q.avg = avg;
+            assert!((q.code_probability() - p).abs() < 1e-12, "avg {avg}: {} (want {p})", q.code_probability());
+        }
+        // Drops follow it: a queue held at 7 (code 0, where p_b is 0.02) drops nothing; without
+        // code_drops one arrival in 25.5 (gaps uniform on 1..50, the count correction).
+        for (code_drops, expected) in [(true, 0.0), (false, 1.0 / 25.5)] {
+            let mut a = PacketArena::new();
+            let mut q = red(RedConfig { code_bits: 2, code_drops, ..RedConfig::default() });
+            fill(&mut q, &mut a, 7, 1000);
+            q.avg = 7.0;
+            let n = 20_000;
+            let drops = held(&mut q, &mut a, n, 1000, PacketKind::Data).iter().filter(|d| d.0).count();
+            assert!((drops as f64 / n as f64 - expected).abs() < 0.004, "code_drops {code_drops}: {drops} of {n}");
+        }
     }
 
     #[test]
@@ -745,7 +783,7 @@ mod tests {
         let names: Vec<&str> = Params::describe(Red::decode).iter().map(|d| d.name).collect();
         assert_eq!(
             names,
-            ["min_th", "max_th", "max_p", "w_q", "gentle", "mark", "wait", "queue_in_bytes", "packet_size", "code_bits", "code_scale", "exempt_probes"]
+            ["min_th", "max_th", "max_p", "w_q", "gentle", "mark", "wait", "queue_in_bytes", "packet_size", "code_bits", "code_scale", "exempt_probes", "code_drops"]
         );
     }
 }

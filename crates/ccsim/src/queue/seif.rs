@@ -25,8 +25,10 @@
 //!   "Dynamic 2").
 //!
 //! Choices where the thesis is silent (spec §5), each a parameter or stated here:
-//! - The length counts every byte held for the line, the packet in transmission included, and
-//!   the arriving packet once admitted (A17). A buffer counted in packets (§4.4's packet-
+//! - The length counts every byte the buffer holds, the arriving packet once admitted, and the
+//!   packet in transmission as the port's `count_in_service` says (true by default, A17's
+//!   reading); `threshold_length = "with_line"` makes the static threshold count the packet on
+//!   the line even where the buffer does not. A buffer counted in packets (§4.4's packet-
 //!   oriented buffer) measures the threshold in packets.
 //! - "Exceeds" is strict (A17, U5: 9 x 512 B in a 5120-byte buffer is over 80%, 8 x 512 B is
 //!   not); the filter re-arms when the length is *below* the threshold (`rearm = "below"`), or
@@ -91,6 +93,8 @@ pub struct SeifConfig {
     pub rate_tau: SimTime,
     /// ACKs enter the source table as their flow's entry.
     pub table_acks: bool,
+    /// The static threshold counts the packet on the line even where the buffer does not.
+    pub threshold_with_line: bool,
     pub victim: super::random_drop::Victim,
 }
 
@@ -108,6 +112,7 @@ impl Default for SeifConfig {
             dt: PS_PER_SEC / 2,
             rate_tau: 0,
             table_acks: false,
+            threshold_with_line: false,
             victim: super::random_drop::Victim::Size,
         }
     }
@@ -165,6 +170,12 @@ impl Discipline for Seif {
             dt: p.duration("dt", d.dt, "dynamic policy: Δt of eq. 4.2 (the feedback delay)")?,
             rate_tau: p.duration("rate_tau", d.rate_tau, "dynamic policy: time constant of the arrival-rate average (0: dt)")?,
             table_acks: p.flag("table_acks", d.table_acks, "an ACK enters the source table as its flow's (the data source's) entry; false: data packets only (A11)")?,
+            threshold_with_line: p.choice(
+                "threshold_length",
+                d.threshold_with_line,
+                &[("buffer", false), ("with_line", true)],
+                "the length the static threshold tests: the buffer's (the packet on the line as count_in_service says), or the waiting packets plus the one on the line whatever the buffer counts (A17)",
+            )?,
             victim: decode_victim(p)?,
         })
         .and_then(|c| {
@@ -211,13 +222,26 @@ impl Seif {
         }
     }
 
+    /// The length and buffer the static threshold compares (`threshold_length`).
+    fn threshold_fill(&self, tx: InService) -> Option<(f64, f64)> {
+        if !self.cfg.threshold_with_line {
+            return self.fill(tx);
+        }
+        let (p, b) = self.queue.held_with_line(tx);
+        match self.limit {
+            BufferLimit::Bytes(max) => Some((b as f64, max as f64)),
+            BufferLimit::Packets(n) => Some((p as f64, n as f64)),
+            BufferLimit::Unlimited => None,
+        }
+    }
+
     /// The predicate that sends feedback, on what is held now.
     fn over(&self, tx: InService, now: SimTime) -> bool {
-        let Some((held, max)) = self.fill(tx) else { return false };
         match self.cfg.policy {
-            Policy::Static => held > self.cfg.threshold * max,
-            Policy::Reacting => held >= max,
+            Policy::Static => self.threshold_fill(tx).is_some_and(|(held, max)| held > self.cfg.threshold * max),
+            Policy::Reacting => self.fill(tx).is_some_and(|(held, max)| held >= max),
             Policy::Dynamic => {
+                let Some((held, max)) = self.fill(tx) else { return false };
                 let free_bits = match self.limit {
                     BufferLimit::Packets(_) => (max - held) * 8.0 * self.mean_size(),
                     _ => (max - held) * 8.0,
@@ -250,7 +274,8 @@ impl Seif {
         if self.armed {
             return;
         }
-        let Some((held, max)) = self.fill(tx) else { return };
+        let fill = if self.cfg.policy == Policy::Static { self.threshold_fill(tx) } else { self.fill(tx) };
+        let Some((held, max)) = fill else { return };
         self.armed = match self.cfg.policy {
             Policy::Static => match self.cfg.rearm {
                 Rearm::Below => held < self.cfg.threshold * max,
@@ -409,6 +434,31 @@ mod tests {
         assert!(data(&mut q, &mut a, 1, 11).is_empty());
         assert_eq!(data(&mut q, &mut a, 1, 12).len(), 1, "the next crossing");
         assert_eq!(q.feedbacks(), 2);
+    }
+
+    #[test]
+    fn the_threshold_may_count_the_packet_on_the_line_where_the_buffer_does_not() {
+        // A buffer of waiting packets only (count_in_service = false), 5120 B, a 512 B packet on
+        // the line: the 8th waiting packet makes 4096 B waiting (not over 80%) but 4608 B with
+        // the line's (over, with threshold_length = "with_line").
+        let on_line = InService { bytes: Some(512) };
+        let crossing = |with_line: bool| {
+            let cfg = SeifConfig { threshold_with_line: with_line, ..SeifConfig::default() };
+            let port = PortSetup { buffer: BufferLimit::Bytes(5120), count_in_service: false, bandwidth_bps: 64_000, seed: 1, port_name: "r1->r2" };
+            let mut q = Seif::build(&cfg, &port);
+            let mut a = PacketArena::new();
+            (0..9u64)
+                .position(|seq| {
+                    let p = a.alloc(Packet { flow: 1, seq, kind: PacketKind::Data, size: 512, ..EMPTY });
+                    q.enqueue(p, &mut a, 0, on_line);
+                    let mut got = 0;
+                    q.drain_signals(&mut |_| got += 1);
+                    got > 0
+                })
+                .map(|i| i + 1)
+        };
+        assert_eq!(crossing(false), Some(9), "the buffer's length: 9 waiting packets");
+        assert_eq!(crossing(true), Some(8), "8 waiting and the one on the line");
     }
 
     #[test]

@@ -45,6 +45,19 @@ pub fn red_code(avg: f64, min_th: f64, max_th: f64, m: u8, scale: CodeScale) -> 
     }
 }
 
+impl super::Red {
+    /// The probability the port's code stands for (`code_drops`): code x max_p / (2^m - 2) for
+    /// the codes of 0..max_p, 1 for the top code (spec §1.2.2). The literal scale's code at
+    /// max_th is the top code, so it drops every arrival there, as eq. 4.4 printed implies.
+    pub(super) fn code_probability(&self) -> f64 {
+        let top = (1u16 << self.cfg.code_bits) - 1;
+        match self.code() as u16 {
+            r if r >= top => 1.0,
+            r => r as f64 * self.cfg.max_p / (top - 1).max(1) as f64,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,23 +15,28 @@
 //! defuzzifies with the centroid (§5.6.5).
 //!
 //! The thesis defines the sets only in its Fig 5.2, which is missing (details are in ICSI
-//! TR-91-028, not available). Choices where the source is silent, each a parameter:
-//! - sets (`error_sets`, `alpha_sets`, `change_sets`, `beta_sets`; spec [REC] placeholders):
+//! TR-91-028, not available). Choices where the source is silent, each a parameter of the
+//! pp and pp2 flows (`params = { fuzzy_... }`, [`decode`]):
+//! - sets (`fuzzy_error_sets`, `fuzzy_alpha_sets`, `fuzzy_change_sets`, `fuzzy_beta_sets`,
+//!   each three [lo, peak, hi] triangles; spec [REC] placeholders):
 //!   triangular on [0, 1], LOW 1 at 0 falling to 0 at 0.5, MEDIUM 0 / 1 / 0 at 0 / 0.5 / 1,
 //!   HIGH 0 at 0.5 rising to 1 at 1; inputs are clipped to [0, 1]. With these sets the
 //!   centroid keeps α and β within about [0.17, 0.83] — a property of the placeholder;
 //! - Mamdani inference: each output set clipped at its rule's degree (min), union by max,
 //!   centroid over [0, 1] computed exactly (the union is piecewise linear; it is integrated
 //!   between its kinks, found as the breakpoints and the crossings of all its lines);
-//! - α and β clamped to [`min_gain`, `max_gain`] = [0.05, 0.95] (spec G13);
+//! - α and β clamped to [`fuzzy_min_gain`, `fuzzy_max_gain`] = [0.05, 0.95] (spec G13);
 //! - change in error = |e_k − e_{k−1}| on the raw relative errors (spec §6 A9);
-//! - `alpha_timing` = Next: the α derived from sample k's error weights sample k+1, so one
+//! - `fuzzy_alpha_timing` = next: the α derived from sample k's error weights sample k+1, so one
 //!   sample never weighs more than 1 − α of the history before it (at most ~17% with the
-//!   placeholder sets: the spike rejection of Fig 6.21). `Current` applies it to sample k
+//!   placeholder sets: the spike rejection of Fig 6.21). `current` applies it to sample k
 //!   itself (follows a lasting shift one sample sooner, lets a spike in with ~45% weight);
-//! - start: prediction = first sample, ē = 0, previous error = 0, α = `alpha0` = 0.5 and
-//!   β = `beta0` = 0.5 until the controllers first run (spec §6 A9);
+//! - start: prediction = first sample, ē = 0, previous error = 0, α = `fuzzy_alpha0` = 0.5 and
+//!   β = `fuzzy_beta0` = 0.5 until the controllers first run (spec §6 A9);
 //! - a sample that is zero, negative or not finite is ignored (relative error undefined).
+
+use crate::scenario::decode::Result;
+use crate::scenario::params::Params;
 
 /// A triangular membership function: 0 at `lo`, 1 at `peak`, 0 at `hi`. A shoulder has
 /// `lo == peak` (1 everywhere below the peak) or `peak == hi` (1 everywhere above).
@@ -284,6 +289,84 @@ impl FuzzyPredictor {
         self.estimate = Some(next);
         next
     }
+}
+
+/// What the sets parameters accept.
+const SETS_EXPECTED: &str = "three [lo, peak, hi] triangles, LOW, MEDIUM and HIGH, with 0 <= lo <= peak <= hi <= 1";
+
+fn parse_sets(v: &toml::Value) -> std::result::Result<Sets, String> {
+    let toml::Value::Array(items) = v else { return Err(SETS_EXPECTED.to_string()) };
+    let num = |x: &toml::Value| match x {
+        toml::Value::Integer(n) => Some(*n as f64),
+        toml::Value::Float(f) => Some(*f),
+        _ => None,
+    };
+    let tris: Vec<Tri> = items
+        .iter()
+        .filter_map(|t| match t {
+            toml::Value::Array(ps) if ps.len() == 3 => {
+                let p: Vec<f64> = ps.iter().filter_map(num).collect();
+                (p.len() == 3 && 0.0 <= p[0] && p[0] <= p[1] && p[1] <= p[2] && p[2] <= 1.0).then(|| Tri::new(p[0], p[1], p[2]))
+            }
+            _ => None,
+        })
+        .collect();
+    match tris[..] {
+        [low, medium, high] if items.len() == 3 => Ok(Sets { low, medium, high }),
+        _ => Err(SETS_EXPECTED.to_string()),
+    }
+}
+
+/// The predictor's parameters from a packet-pair flow's `params` (`fuzzy_*`, pp and pp2).
+pub fn decode(p: &mut Params) -> Result<FuzzyConfig> {
+    let d = FuzzyConfig::default();
+    const PLACEHOLDER: &str = "[[0, 0, 0.5], [0, 0.5, 1], [0.5, 1, 1]]";
+    let error_sets = p.custom(
+        "fuzzy_error_sets",
+        d.error_sets,
+        PLACEHOLDER,
+        SETS_EXPECTED,
+        "the α controller's input sets, over the smoothed relative error (Fig 5.2 is missing: placeholders)",
+        parse_sets,
+    )?;
+    let alpha_sets = p.custom(
+        "fuzzy_alpha_sets",
+        d.alpha_sets,
+        PLACEHOLDER,
+        SETS_EXPECTED,
+        "the α controller's output sets (error LOW -> α HIGH, MEDIUM -> MEDIUM, HIGH -> LOW)",
+        parse_sets,
+    )?;
+    let change_sets = p.custom(
+        "fuzzy_change_sets",
+        d.change_sets,
+        PLACEHOLDER,
+        SETS_EXPECTED,
+        "the β controller's input sets, over the change in relative error",
+        parse_sets,
+    )?;
+    let beta_sets = p.custom(
+        "fuzzy_beta_sets",
+        d.beta_sets,
+        PLACEHOLDER,
+        SETS_EXPECTED,
+        "the β controller's output sets (change LOW -> β LOW, MEDIUM -> MEDIUM, HIGH -> HIGH)",
+        parse_sets,
+    )?;
+    let min_gain = p.number("fuzzy_min_gain", d.min_gain, 0.0, 1.0, "lower clamp of α and β (spec G13)")?;
+    let max_gain = p.number("fuzzy_max_gain", d.max_gain, 0.0, 1.0, "upper clamp of α and β (spec G13)")?;
+    if min_gain > max_gain {
+        return Err(p.error("fuzzy_max_gain", format!("expected fuzzy_max_gain >= fuzzy_min_gain ({min_gain})")));
+    }
+    let alpha0 = p.number("fuzzy_alpha0", d.alpha0, 0.0, 1.0, "α before the controllers first run")?;
+    let beta0 = p.number("fuzzy_beta0", d.beta0, 0.0, 1.0, "β before the controllers first run")?;
+    let alpha_timing = p.choice(
+        "fuzzy_alpha_timing",
+        d.alpha_timing,
+        &[("next", AlphaTiming::Next), ("current", AlphaTiming::Current)],
+        "the α a sample's error yields weights the next sample (spike rejection) or that sample itself",
+    )?;
+    Ok(FuzzyConfig { error_sets, alpha_sets, change_sets, beta_sets, min_gain, max_gain, alpha0, beta0, alpha_timing })
 }
 
 #[cfg(test)]

@@ -248,7 +248,8 @@ impl Algorithm for PacketPair {
         )?;
         let rate_floor = p.number("rate_floor", d.rate_floor, 1e-6, 1e9, "lowest sending rate, packets/s")?;
         let fill_window = p.flag("fill_window", d.fill_window, "send a lone packet when the window has room for one only")?;
-        Ok(PpConfig { setpoint, estimator, smooth, horizon, r_estimate, rate_floor, fill_window, fuzzy: d.fuzzy, kalman })
+        let fuzzy = super::fuzzy::decode(p)?;
+        Ok(PpConfig { setpoint, estimator, smooth, horizon, r_estimate, rate_floor, fill_window, fuzzy, kalman })
     }
 
     fn build(cfg: &PpConfig, max_window: u32) -> Self {

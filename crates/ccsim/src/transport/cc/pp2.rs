@@ -225,7 +225,8 @@ impl Algorithm for Pp2 {
             "what is carried between changes of V: burst rounding only, or also withheld packets",
         )?;
         let fill_window = p.flag("fill_window", d.fill_window, "send a lone packet in a slot when the window has room for one only")?;
-        Ok(Pp2Config { n_b, n_b_fraction, estimator, smooth, r_estimate, carry, fill_window, fuzzy: d.fuzzy, kalman })
+        let fuzzy = super::fuzzy::decode(p)?;
+        Ok(Pp2Config { n_b, n_b_fraction, estimator, smooth, r_estimate, carry, fill_window, fuzzy, kalman })
     }
 
     fn build(cfg: &Pp2Config, max_window: u32) -> Self {
