@@ -57,8 +57,7 @@
 //! set: a probe (`flags::PROBE`) the port accepts leaves with code = max(code, r), r the m-bit
 //! code of p_b at the average after this arrival's update ([`code`] has the rules and choices);
 //! with `exempt_probes` probes are spared RED's own drops, not the buffer's. Drops stay RED's
-//! unless `code_drops` (the spec's optional switch): then they use the probability the code
-//! stands for.
+//! unless `code_drops`, which drops with the probability the code stands for ([`code`]).
 
 mod code;
 pub use code::{red_code, CodeScale};
@@ -780,6 +779,9 @@ mod tests {
         let v: toml::Value = toml::from_str::<toml::Table>("min_th = 20").map(toml::Value::Table).unwrap();
         let e = Red::decode(&mut Params::new(Obj::new(&v, "queue_params").unwrap())).unwrap_err();
         assert_eq!(e.path, "queue_params.max_th");
+        let v: toml::Value = toml::from_str::<toml::Table>("code_drops = true").map(toml::Value::Table).unwrap();
+        let e = Red::decode(&mut Params::new(Obj::new(&v, "queue_params").unwrap())).unwrap_err();
+        assert_eq!(e.path, "queue_params.code_drops");
         let names: Vec<&str> = Params::describe(Red::decode).iter().map(|d| d.name).collect();
         assert_eq!(
             names,

@@ -35,7 +35,7 @@
 
 use super::cc::{CongestionControl, PaceAdjust, Pacing};
 use super::config::PacingRtt;
-use super::sender::{Sender, NEVER};
+use super::sender::{Sender, NEVER, WAITS_FOR_WINDOW};
 use crate::net::packet::pair_code;
 use crate::sim::SimTime;
 
@@ -151,9 +151,9 @@ impl Sender {
         Some(rtt / self.usable_window().max(1))
     }
 
-    /// A retransmission waits to be sent.
+    /// A retransmission waits to be sent (one waiting for room in the window included).
     fn has_retransmission(&self) -> bool {
-        self.retransmit.iter().any(|&seq| seq >= self.snd_una && seq < self.high_sent)
+        self.retransmit.iter().map(|&e| e & !WAITS_FOR_WINDOW).any(|seq| seq >= self.snd_una && seq < self.high_sent)
     }
 
     /// A paced flow with a retransmission due: true if it may go now (always, under a burst

@@ -45,7 +45,8 @@ SOURCE_BUFFER: int | None = None
 # The Slow Start and Tri-S routers' drop policy, which the thesis does not state (§1.1, A13):
 # "droptail" (the spec's reading, REAL's stock fcfs_router) or "random_drop" (Random Drop with
 # the size rule, as SEIF's routers: §1.1.4 adopts it "in our scheme"). Random Drop fits the
-# thesis's Slow Start and Tri-S numbers better (the header of findings/class1.toml).
+# thesis's Slow Start and Tri-S numbers better (the header of findings/class1.toml). The DEC
+# routers never overflow here, so their `victim` (decbit's) is left at drop-tail.
 BASELINE_QUEUE = "random_drop"
 def link(a: str, b: str, bw: str, delay: str = "0s") -> dict:
     return {"between": [a, b], "bandwidth": bw, "delay": delay}

@@ -6,6 +6,7 @@ use crate::queue::{Discipline, PortSetup};
 use crate::scenario::decode::Result;
 use crate::scenario::params::{text, Params};
 use crate::scenario::units;
+use crate::queue::random_drop::{Victim, VICTIMS};
 use crate::sim::SimTime;
 
 /// Over which interval conversation demands are measured for the fair share.
@@ -49,6 +50,9 @@ pub struct DecBitConfig {
     /// ACKs count in the queue length the gateway averages. true (Liang's diagnosis of
     /// DECbit under two-way traffic turns on it; false is spec P5's diagnostic variant).
     pub count_acks: bool,
+    /// Which packet an overflow drops: the arriving one (drop-tail, the default), or a random
+    /// pick as Random Drop's (Liang spec A13's variant for the baseline routers).
+    pub victim: Victim,
 }
 
 impl Default for DecBitConfig {
@@ -66,6 +70,7 @@ impl Default for DecBitConfig {
             share_refresh: 0,
             mark_acks: false,
             count_acks: true,
+            victim: Victim::Arriving,
         }
     }
 }
@@ -103,6 +108,12 @@ impl Discipline for DecBit {
         let share_refresh = p.duration("share_refresh", d.share_refresh, "reuse a computed fair share for this long (0: recompute every time)")?;
         let mark_acks = p.flag("mark_acks", d.mark_acks, "set the bit on ACKs too (REAL's dec_router, Liang 1991): the source sees it")?;
         let count_acks = p.flag("count_acks", d.count_acks, "ACKs count in the averaged queue length (false: data packets only)")?;
+        let victim = p.choice(
+            "victim",
+            d.victim,
+            VICTIMS,
+            "on overflow: \"arriving\" is drop-tail; \"size\" and \"space\" pick at random among the waiting and the arriving packets, as random_drop does (Liang spec A13)",
+        )?;
         Ok(DecBitConfig {
             threshold,
             selective,
@@ -116,10 +127,11 @@ impl Discipline for DecBit {
             share_refresh,
             mark_acks,
             count_acks,
+            victim,
         })
     }
 
     fn build(cfg: &DecBitConfig, port: &PortSetup) -> Self {
-        DecBit::new(port.buffer, port.count_in_service, port.bandwidth_bps, *cfg)
+        DecBit::with_rng(port.buffer, port.count_in_service, port.bandwidth_bps, *cfg, port.rng("decbit"))
     }
 }

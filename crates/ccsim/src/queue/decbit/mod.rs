@@ -19,8 +19,9 @@
 //! - the bit (flags::CE) is set on an arriving data packet when the gateway is in panic, or
 //!   when it is congested and the packet's conversation demands more than its fair share.
 //!
-//! Scheduling and dropping are exactly [`DropTail`]'s (reused, not duplicated): buffer in
-//! packets or bytes, `count_in_service` (gap G7).
+//! Scheduling and dropping are FCFS with drop-tail, buffer in packets or bytes,
+//! `count_in_service` (gap G7), through Random Drop's queue (reused, not duplicated) with
+//! `victim = "arriving"`; `"size"` or `"space"` drop a random pick instead (Liang spec A13).
 //!
 //! Choices where the sources are silent, each with the parameter that selects the alternative
 //! (defaults are the spec's [REC] unless marked otherwise):
@@ -73,7 +74,8 @@
 //! stream), grown on demand; counters roll over lazily by epoch, so nothing is allocated or
 //! hashed per packet in steady state.
 
-use super::{BufferLimit, DropTail, InService, QueueDiscipline, Verdict};
+use super::random_drop::RandomDrop;
+use super::{BufferLimit, InService, QueueDiscipline, Verdict};
 use crate::net::packet::flags;
 use crate::net::{PacketArena, PacketId, PacketKind};
 use crate::sim::{time::tx_time, SimTime, PS_PER_SEC};
@@ -94,7 +96,7 @@ pub struct DecBitStats {
 
 
 pub struct DecBit {
-    inner: DropTail,
+    inner: RandomDrop,
     cfg: DecBitConfig,
     bandwidth_bps: u64,
     // The queue-length process N(t) = queued + in service (ACKs left out unless count_acks).
@@ -119,13 +121,18 @@ pub struct DecBit {
 }
 
 impl DecBit {
+    /// A gateway whose random victims (if `cfg.victim` picks any) come from a fixed stream.
     pub fn new(limit: BufferLimit, count_in_service: bool, bandwidth_bps: u64, cfg: DecBitConfig) -> Self {
+        Self::with_rng(limit, count_in_service, bandwidth_bps, cfg, crate::sim::Rng::from_seed(0))
+    }
+
+    pub fn with_rng(limit: BufferLimit, count_in_service: bool, bandwidth_bps: u64, cfg: DecBitConfig, rng: crate::sim::Rng) -> Self {
         assert!(bandwidth_bps > 0, "DecBit needs the line rate");
         if let FairShareWindow::Fixed(t) = cfg.window {
             assert!(t > 0, "DecBit fair-share window must be positive");
         }
         DecBit {
-            inner: DropTail::new(limit, count_in_service),
+            inner: RandomDrop::new(limit, count_in_service, cfg.victim, rng),
             cfg,
             bandwidth_bps,
             in_service: false,
@@ -323,7 +330,13 @@ impl QueueDiscipline for DecBit {
             self.count(conv, size, now);
         }
         let verdict = self.inner.enqueue(pkt, arena, now, tx);
-        if verdict == Verdict::Accepted {
+        // A random victim taken from the queue: the arriving packet is in it instead.
+        if let Verdict::Dropped(v) = verdict {
+            if v != pkt {
+                self.uncounted -= u32::from(!self.counts(arena.get(v).kind));
+            }
+        }
+        if verdict != Verdict::Dropped(pkt) {
             if !self.cfg.demand_counts_drops {
                 self.count(conv, size, now);
             }

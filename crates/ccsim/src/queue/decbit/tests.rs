@@ -87,6 +87,34 @@ fn never_exceeds_its_buffer_in_packets_or_bytes() {
 }
 
 #[test]
+fn a_random_victim_may_be_a_waiting_packet_and_the_uncounted_acks_stay_right() {
+    // 4 slots, data and ACKs (ACKs not counted in the average), overloaded: with victim
+    // "space" some overflows drop a waiting packet and admit the arriving one; the queue's
+    // count of uncounted ACKs matches what it holds after every arrival.
+    let cfg = DecBitConfig { victim: crate::queue::random_drop::Victim::Space, count_acks: false, ..DecBitConfig::default() };
+    let mut a = PacketArena::new();
+    let mut q = DecBit::with_rng(BufferLimit::Packets(4), false, BW, cfg, crate::sim::Rng::from_seed(3));
+    let mut line = Line::default();
+    let (mut waiting_victims, mut arriving_victims) = (0, 0);
+    for i in 0..600u64 {
+        let kind = if i % 2 == 0 { PacketKind::Ack } else { PacketKind::Data };
+        let p = pkt(&mut a, (i % 3) as u32, 500, kind);
+        if let Verdict::Dropped(d) = line.arrive(&mut q, &mut a, p, from_secs(0.2 * i as f64)) {
+            if d == p {
+                arriving_victims += 1;
+            } else {
+                waiting_victims += 1;
+            }
+        }
+        let mut acks = 0;
+        q.for_each(&mut |id| acks += u32::from(a.get(id).kind == PacketKind::Ack));
+        assert_eq!(q.uncounted, acks, "arrival {i}");
+        assert!(q.len_packets() <= 4);
+    }
+    assert!(waiting_victims > 20 && arriving_victims > 20, "{waiting_victims} waiting, {arriving_victims} arriving victims");
+}
+
+#[test]
 fn average_queue_spans_the_previous_cycle_and_the_current_one() {
     let mut a = PacketArena::new();
     // Inclusive (>=) so that the averages of exactly 1.0 below go on to the fair-share test.

@@ -48,7 +48,9 @@ pub fn red_code(avg: f64, min_th: f64, max_th: f64, m: u8, scale: CodeScale) -> 
 impl super::Red {
     /// The probability the port's code stands for (`code_drops`): code x max_p / (2^m - 2) for
     /// the codes of 0..max_p, 1 for the top code (spec §1.2.2). The literal scale's code at
-    /// max_th is the top code, so it drops every arrival there, as eq. 4.4 printed implies.
+    /// max_th is the top code, so it drops every arrival there, as eq. 4.4 printed implies; and
+    /// gentle RED's region above max_th codes the top code too, so with `code_drops` gentle's
+    /// ramp from max_p to 1 is not used.
     pub(super) fn code_probability(&self) -> f64 {
         let top = (1u16 << self.cfg.code_bits) - 1;
         match self.code() as u16 {

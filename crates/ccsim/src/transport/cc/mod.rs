@@ -69,7 +69,6 @@ pub struct TimeoutInfo {
     pub seq: u64,
 }
 
-/// Explicit feedback from a router (a control packet that reached the source).
 /// A retransmission that explicit feedback asks for: the packet, and whether it goes at once
 /// whatever the window (as a fast retransmission does) or waits, ahead of new data, until the
 /// window has room (fewer packets outstanding than the window).
@@ -79,6 +78,7 @@ pub struct Resend {
     pub wait_for_window: bool,
 }
 
+/// Explicit feedback from a router (a control packet that reached the source).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Feedback {
     pub now: SimTime,

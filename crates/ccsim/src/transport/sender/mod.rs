@@ -12,7 +12,7 @@
 //! algorithm) sits beside the window; its state and rules are in `pacer.rs`. The timers'
 //! expiry is `timers.rs`.
 
-use super::cc::{AckInfo, AckResponse, Cc, CongestionControl, Feedback};
+use super::cc::{AckInfo, AckResponse, Cc, CongestionControl};
 use super::config::TimerMode;
 use super::pacer::Pacer;
 use super::rtt::{RtoConfig, RttEstimator, RttSamples, SampleFrom, SamplePacket};
@@ -21,7 +21,10 @@ use crate::net::packet::pair_code;
 use crate::sim::SimTime;
 use std::collections::VecDeque;
 
+mod feedback;
 mod timers;
+
+pub(crate) use feedback::WAITS_FOR_WINDOW;
 
 pub const NEVER: SimTime = SimTime::MAX;
 
@@ -97,10 +100,6 @@ pub struct Sender {
     ecn_guard: u64,
 }
 
-/// Marks a `retransmit` entry that waits for room in the window (`Resend::wait_for_window`);
-/// sequence numbers never reach it.
-const WAITS_FOR_WINDOW: u64 = 1 << 63;
-
 /// `Sender::ecn_guard` of a flow without ECN.
 const NO_ECN: u64 = u64::MAX;
 
@@ -174,7 +173,9 @@ impl Sender {
             let seq = entry & !WAITS_FOR_WINDOW;
             if seq >= self.snd_una && seq < self.high_sent {
                 if entry != seq && self.outstanding() >= self.usable_window() {
-                    return None; // at the head of the send queue until the window has room
+                    // It waits at the head of the send queue for room in the window; one
+                    // behind it that goes whatever the window still goes.
+                    return self.unconditional_retransmission(now);
                 }
                 if self.pacer.is_some() && !self.retransmission_slot(now) {
                     return None;
@@ -370,26 +371,6 @@ impl Sender {
         AckOutcome { rtt_sample }
     }
 
-    /// Explicit feedback from a router reached the source. If the algorithm asks for the
-    /// packet it names, that packet goes ahead of new data: now, whatever the window (as a fast
-    /// retransmission does), and a single connection timer restarts from it, so the original
-    /// transmission's timeout no longer counts; or, if the algorithm says it waits for the
-    /// window, once the window has room (fewer packets outstanding than the window allows),
-    /// the timer running on meanwhile.
-    pub fn on_feedback(&mut self, fb: &Feedback) {
-        let resend = self.cc.on_feedback(&Feedback { outstanding: self.outstanding(), ..*fb });
-        if let Some(r) = resend.filter(|r| r.seq >= self.snd_una && r.seq < self.high_sent) {
-            if r.wait_for_window {
-                self.retransmit.push_back(r.seq | WAITS_FOR_WINDOW);
-            } else {
-                self.retransmit.push_back(r.seq);
-                if matches!(self.timer_mode, TimerMode::Single | TimerMode::SingleBsd) {
-                    self.deadline = NEVER; // re-armed by the retransmission
-                }
-            }
-        }
-    }
-
     /// Approximate heap memory of this sender's rings.
     pub fn memory_bytes(&self) -> usize {
         self.cc.memory_bytes()
@@ -405,6 +386,7 @@ mod tests {
     use crate::sim::time::from_secs;
     use crate::transport::cc::generic::Generic;
     use crate::transport::cc::pp::{Estimator, PacketPair, PpConfig};
+    use crate::transport::cc::Feedback;
     use crate::transport::cc::{Algorithm, Pacing};
 
     const SEC: SimTime = crate::sim::PS_PER_SEC;
@@ -892,6 +874,11 @@ mod tests {
         // A duplicate ACK (packet 2's, while 0 is unacknowledged) makes no room.
         s.on_ack(0, 2, 0, 0, false, false, 1, SEC / 6);
         assert!(s.next_transmission(SEC / 6).is_none(), "a duplicate ACK makes no room");
+        // A retransmission that goes whatever the window is not held behind the waiting one.
+        use crate::transport::cc::test_recorder::RETRANSMIT_CODE;
+        s.on_feedback(&Feedback { seq: Some(3), code: RETRANSMIT_CODE, ..Feedback::default() });
+        assert_eq!(s.next_transmission(SEC / 6).map(|t| (t.seq, t.retransmission)), Some((3, true)));
+        assert!(s.next_transmission(SEC / 6).is_none(), "packet 1 still waits");
         // Packet 0's ACK leaves 3 outstanding of 4: the retransmission goes first, then new
         // data as the window allows (the resent packet was outstanding already).
         s.on_ack(1, 0, 0, 0, false, false, 1, SEC / 5);

@@ -97,7 +97,7 @@ impl Algorithm for Fast {
                 &[("immediate", Decrease::Immediate), ("paced", Decrease::Paced)],
                 "a lower target applied at once (the ns-2 module) or over a round (Cui's Algorithm 1, §4.5.2)",
             )?,
-            alpha_adjust: p.flag("alpha_adjust", d.alpha_adjust, "halve alpha at each loss recovery and relax it back (§4.5.3)")?,
+            alpha_adjust: p.flag("alpha_adjust", d.alpha_adjust, "halve alpha once per loss episode and relax it back (§4.5.3)")?,
             alpha_k: p.number_above("alpha_k", d.alpha_k, 0.0, 1e6, "rate of alpha's relaxation towards its value, per second (§4.5.4: 0.1)")?,
             drain: p.flag("drain", d.drain, "run the four-phase queue-draining algorithm once the window settles (§4.4.2)")?,
             drain_r: {
