@@ -29,6 +29,9 @@ WINDOW = 20                         # ns-2's window_ (spec §1.1: Reno's cwnd "f
 GATEWAY_LINK, ACCESS_LINK = "2Mbps", "10Mbps"   # Fig 3.1
 D_G, A_0 = 5.0, 1.0                 # ms: gateway-link and connection-0 access delays (spec §3.1)
 T_TX = 4.0                          # ms: a 1000 B packet at 2 Mb/s
+# Chapter 4's base RTT, ms (Fig. 4.5 gives none; A-J10: 200, variant 100; measured in
+# findings/ch4.toml's header). E4.3's four RTTs are its own.
+BASE_RTT_MS = 200
 # Figs 4.13-4.14 and Table 4.1: the four JCC flows start 50 s apart (A-J13's recommendation);
 # False starts them together (its variant; measured in findings/ch4.toml's header).
 E47_STAGGER = True
@@ -206,29 +209,29 @@ def chapter4() -> list[tuple[str, str]]:
     out = []
     for cc in ("jcc", "reno"):
         name = cc.upper() if cc == "jcc" else "Reno"
-        out.append(dumbbell(f"e41-{cc}", f"§4.3.1, Figs 4.6, 4.7, 4.11: four {name} flows, 200 ms RTT",
+        out.append(dumbbell(f"e41-{cc}", f"§4.3.1, Figs 4.6, 4.7, 4.11: four {name} flows, {BASE_RTT_MS} ms RTT",
                             ["Four flows started together (A-J13); cwnd against time and Jain's index."],
-                            [{"cc": cc, "rtt": 200} for _ in range(4)], 200))
+                            [{"cc": cc, "rtt": BASE_RTT_MS} for _ in range(4)], 200))
         out.append(dumbbell(f"e42-{cc}", f"§4.3.2, Fig. 4.8: four {name} flows starting at 0, 50, 100, 150 s",
                             ["Staggered starts; each should settle near 250 kb/s."],
-                            [{"cc": cc, "rtt": 200, "start": 50 * k} for k in range(4)], 250))
+                            [{"cc": cc, "rtt": BASE_RTT_MS, "start": 50 * k} for k in range(4)], 250))
         out.append(dumbbell(f"e43-{cc}", f"§4.3.3, Fig. 4.9: four {name} flows with RTTs 50-200 ms",
                             ["RTTs 50, 100, 150 and 200 ms, started together."],
                             [{"cc": cc, "rtt": r} for r in (50, 100, 150, 200)], 200))
         for n in range(5, 45, 5):
             out.append(dumbbell(f"e44-{cc}-n{n}", f"§4.3.4, Fig. 4.10: {n} {name} flows",
-                                [f"{n} flows, 200 ms RTT, started together (A-J14: n = 5..40 step 5)."],
-                                [{"cc": cc, "rtt": 200} for _ in range(n)], 200))
+                                [f"{n} flows, {BASE_RTT_MS} ms RTT, started together (A-J14: n = 5..40 step 5)."],
+                                [{"cc": cc, "rtt": BASE_RTT_MS} for _ in range(n)], 200))
     for tag, alpha in (("a0", 0.0), ("a002", 0.02)):
         starts = ("Staggered starts at 0, 50, 100, 150 s (A-J13)" if E47_STAGGER else
                   "Four flows started together (A-J13's variant)")
         out.append(dumbbell(f"e47-{tag}", f"§4.3.6, Figs 4.13-4.14, Table 4.1: four JCC flows, alpha = {alpha:g}",
                             [f"{starts}; R and the loss ratio."],
-                            [{"cc": "jcc", "rtt": 200, "start": (50 * k if E47_STAGGER else 0), "alpha": alpha}
+                            [{"cc": "jcc", "rtt": BASE_RTT_MS, "start": (50 * k if E47_STAGGER else 0), "alpha": alpha}
                              for k in range(4)], 250))
         out.append(dumbbell(f"e48-{tag}", f"§4.3.7, Fig. 4.15: two JCC (alpha = {alpha:g}) and two Reno flows",
-                            ["Flows 1-2 JCC, 3-4 Reno, 200 ms RTT, started together."],
-                            [{"cc": "jcc", "rtt": 200, "alpha": alpha}] * 2 + [{"cc": "reno", "rtt": 200}] * 2, 200))
+                            [f"Flows 1-2 JCC, 3-4 Reno, {BASE_RTT_MS} ms RTT, started together."],
+                            [{"cc": "jcc", "rtt": BASE_RTT_MS, "alpha": alpha}] * 2 + [{"cc": "reno", "rtt": BASE_RTT_MS}] * 2, 200))
     for n in range(1, 11):
         flows = {0: 10, **{c: 10 for c in range(1, n + 1)}}
         out.append(parking_lot(f"e46-n{n}", f"§4.3.5, Fig. 4.12: JCC, {n} active cross connection(s)",
