@@ -29,6 +29,9 @@ WINDOW = 20                         # ns-2's window_ (spec §1.1: Reno's cwnd "f
 GATEWAY_LINK, ACCESS_LINK = "2Mbps", "10Mbps"   # Fig 3.1
 D_G, A_0 = 5.0, 1.0                 # ms: gateway-link and connection-0 access delays (spec §3.1)
 T_TX = 4.0                          # ms: a 1000 B packet at 2 Mb/s
+# The Reno-only runs' bottleneck: the same modified RED as JCC's (A-J11) or, its secondary
+# baseline, DropTail (measured in findings/ch4.toml's header).
+RENO_ON_DROPTAIL = False
 # Chapter 4's base RTT, ms (Fig. 4.5 gives none; A-J10: 200, variant 100; measured in
 # findings/ch4.toml's header). E4.3's four RTTs are its own.
 BASE_RTT_MS = 200
@@ -183,8 +186,11 @@ def dumbbell(stem: str, title: str, notes: list[str], flows: list[dict], duratio
         if f.get("start"):
             flow["start"] = f"{f['start']:g}s"
         fl.append(flow)
-    links.append({"between": ["r1", "r2"], "bandwidth": "1Mbps", "delay": f"{D_BOTTLENECK:g}ms",
-                  "queue": "red", "queue_params": dict(RED), "buffer": BUFFER_4})
+    bottleneck = {"between": ["r1", "r2"], "bandwidth": "1Mbps", "delay": f"{D_BOTTLENECK:g}ms",
+                  "queue": "red", "queue_params": dict(RED), "buffer": BUFFER_4}
+    if RENO_ON_DROPTAIL and all(f["cc"] == "reno" for f in flows):
+        bottleneck = {k: v for k, v in bottleneck.items() if k != "queue_params"} | {"queue": "droptail"}
+    links.append(bottleneck)
     links.append({"between": ["r2", "d"], "bandwidth": ACCESS_LINK, "delay": f"{D_SINK:g}ms", "buffer": BUFFER_4})
     body = {
         "name": f"hua02-{stem}", "description": f"Hua 2002 {title}", "seed": 1, "duration": f"{duration:g}s",
