@@ -286,3 +286,25 @@ fn first_rate_after_start_up_fills_pipe_and_setpoint_within_r() {
     assert!((p.rate_pps() - (2.0 * 125.0 + 5.0 / r)).abs() < 1e-6, "lambda {} R {r}", p.rate_pps());
     assert!(to_secs(w.now) < 0.1);
 }
+
+#[test]
+fn law_5_9_once_an_epoch_settles_on_its_biased_queue() {
+    // Spec A1 / V22: with S(k) = lambda(k) RTT(k) the per-epoch law (5.9) with gain alpha is
+    // n_b(k+2) = (1 - alpha) n_b(k+1) + alpha n* - (1 - alpha) mu RTT: alpha = 1 holds n*
+    // (deadbeat), alpha = 0.9 settles below it. mu R is about 6.4 here (125 pkt/s, 51 ms).
+    use ccsim::transport::cc::pp::Law;
+    let mut queues = Vec::new();
+    for gain in [1.0, 0.9] {
+        let cfg = PpConfig { estimator: Estimator::Raw, law: Law::Epoch, epoch_gain: gain, ..PpConfig::default() };
+        let (sc, mut w) = pp_world(&single_path("40s", "100pkt"), 100, cfg);
+        let r = finish(&sc, &mut w);
+        assert_eq!(r.flows[0].totals.data_dropped, 0, "gain {gain}");
+        assert!(r.ports[2].utilisation > 0.95, "gain {gain}: utilisation {}", r.ports[2].utilisation);
+        queues.push(mean_queue(&w, 2, 10.0));
+    }
+    // Measured: 6.04 and 4.77 packets (the pair lattice puts the queue about a packet above the
+    // fluid loop's n* = 5 and 0.9 x 5 - 0.1 mu R = 3.9).
+    eprintln!("law (5.9) mean queues: gain 1 {:.2}, gain 0.9 {:.2}", queues[0], queues[1]);
+    assert!((queues[0] - 5.0).abs() < 1.5, "gain 1 holds the setpoint within the lattice: {queues:?}");
+    assert!(queues[1] < 5.0 && queues[1] < queues[0] - 0.5, "gain 0.9 settles below the setpoint: {queues:?}");
+}

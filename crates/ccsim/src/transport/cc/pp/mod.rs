@@ -61,8 +61,8 @@
 //! - the timeout before any RTT sample is the sender's `initial_rto`, 2 s as for the other
 //!   protocols [NOT IN THESIS]; on long paths (chapter 6 S7/S8, RTT 24 s) raise it, or the
 //!   start-up pair is retransmitted spuriously;
-//! - law (5.9), the once-per-RTT variant with gain α (which converges to a biased queue
-//!   α·n* − (1 − α)·μR, spec A1), is not implemented: chapter 6 simulates (5.14).
+//! - `law` = per_probe, (5.14) as chapter 6 simulates it; `epoch` is §5.3's law (5.9), once a
+//!   round trip with loop gain `epoch_gain` (law.rs; it settles on a biased queue, spec A1).
 //!
 //! A flow whose maximum window is below 2 cannot send pairs and never leaves start-up. An
 //! application-limited flow (Telnet) sends what it has: a lone packet goes unpaired and
@@ -82,8 +82,7 @@
 //! - pairs quantise the equilibrium: at each probe S has the same parity, so n̂_b moves on a
 //!   lattice two packets wide and the time-averaged queue sits within about one packet of n*.
 
-use super::fuzzy::FuzzyConfig;
-use super::kalman::{Kalman, KalmanConfig};
+use super::kalman::Kalman;
 pub use super::probe::{Estimator, Smoothing};
 use super::probe::{decode_estimator, decode_timer, PairMatcher, ProbeEstimator, ProbeLog, ProbeRecord, ProbeState, PROBE_COLUMNS, PROBE_LOG};
 use super::{AckInfo, AckResponse, Algorithm, CongestionControl, EventLog, Pacing, TimeoutInfo};
@@ -91,68 +90,15 @@ use crate::net::packet::pair_code;
 use crate::scenario::decode::Result;
 use crate::scenario::params::{text, Params};
 use crate::scenario::units;
-use crate::sim::time::{from_secs, to_secs};
+use crate::sim::time::to_secs;
 use crate::sim::{SimTime, PS_PER_SEC};
 use crate::transport::config::{PacingRtt, SenderConfig, TimerMode};
 use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
 
-/// The pole-placement horizon J of law (5.14) (scenario names "r_plus_s_over_mu",
-/// "s_over_mu", "srtt", or a duration for `Fixed`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Horizon {
-    /// J = R + S/μ̂.
-    RPlusSOverMu,
-    /// J = max(S/μ̂, R) = R + n̂_b/μ̂ floored at R: one estimated RTT.
-    SOverMu,
-    /// J = the smoothed measured RTT (gain 1/8).
-    Srtt,
-    /// A fixed J, seconds.
-    Fixed(f64),
-}
-
-/// How R, the round-trip propagation delay, is estimated (scenario names "first", "min").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum REstimate {
-    /// The RTT of the first packet of the first pair (§5.7).
-    FirstPacket,
-    /// The smallest RTT measured so far.
-    MinRtt,
-}
-
-/// Parameters of PP_CTH; each field is a scenario parameter of the same name.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PpConfig {
-    /// n*, the target number of this flow's packets queued at the bottleneck.
-    pub setpoint: f64,
-    pub estimator: Estimator,
-    pub smooth: Smoothing,
-    pub horizon: Horizon,
-    pub r_estimate: REstimate,
-    /// Lowest sending rate, packets/s.
-    pub rate_floor: f64,
-    /// When the window has room for one packet only, send it alone (true) instead of
-    /// waiting for room for a whole pair (false). Chapter 6 Table 6.9 shows PP holding
-    /// exactly its window of 5 outstanding (5.00 pkt/s at 1.00 s), which pairs alone cannot.
-    pub fill_window: bool,
-    pub fuzzy: FuzzyConfig,
-    pub kalman: KalmanConfig,
-}
-
-impl Default for PpConfig {
-    fn default() -> Self {
-        PpConfig {
-            setpoint: 5.0,
-            estimator: Estimator::Fuzzy,
-            smooth: Smoothing::Rate,
-            horizon: Horizon::RPlusSOverMu,
-            r_estimate: REstimate::FirstPacket,
-            rate_floor: 0.05,
-            fill_window: true,
-            fuzzy: FuzzyConfig::default(),
-            kalman: KalmanConfig::default(),
-        }
-    }
-}
+mod config;
+mod law;
+pub use config::{Horizon, PpConfig, REstimate};
+pub use law::Law;
 
 /// Pair packets per pacing burst.
 const PAIR: u32 = 2;
@@ -174,6 +120,9 @@ pub struct PacketPair {
     interval: SimTime,
     /// n̂_b at the last rate update, packets.
     n_b_hat: f64,
+    /// Law (5.9): when the current epoch ends (the next update), and n̂_b at its start.
+    epoch_end: SimTime,
+    epoch_n_b: f64,
     pairs: PairMatcher,
     last_probe: Option<SimTime>,
     /// Smoothed RTT (gain 1/8), seconds, for the `srtt` horizon.
@@ -249,7 +198,14 @@ impl Algorithm for PacketPair {
         let rate_floor = p.number("rate_floor", d.rate_floor, 1e-6, 1e9, "lowest sending rate, packets/s")?;
         let fill_window = p.flag("fill_window", d.fill_window, "send a lone packet when the window has room for one only")?;
         let fuzzy = super::fuzzy::decode(p)?;
-        Ok(PpConfig { setpoint, estimator, smooth, horizon, r_estimate, rate_floor, fill_window, fuzzy, kalman })
+        let law = p.choice(
+            "law",
+            d.law,
+            &[("per_probe", Law::PerProbe), ("epoch", Law::Epoch)],
+            "the control law: (5.14) on every probe (chapter 6), or (5.9) once a round trip with gain epoch_gain (§5.3)",
+        )?;
+        let epoch_gain = p.number_above("epoch_gain", d.epoch_gain, 0.0, 2.0, "law (5.9): the loop gain α of §5.3.5 (stable below 1 by the thesis)")?;
+        Ok(PpConfig { setpoint, estimator, smooth, horizon, r_estimate, rate_floor, fill_window, fuzzy, kalman, law, epoch_gain })
     }
 
     fn build(cfg: &PpConfig, max_window: u32) -> Self {
@@ -265,6 +221,8 @@ impl Algorithm for PacketPair {
             rate: 0.0,
             interval: 0,
             n_b_hat: 0.0,
+            epoch_end: 0,
+            epoch_n_b: 0.0,
             pairs: PairMatcher::default(),
             last_probe: None,
             srtt: None,
@@ -326,7 +284,7 @@ impl PacketPair {
         self.last_probe = Some(now);
         self.mu_hat = self.est.observe(gap, self.rate, dt);
         if let Some(r) = self.r {
-            self.update_rate(s as f64, r);
+            self.update_rate(s as f64, r, now);
             self.running = true;
         }
         if self.log.is_on() {
@@ -343,27 +301,6 @@ impl PacketPair {
             send_rate_pps: if self.running { self.rate } else { f64::NAN },
             alpha: if probed && self.cfg.estimator == Estimator::Fuzzy { self.est.fuzzy_alpha() } else { f64::NAN },
         }
-    }
-
-    /// Law (5.14).
-    fn update_rate(&mut self, s: f64, r: f64) {
-        let mu = self.mu_hat;
-        let floor = self.cfg.rate_floor.max(1e-9);
-        let rate = if mu.is_finite() && mu > 0.0 {
-            self.n_b_hat = s - r * mu;
-            let j = match self.cfg.horizon {
-                Horizon::RPlusSOverMu => r + s / mu,
-                Horizon::SOverMu => (s / mu).max(r),
-                Horizon::Srtt => self.srtt.unwrap_or(r),
-                Horizon::Fixed(j) => j,
-            };
-            let j = j.max(1e-9);
-            mu + (self.cfg.setpoint - self.n_b_hat) / j
-        } else {
-            floor
-        };
-        self.rate = if rate.is_finite() { rate.max(floor) } else { floor };
-        self.interval = from_secs(PAIR as f64 / self.rate).max(1);
     }
 }
 
