@@ -241,6 +241,16 @@ fn parameters_out_of_range() {
         "flows[0].stop",
         &["after start + start_spread"],
     );
+    // Readings added for Liang, Hua and Keshav: choices and ranges name their field.
+    let seif = with("cc = \"jk\"", "cc = \"seif\"\nparams = { feedback_retransmit = \"later\" }");
+    assert_err(&seif, "flows[0].params.feedback_retransmit", &["window", "at_once"]);
+    let router = with("buffer = \"40pkt\"", "buffer = \"40pkt\"\nqueue = \"seif_router\"\nqueue_params = { threshold_length = \"all\" }");
+    assert_err(&router, "links[0].queue_params.threshold_length", &["buffer", "with_line"]);
+    let dec = with("buffer = \"40pkt\"", "buffer = \"40pkt\"\nqueue = \"decbit\"\nqueue_params = { victim = \"oldest\" }");
+    assert_err(&dec, "links[0].queue_params.victim", &["arriving", "size", "space"]);
+    let pp = with("cc = \"jk\"", "cc = \"pp\"\nparams = { law = \"epoch\", epoch_gain = 0 }");
+    assert_err(&pp, "flows[0].params.epoch_gain", &["(0, 2]"]);
+    assert_err(&with("cc = \"jk\"", "cc = \"pp\"\nparams = { law = \"5.9\" }"), "flows[0].params.law", &["per_probe", "epoch"]);
 }
 
 #[test]
