@@ -470,3 +470,16 @@ fn a_source_buffer_needs_a_random_source_under_a_window() {
     }
     assert_err("app = \"poisson\"\ncc = \"jk\"\nrate = \"5pps\"\nsource_buffer = -1", "flows[0].source_buffer", &["an integer in [0,"]);
 }
+
+#[test]
+fn a_renewal_pareto_source_has_no_on_off_periods() {
+    let renewal = "app = \"pareto\"\nrate = \"50pps\"\nshape = 1.9\nrenewal = true";
+    for extra in ["burst = 20", "mean_on = \"20ms\"", "mean_off = \"20ms\""] {
+        let key = extra.split(' ').next().unwrap();
+        assert_err(&format!("{renewal}\n{extra}"), &format!("flows[0].{key}"), &["renewal", "rate or bitrate"]);
+    }
+    // 50 packets/s on average into the 80 kb/s line (1000 B: 10 packets/s): the source's mean
+    // rate, not a peak, so the line stays busy and packets queue.
+    let r = run(&one_flow(&format!("{renewal}\npacket_size = \"1000B\"")));
+    assert!(r.flows[0].totals.sent > 300, "sent {}", r.flows[0].totals.sent);
+}

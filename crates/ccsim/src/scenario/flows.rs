@@ -143,8 +143,22 @@ fn decode_pareto(o: &mut Obj, mean_size: f64) -> Result<ParetoOnOff> {
             ))
         }
     };
+    let renewal = o.boolean("renewal")?.unwrap_or(false);
     let mean_on = o.quantity("mean_on", units::duration)?;
     let burst = o.float("burst")?;
+    if renewal {
+        let mean_off = o.quantity("mean_off", units::duration)?;
+        if let Some(key) = [("mean_on", mean_on.is_some()), ("burst", burst.is_some()), ("mean_off", mean_off.is_some())]
+            .into_iter()
+            .find_map(|(k, given)| given.then_some(k))
+        {
+            return Err(ScenarioError::new(
+                o.at(key),
+                "a renewal source (renewal = true) has no ON/OFF periods: give only rate or bitrate (the mean) and shape",
+            ));
+        }
+        return Ok(ParetoOnOff { gap, shape, burst: 1.0, mean_off: 0, renewal: true });
+    }
     let gap_text = format!("{} s", gap as f64 / PS_PER_SEC as f64);
     let burst = match (mean_on, burst) {
         (Some(_), Some(_)) => {
@@ -170,7 +184,7 @@ fn decode_pareto(o: &mut Obj, mean_size: f64) -> Result<ParetoOnOff> {
         }
     };
     let mean_off = o.quantity("mean_off", units::duration)?.unwrap_or(DEFAULT_MEAN_OFF);
-    Ok(ParetoOnOff { gap, shape, burst, mean_off })
+    Ok(ParetoOnOff { gap, shape, burst, mean_off, renewal: false })
 }
 
 fn decode_app(o: &mut Obj, app: &str, mean_size: f64, duration: SimTime) -> Result<AppKind> {

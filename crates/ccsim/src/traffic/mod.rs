@@ -240,7 +240,7 @@ mod tests {
     }
     #[test]
     fn pareto_ticks_follow_its_cycle_from_the_flows_stream_until_stop() {
-        let source = ParetoOnOff { gap: 10, shape: 1.9, burst: 4.0, mean_off: 1000 };
+        let source = ParetoOnOff { gap: 10, shape: 1.9, burst: 4.0, mean_off: 1000, renewal: false };
         let mut a = App::new(AppKind::Pareto(source.clone()), 500, 200_000, Rng::from_seed(8));
         // The same draws, made directly from a copy of the stream.
         let (mut rng, mut state) = (Rng::from_seed(8), BurstState::default());

@@ -27,6 +27,10 @@
 //!   infinite mean; experiments discard a warm-up instead (spec §3.3).
 //! - Randomness: the flow's own stream (`flow/<name>`), the burst count drawn before the OFF
 //!   length as in ns-2.
+//! - `renewal = true` makes it a renewal source instead (spec A-S4's switch): the gaps between
+//!   packets are independent Pareto draws of the flow's shape whose mean is the `rate`'s (or
+//!   `bitrate`'s) spacing, which is then the mean rate, not a peak; no ON/OFF periods (burst,
+//!   mean_on and mean_off are refused).
 //! - Defaults: shape 1.5, mean_on and mean_off 500 ms (ns-2's shape_, burst_time_, idle_time_);
 //!   the peak (`rate` or `bitrate`) is required, as for cbr. Packet sizes are the flow's (ns-2's
 //!   source has one size; a flow here may have a mix, see `sizes`, its packets still evenly
@@ -51,6 +55,9 @@ pub struct ParetoOnOff {
     pub burst: f64,
     /// Mean OFF period.
     pub mean_off: SimTime,
+    /// A renewal source instead (`renewal = true`): every gap a Pareto draw of mean `gap`, no
+    /// ON/OFF periods (spec A-S4's alternative reading of "Pareto with shape 1.9").
+    pub renewal: bool,
 }
 
 /// Where a Pareto source is in its cycle.
@@ -97,6 +104,9 @@ impl ParetoOnOff {
     /// Time from the packet just sent (or the source's start) to the next one: a gap within an
     /// ON period; after its last packet, a gap and an OFF period, a new burst drawn.
     pub fn next_gap(&self, state: &mut BurstState, rng: &mut Rng) -> SimTime {
+        if self.renewal {
+            return (pareto(rng, self.scale(self.gap as f64), self.shape).round() as SimTime).max(1);
+        }
         let mut wait = self.gap;
         if state.left == 0 {
             state.left = self.draw_burst(rng);
@@ -116,7 +126,7 @@ mod tests {
     /// Hua's reading (spec Appendix B): shape 1.9, burst 20 packets, peak twice the mean rate
     /// (mean_off = mean_on); a 1 ms gap.
     fn hua(shape: f64) -> ParetoOnOff {
-        ParetoOnOff { gap: MS, shape, burst: 20.0, mean_off: 20 * MS }
+        ParetoOnOff { gap: MS, shape, burst: 20.0, mean_off: 20 * MS, renewal: false }
     }
 
     fn mean(xs: impl Iterator<Item = f64>) -> f64 {
@@ -171,7 +181,7 @@ mod tests {
     /// after a full OFF period.
     #[test]
     fn bursts_are_evenly_spaced_and_start_after_an_off_period() {
-        let src = ParetoOnOff { gap: MS, shape: 1.9, burst: 5.0, mean_off: 50 * MS };
+        let src = ParetoOnOff { gap: MS, shape: 1.9, burst: 5.0, mean_off: 50 * MS, renewal: false };
         let mut rng = Rng::from_seed(3);
         let mut copy = rng.clone();
         let mut state = BurstState::default();
@@ -191,7 +201,7 @@ mod tests {
     /// median 0.3%), and of a shape-2.5 source ON a quarter of the time to 3% (largest 1.4%).
     #[test]
     fn long_run_rate_is_peak_times_on_fraction() {
-        let quarter = ParetoOnOff { gap: 2 * MS, shape: 2.5, burst: 10.0, mean_off: 60 * MS };
+        let quarter = ParetoOnOff { gap: 2 * MS, shape: 2.5, burst: 10.0, mean_off: 60 * MS, renewal: false };
         for (src, seed, tolerance) in [(hua(1.9), 1u64, 0.05), (quarter, 2, 0.03)] {
             let mut rng = Rng::from_seed(seed);
             let mut state = BurstState::default();
@@ -207,5 +217,22 @@ mod tests {
             let expected = src.on_fraction() / src.gap as f64;
             assert!((rate / expected - 1.0).abs() < tolerance, "rate {rate} vs {expected} (on fraction {})", src.on_fraction());
         }
+    }
+
+    /// A renewal source: every gap a Pareto draw whose mean is the rate's spacing; no bursts.
+    #[test]
+    fn a_renewal_source_draws_every_gap_with_the_rates_mean() {
+        let src = ParetoOnOff { gap: 10 * MS, shape: 2.5, burst: 1.0, mean_off: 0, renewal: true };
+        let (mut state, mut rng) = (BurstState::default(), Rng::from_seed(11));
+        let gaps: Vec<f64> = (0..400_000).map(|_| src.next_gap(&mut state, &mut rng) as f64).collect();
+        // Mean within 1% (shape 2.5: finite variance); the scale is the least gap; the tail
+        // P(X > 3 x_m) = 3^-2.5.
+        let m = mean(gaps.iter().copied());
+        assert!((m / (10 * MS) as f64 - 1.0).abs() < 0.01, "mean gap {m}");
+        let x_m = src.scale((10 * MS) as f64);
+        assert!(gaps.iter().all(|&g| g >= x_m - 1.0));
+        let tail = gaps.iter().filter(|&&g| g > 3.0 * x_m).count() as f64 / gaps.len() as f64;
+        assert!((tail - 3f64.powf(-2.5)).abs() < 0.003, "tail {tail}");
+        assert_eq!(state, BurstState::default(), "no bursts");
     }
 }
