@@ -214,20 +214,20 @@ impl Seif {
 
     /// The held length and the buffer in the same unit (bytes, or packets for a packet buffer).
     fn fill(&self, tx: InService) -> Option<(f64, f64)> {
-        let (p, b) = self.queue.held(tx);
-        match self.limit {
-            BufferLimit::Bytes(max) => Some((b as f64, max as f64)),
-            BufferLimit::Packets(n) => Some((p as f64, n as f64)),
-            BufferLimit::Unlimited => None,
-        }
+        self.in_buffer_units(self.queue.held(tx))
     }
 
     /// The length and buffer the static threshold compares (`threshold_length`).
     fn threshold_fill(&self, tx: InService) -> Option<(f64, f64)> {
-        if !self.cfg.threshold_with_line {
-            return self.fill(tx);
+        if self.cfg.threshold_with_line {
+            self.in_buffer_units(self.queue.held_with_line(tx))
+        } else {
+            self.fill(tx)
         }
-        let (p, b) = self.queue.held_with_line(tx);
+    }
+
+    /// (packets, bytes) held as (length, buffer) in the buffer's unit; None when unlimited.
+    fn in_buffer_units(&self, (p, b): (u64, u64)) -> Option<(f64, f64)> {
         match self.limit {
             BufferLimit::Bytes(max) => Some((b as f64, max as f64)),
             BufferLimit::Packets(n) => Some((p as f64, n as f64)),

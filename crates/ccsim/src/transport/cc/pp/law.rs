@@ -35,52 +35,45 @@ pub fn law_5_9(gain: f64, setpoint: f64, n_b: f64, s: f64, mu: f64, rtt: f64) ->
 }
 
 impl PacketPair {
-    /// A probe's rate update under the configured law.
+    /// A probe's rate update under the configured law: λ (at least `rate_floor`; the floor
+    /// while μ̂ is unusable) and the pair interval 2/λ.
     pub(super) fn update_rate(&mut self, s: f64, r: f64, now: SimTime) {
-        match self.cfg.law {
+        let rate = match self.cfg.law {
             Law::PerProbe => self.law_5_14(s, r),
+            Law::Epoch if now < self.epoch_end => return, // the epoch's rate holds
             Law::Epoch => self.law_epoch(s, r, now),
-        }
+        };
+        let floor = self.cfg.rate_floor.max(1e-9);
+        self.rate = if rate.is_finite() { rate.max(floor) } else { floor };
+        self.interval = from_secs(PAIR as f64 / self.rate).max(1);
     }
 
-    /// Law (5.9), once an epoch.
-    fn law_epoch(&mut self, s: f64, r: f64, now: SimTime) {
-        if now < self.epoch_end {
-            return;
-        }
-        let (mu, rtt) = (self.mu_hat, self.srtt.unwrap_or(r).max(1e-9));
-        let floor = self.cfg.rate_floor.max(1e-9);
-        let rate = if mu.is_finite() && mu > 0.0 {
-            law_5_9(self.cfg.epoch_gain, self.cfg.setpoint, self.epoch_n_b, s, mu, rtt)
-        } else {
-            floor
-        };
-        self.n_b_hat = s - r * mu;
+    /// μ̂ when it can be used (finite and positive).
+    fn usable_mu(&self) -> Option<f64> {
+        Some(self.mu_hat).filter(|m| m.is_finite() && *m > 0.0)
+    }
+
+    /// Law (5.9) at the end of an epoch; NaN without a usable μ̂.
+    fn law_epoch(&mut self, s: f64, r: f64, now: SimTime) -> f64 {
+        let rtt = self.srtt.unwrap_or(r).max(1e-9);
+        let rate = self.usable_mu().map_or(f64::NAN, |mu| law_5_9(self.cfg.epoch_gain, self.cfg.setpoint, self.epoch_n_b, s, mu, rtt));
+        self.n_b_hat = s - r * self.mu_hat;
         self.epoch_n_b = if self.n_b_hat.is_finite() { self.n_b_hat } else { 0.0 };
         self.epoch_end = now.saturating_add(from_secs(rtt).max(1));
-        self.rate = if rate.is_finite() { rate.max(floor) } else { floor };
-        self.interval = from_secs(PAIR as f64 / self.rate).max(1);
+        rate
     }
 
-    /// Law (5.14).
-    fn law_5_14(&mut self, s: f64, r: f64) {
-        let mu = self.mu_hat;
-        let floor = self.cfg.rate_floor.max(1e-9);
-        let rate = if mu.is_finite() && mu > 0.0 {
-            self.n_b_hat = s - r * mu;
-            let j = match self.cfg.horizon {
-                Horizon::RPlusSOverMu => r + s / mu,
-                Horizon::SOverMu => (s / mu).max(r),
-                Horizon::Srtt => self.srtt.unwrap_or(r),
-                Horizon::Fixed(j) => j,
-            };
-            let j = j.max(1e-9);
-            mu + (self.cfg.setpoint - self.n_b_hat) / j
-        } else {
-            floor
+    /// Law (5.14); NaN without a usable μ̂.
+    fn law_5_14(&mut self, s: f64, r: f64) -> f64 {
+        let Some(mu) = self.usable_mu() else { return f64::NAN };
+        self.n_b_hat = s - r * mu;
+        let j = match self.cfg.horizon {
+            Horizon::RPlusSOverMu => r + s / mu,
+            Horizon::SOverMu => (s / mu).max(r),
+            Horizon::Srtt => self.srtt.unwrap_or(r),
+            Horizon::Fixed(j) => j,
         };
-        self.rate = if rate.is_finite() { rate.max(floor) } else { floor };
-        self.interval = from_secs(PAIR as f64 / self.rate).max(1);
+        mu + (self.cfg.setpoint - self.n_b_hat) / j.max(1e-9)
     }
 }
 
