@@ -4,7 +4,7 @@ medians over the seeds.
 
 - Figs 3.2 / 3.3: per-flow throughput of connections 0 and 1 against n (E3.1) and m (E3.2),
   with the fluid model's curves (``e31-throughput.png``, ``e32-throughput.png``); Fig. 4.12:
-  the same for JCC (``e46-throughput.png``).
+  the same for JCC (``e46-throughput.png``, and ``e46m-throughput.png`` for m flows a connection).
 - Figs 4.6 / 4.7: the window of one flow under JCC and under Reno, 0-200 s (``e41-cwnd.png``).
 - Fig. 4.10: the loss ratio against the number of flows (``e44-loss.png``).
 - Fig. 5.4: percentiles (5, 25, 50, 75, 95) of the class-1/class-2 delay ratio over windows of
@@ -34,7 +34,8 @@ def draw(board, ctx) -> None:
     for sid, curve, param, xs, name, title in (
             ("E3.1", "Vegas", "n", range(1, 11), "e31-throughput.png", "Fig. 3.2: Vegas, n active cross connections"),
             ("E3.2", "Vegas", "m", range(1, 11), "e32-throughput.png", "Fig. 3.3: Vegas, m flows per connection"),
-            ("E4.6", "JCC n", "n", range(1, 11), "e46-throughput.png", "Fig. 4.12: JCC, n active cross connections")):
+            ("E4.6", "JCC n", "n", range(1, 11), "e46-throughput.png", "Fig. 4.12: JCC, n active cross connections"),
+            ("E4.6", "JCC m", "m", range(1, 11), "e46m-throughput.png", "Fig. 4.12 (text): JCC, m flows per connection")):
         if sid in ran:
             _parking_lot(board, ctx, flows, sid, curve, param, list(xs), name, title)
     if "E4.1" in ran:
@@ -70,7 +71,7 @@ def _parking_lot(board, ctx, flows, sid, curve, param, xs, name, title) -> None:
     files = [runs.get(point_label(curve, x)) for x in xs]
     c0 = [_value(flows, f, 0, "goodput_bps", sources=list(range(1, 11))) / 1e3 for f in files]
     c1 = [_value(flows, f, 0, "goodput_bps", sources=list(range(101, 111))) / 1e3 for f in files]
-    if sid == "E3.2":  # m flows a connection
+    if param == "m":  # m flows a connection
         c0 = [_value(flows, f, 0, "goodput_bps", sources=list(range(1, x + 1))) / 1e3 for f, x in zip(files, xs)]
         c1 = [_value(flows, f, 0, "goodput_bps", sources=list(range(101, 101 + x))) / 1e3 for f, x in zip(files, xs)]
     plt = pyplot()

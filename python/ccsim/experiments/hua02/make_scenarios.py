@@ -244,7 +244,7 @@ def chapter4() -> list[tuple[str, str]]:
                                ["E3.1's design with JCC (the caption's reading, A-J12): connection 0 and",
                                 "connections 1..n with 10 flows each; the fair share is 100 kb/s a flow."],
                                11, flows, buffer=BUFFER_4, jcc=True))
-    for m in (1, 5, 10):
+    for m in range(1, 11):
         out.append(parking_lot(f"e46m-m{m}", f"§4.3.5, Fig. 4.12 (text): JCC, all 11 connections with {m} flow(s)",
                                ["E3.2's design with JCC (the text's reading, A-J12): the fair share is 1000/m",
                                 "kb/s."], 11, {c: m for c in range(0, 11)}, buffer=BUFFER_4, jcc=True))
