@@ -233,6 +233,7 @@ disciplines! {
     DecBit: decbit::DecBit boxed,
     SqRouter: sq_router::SqRouter boxed,
     Red: red::Red boxed,
+    Blue: blue::Blue boxed,
     Rem: rem::Rem boxed,
     RandomDrop: random_drop::RandomDrop boxed,
     Seif: seif::Seif boxed,
