@@ -293,11 +293,16 @@ fn from_toml_str_agrees_with_run_toml() {
     assert_eq!(a, b);
 }
 
-/// Scenarios at the validator's limits (every duration at most 1e6 s) whose random or summed
-/// times can reach far beyond the run: the engine must not panic on them.
+/// Scenarios at the validator's limits (every time inside a run at most 1e6 s, the run itself
+/// `run` long, at most 1.6e7 s) whose random or summed times can reach far beyond the run: the
+/// engine must not panic on them.
 fn accepted_but_overflowing(kind: &str) -> String {
+    accepted_but_overflowing_in(kind, "1e6s")
+}
+
+fn accepted_but_overflowing_in(kind: &str, run: &str) -> String {
     let link_delay = if kind == "delay" { "1e6s" } else { "0s" };
-    let flow = ScenarioText::new("1e6s")
+    let flow = ScenarioText::new(run)
         .table("measure")
         .str("trace_cwnd", "none")
         .nodes(&["a", "b"], &[])
@@ -337,6 +342,15 @@ fn huge_telnet_gap_does_not_panic() {
 #[test]
 fn huge_link_delay_does_not_panic() {
     assert_no_panic(&accepted_but_overflowing("delay"));
+}
+
+#[test]
+fn the_longest_run_does_not_overflow_the_clock() {
+    for kind in ["cbr", "telnet", "delay"] {
+        assert_no_panic(&accepted_but_overflowing_in(kind, "1.6e7s"));
+    }
+    let too_long = accepted_but_overflowing_in("cbr", "1.7e7s");
+    assert_err(&too_long, "duration", &["up to 1.6e7 s"]);
 }
 
 #[test]

@@ -233,7 +233,7 @@ fn decode_scenario(v: &Value) -> Result<Scenario> {
     let name = top.str("name")?.unwrap_or("scenario").to_string();
     let description = top.str("description")?.unwrap_or("").to_string();
     let seed = top.uint("seed")?.unwrap_or(1);
-    let duration = top.quantity("duration", units::duration)?.ok_or_else(|| top.missing("duration", "a duration such as \"30s\""))?;
+    let duration = top.quantity("duration", units::run_duration)?.ok_or_else(|| top.missing("duration", "a duration such as \"30s\""))?;
     if duration == 0 {
         return Err(ScenarioError::new("duration", "expected a positive duration, got 0"));
     }

@@ -67,14 +67,28 @@ pub fn bandwidth(s: &str) -> Result<u64, String> {
     Ok(v.round() as u64)
 }
 
-/// Longest duration accepted anywhere: 10^6 s (11.6 days). Sums of a few such times stay
-/// far from u64 picosecond overflow (1.8 x 10^7 s).
+/// Longest duration accepted for a time inside a run (a delay, a start, an interval): 10^6 s
+/// (11.6 days).
 pub const MAX_SECONDS: f64 = 1e6;
+
+/// Longest run (`duration`): 1.6 x 10^7 s (half a year). Every event is scheduled at most
+/// one in-run time (<= MAX_SECONDS) after the present, so the clock stays below u64
+/// picosecond overflow (1.84 x 10^7 s). Cui's Table 4.1 needs about 1.2 x 10^7 s: three prose
+/// Vegas flows take that long to build their 53 000-packet queue one packet a round trip.
+pub const MAX_RUN_SECONDS: f64 = 1.6e7;
 
 /// Duration. Units: s, ms, us, ns, ps, min.
 pub fn duration(s: &str) -> Result<SimTime, String> {
-    const EXPECT: &str = "a non-negative duration up to 1e6 s, such as \"2s\", \"500ms\" or \"10us\"";
-    let (n, unit) = split_number(s).ok_or_else(|| EXPECT.to_string())?;
+    bounded_duration(s, MAX_SECONDS, "a non-negative duration up to 1e6 s, such as \"2s\", \"500ms\" or \"10us\"")
+}
+
+/// A run's length: as [`duration`], up to [`MAX_RUN_SECONDS`].
+pub fn run_duration(s: &str) -> Result<SimTime, String> {
+    bounded_duration(s, MAX_RUN_SECONDS, "a non-negative duration up to 1.6e7 s, such as \"30s\", \"10min\" or \"1e7s\"")
+}
+
+fn bounded_duration(s: &str, max: f64, expect: &str) -> Result<SimTime, String> {
+    let (n, unit) = split_number(s).ok_or_else(|| expect.to_string())?;
     let secs = match unit.as_str() {
         "" | "s" | "sec" => n,
         "ms" => n * 1e-3,
@@ -82,10 +96,10 @@ pub fn duration(s: &str) -> Result<SimTime, String> {
         "ns" => n * 1e-9,
         "ps" => n * 1e-12,
         "min" => n * 60.0,
-        _ => return Err(EXPECT.to_string()),
+        _ => return Err(expect.to_string()),
     };
-    if !(secs.is_finite() && (0.0..=MAX_SECONDS).contains(&secs)) {
-        return Err(EXPECT.to_string());
+    if !(secs.is_finite() && (0.0..=max).contains(&secs)) {
+        return Err(expect.to_string());
     }
     Ok(from_secs(secs))
 }
@@ -172,6 +186,11 @@ mod tests {
         assert_eq!(bandwidth("1Gbps"), Ok(1_000_000_000));
         assert_eq!(duration("2s"), Ok(2 * PS_PER_SEC));
         assert_eq!(duration("0.5ms"), Ok(PS_PER_SEC / 2000));
+        // A run may last longer than any time inside it, and still not overflow the clock.
+        assert!(duration("2e6s").is_err());
+        assert_eq!(run_duration("1.2e7s"), Ok(12_000_000 * PS_PER_SEC));
+        assert!(run_duration("2e7s").is_err());
+        assert!((MAX_RUN_SECONDS + MAX_SECONDS) * (PS_PER_SEC as f64) < u64::MAX as f64);
         assert_eq!(size("1000B"), Ok(1000));
         assert_eq!(size("1.5KB"), Ok(1500));
         assert_eq!(buffer("40pkt"), Ok(BufferLimit::Packets(40)));

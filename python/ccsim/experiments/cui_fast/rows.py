@@ -8,7 +8,9 @@ row per run, "900000 bottleneck", with
   (the last flow), over the run's last E42_TAIL seconds;
 - ``jain_<w>``: Jain's index of the flows' goodput over each window of :data:`JAIN_WINDOWS`, and
   ``jain_<w>_min20`` the least of it over the window's 20 s stretches;
-- ``queue_peak_ratio``: the largest traced queue over the mean one, from 5 s on (EB4's spikes).
+- ``queue_peak_ratio``: the largest traced queue over the mean one, from 5 s on (EB4's spikes);
+- ``qdelay_end`` (Table 4.1's runs): the queueing delay p, the time-averaged queue over the
+  run's last measurement interval divided by the line's T41_C packets/s.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import math
 
 import numpy as np
 
-from .make_scenarios import E41_STARTS, E42_TAIL
+from .make_scenarios import E41_STARTS, E42_TAIL, T41_C
 
 BOTTLENECK = "r1->r2"
 BOTTLENECK_ROW = 900_000
@@ -30,6 +32,7 @@ QUEUE_WINDOWS = {"cui-eb1-fast": _EB1, "cui-fast-eb3": _EB1}
 QUEUE_WINDOWS.update({f"cui-fast-e41-{v}": {f"n{k}": (t[k] - 5, t[k]) for k in range(1, 11)}
                       for v, t in E41_STARTS.items()})
 JAIN_WINDOWS = {"cui-fast-e44": {"late": (40, 100)}, "cui-fast-eb5": {"three": (40, 160)}}
+T41_PREFIX = "cui-fast-t41-"
 
 
 def extra_rows(res) -> list[dict]:
@@ -57,6 +60,9 @@ def extra_rows(res) -> list[dict]:
         end = float(iv["end_s"].max())
         x = _rates(iv, end - E42_TAIL, end)
         row["old_new"] = float(x[:-1].mean() / x[-1]) if len(x) > 1 and x[-1] > 0 else math.nan
+    if name.startswith(T41_PREFIX) and pi is not None and len(pi):
+        last = pi[pi["end_s"] == pi["end_s"].max()]["mean_queue_packets"]
+        row["qdelay_end"] = float(last.mean()) / T41_C
     if name.startswith("cui-fast-eb4") and res.queues is not None and len(res.queues):
         q = res.queues[(res.queues["port_name"] == BOTTLENECK) & (res.queues["time_s"] >= 5)]["packets"]
         row["queue_peak_ratio"] = float(q.max() / q.mean()) if len(q) and q.mean() > 0 else math.nan
