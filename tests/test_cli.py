@@ -50,7 +50,7 @@ BAD = [
     ("measure.discard = 99", "measure.discard", "expected fewer than"),
     ("duration = 'forever'", "duration", "expected a non-negative duration"),
     ("links[0].buffer = '0pkt'", "links[0].buffer", "expected a buffer"),
-    ("links[0].queue = 'red2'", "links[0].queue", "expected one of: droptail, fq, fqbit, decbit, sq_router, red, rem, random_drop, seif_router, wtp, swtp, bpr"),
+    ("links[0].queue = 'red2'", "links[0].queue", "expected one of: droptail, fq, fqbit, decbit, sq_router, red, blue, rio, rem, random_drop, seif_router, wtp, swtp, bpr"),
 ]
 
 MINIMAL = {

@@ -1,5 +1,6 @@
 """Random small scenarios over the engine's less common paths: preemptive FQ, per-flow FQ
-weights, processing jitter, link delay changes mid-run, every congestion control. Each must
+weights, processing jitter, link delay changes mid-run, every congestion control, the AQMs
+behind the second sink (RED, BLUE, RIO with flows' token-bucket profiles). Each must
 run to the end without an engine error and conserve packets (every packet sent is delivered,
 dropped or still in the network)."""
 
@@ -12,6 +13,7 @@ import ccsim
 
 def random_scenario(it: int) -> ccsim.Scenario:
     rnd = random.Random(it)
+    aqm = random.Random(10_000 + it)  # its own stream: the draws above stay as they were
     sc = ccsim.Scenario(f"random-{it}", duration=f"{rnd.choice([20, 60])}s", seed=it)
     hosts = [f"h{i}" for i in range(rnd.randint(1, 5))]
     sc.hosts(*hosts, "sink", "sink2").switches("s1", "s2")
@@ -27,7 +29,8 @@ def random_scenario(it: int) -> ccsim.Scenario:
             queue_params={"preemptive": rnd.random() < 0.7, "delta": rnd.choice([0, 500, "infinite"]),
                           "drop_policy": rnd.choice(["longest", "largest_bid"])})
     sc.link("s2", "sink", bandwidth="80kbps", buffer="10pkt", queue="fq", queue_params={"preemptive": True})
-    sc.link("s2", "sink2", bandwidth="10Mbps")
+    sc.link("s2", "sink2", bandwidth=aqm.choice(["100kbps", "10Mbps"]), buffer=f"{aqm.randint(2, 40)}pkt",
+            queue=aqm.choice(["droptail", "red", "blue", "rio"]))
     for i, h in enumerate(hosts):
         app = rnd.choice(["ftp", "ftp", "telnet", "cbr", "poisson"])
         f = {"app": app, "name": f"f{i}", "packet_size": f"{rnd.choice([40, 200, 1000, 1500])}B"}
@@ -41,6 +44,8 @@ def random_scenario(it: int) -> ccsim.Scenario:
             f["mean_gap"] = f"{rnd.uniform(0.02, 2):.3f}s"
         if rnd.random() < 0.3:
             f["fq_weight"] = rnd.randint(1, 5)
+        if aqm.random() < 0.5:
+            f["profile_rate"] = f"{aqm.choice([20, 200, 2000])}kbps"
         sc.flow(h, rnd.choice(["sink", "sink2"]), **f)
     sc.measure(interval="10s", discard=0)
     return sc

@@ -518,3 +518,10 @@ fn a_trace_period_longer_than_the_run_is_an_error() {
     let text = with("discard = 1", "discard = 1\ntrace_period = \"20s\"");
     assert_err(&text, "measure.trace_period", &["no longer than the run"]);
 }
+
+#[test]
+fn a_profile_needs_its_rate_and_a_bit_rate() {
+    assert_err(&with("max_window = 5", "max_window = 5\nprofile_burst = \"3000B\""), "flows[0].profile_burst", &["profile_rate"]);
+    assert_err(&with("max_window = 5", "max_window = 5\nprofile_rate = \"fast\""), "flows[0].profile_rate", &["bps"]);
+    assert!(ccsim::Scenario::from_toml_str(&with("max_window = 5", "max_window = 5\nprofile_rate = \"40kbps\"")).is_ok());
+}

@@ -38,6 +38,9 @@ pub mod flags {
     /// Data: price-marked by an ADPM router (ECN codepoint 10, Cui ch. 5 §5.3.1; `queue = "rem"`
     /// with `signal = "adpm"`). Never cleared on the way; the sink decodes it.
     pub const PRICE: u8 = 64;
+    /// Data: in its flow's profile (the flow's `profile_rate` token bucket, world/profile.rs);
+    /// RIO (queue/rio.rs) drops such packets by its in-profile curve.
+    pub const IN_PROFILE: u8 = 128;
 }
 
 /// Values of [`Packet::code`] that mark probe pairs (Keshav 1991 §4.4: packet-pair). A paced

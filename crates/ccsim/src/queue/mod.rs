@@ -234,6 +234,7 @@ disciplines! {
     SqRouter: sq_router::SqRouter boxed,
     Red: red::Red boxed,
     Blue: blue::Blue boxed,
+    Rio: rio::Rio boxed,
     Rem: rem::Rem boxed,
     RandomDrop: random_drop::RandomDrop boxed,
     Seif: seif::Seif boxed,

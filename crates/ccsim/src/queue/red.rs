@@ -60,7 +60,9 @@
 //! unless `code_drops`, which drops with the probability the code stands for ([`code`]).
 
 mod code;
+mod curve;
 pub use code::{red_code, CodeScale};
+pub use curve::RedCurve;
 
 use super::{BufferLimit, Discipline, DropTail, InService, PortSetup, QueueDiscipline, Verdict};
 use crate::net::packet::flags;
@@ -137,18 +139,9 @@ pub struct RedStats {
 pub struct Red {
     inner: DropTail,
     cfg: RedConfig,
-    /// The thresholds in the average's unit (packets, or bytes).
-    min_th: f64,
-    max_th: f64,
-    /// ln(1 - w_q), for the idle decay (1 - w_q)^m = exp(m ln(1 - w_q)).
-    ln_keep: f64,
-    /// Transmission time of a typical packet on this line, picoseconds.
-    typical_tx: f64,
+    /// The average and the probability it gives.
+    curve: RedCurve,
     bandwidth_bps: u64,
-    /// The average queue.
-    avg: f64,
-    /// Arrivals since the last drop or mark (see the header).
-    count: u64,
     /// When the line finishes the packet it is sending (it is idle from then on if nothing waits).
     busy_until: SimTime,
     rng: Rng,
@@ -158,16 +151,12 @@ pub struct Red {
 impl Red {
     pub fn new(limit: BufferLimit, count_in_service: bool, bandwidth_bps: u64, cfg: RedConfig, rng: Rng) -> Self {
         let unit = if cfg.queue_in_bytes { cfg.packet_size as f64 } else { 1.0 };
+        let typical_tx = tx_time(cfg.packet_size, bandwidth_bps);
         Red {
             inner: DropTail::new(limit, count_in_service),
             cfg,
-            min_th: cfg.min_th * unit,
-            max_th: cfg.max_th * unit,
-            ln_keep: (1.0 - cfg.w_q).ln(),
-            typical_tx: tx_time(cfg.packet_size, bandwidth_bps) as f64,
+            curve: RedCurve::new(cfg.min_th * unit, cfg.max_th * unit, cfg.max_p, cfg.w_q, cfg.gentle, cfg.wait, typical_tx),
             bandwidth_bps,
-            avg: 0.0,
-            count: 0,
             busy_until: 0,
             rng,
             stats: RedStats::default(),
@@ -176,7 +165,7 @@ impl Red {
 
     /// The average queue (packets, or bytes with `queue_in_bytes`).
     pub fn average(&self) -> f64 {
-        self.avg
+        self.curve.avg
     }
 
     pub fn stats(&self) -> RedStats {
@@ -185,60 +174,21 @@ impl Red {
 
     /// Set the average queue (tests; a warm start).
     pub fn set_average(&mut self, avg: f64) {
-        self.avg = avg;
+        self.curve.avg = avg;
     }
 
     /// The code a probe arriving now would be stamped with (eq. 4.4; 0 with `code_bits` 0).
     pub fn code(&self) -> u8 {
         match self.cfg.code_bits {
             0 => 0,
-            m => red_code(self.avg, self.min_th, self.max_th, m, self.cfg.code_scale),
+            m => red_code(self.curve.avg, self.curve.min_th, self.curve.max_th, m, self.cfg.code_scale),
         }
     }
 
     /// p_b at the current average, before the count correction (0 below min_th, 1 where every
     /// arrival is dropped).
     pub fn base_probability(&self) -> f64 {
-        let (avg, min, max, max_p) = (self.avg, self.min_th, self.max_th, self.cfg.max_p);
-        if avg < min {
-            0.0
-        } else if avg < max {
-            max_p * (avg - min) / (max - min)
-        } else if self.cfg.gentle && avg < 2.0 * max {
-            max_p + (1.0 - max_p) * (avg - max) / max
-        } else {
-            1.0
-        }
-    }
-
-    /// The average's step for an arrival at `now` that finds `q` waiting.
-    #[inline]
-    fn update_average(&mut self, q: f64, line_idle: bool, now: SimTime) {
-        if q == 0.0 && line_idle {
-            let m = now.saturating_sub(self.busy_until) as f64 / self.typical_tx;
-            self.avg *= (m * self.ln_keep).exp();
-        } else {
-            self.avg += self.cfg.w_q * (q - self.avg);
-        }
-    }
-
-    /// p_a: the count-corrected probability for this arrival.
-    #[inline]
-    fn corrected(&self, pb: f64) -> f64 {
-        let c = self.count as f64 * pb;
-        if self.cfg.wait {
-            if c < 1.0 {
-                0.0
-            } else if c < 2.0 {
-                pb / (2.0 - c)
-            } else {
-                1.0
-            }
-        } else if c < 1.0 {
-            pb / (1.0 - c)
-        } else {
-            1.0
-        }
+        self.curve.base_probability()
     }
 }
 
@@ -326,28 +276,29 @@ impl QueueDiscipline for Red {
     #[inline]
     fn enqueue(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict {
         let q = if self.cfg.queue_in_bytes { self.inner.len_bytes() as f64 } else { self.inner.len_packets() as f64 };
-        self.update_average(q, tx.bytes.is_none(), now);
+        let idle_for = if tx.bytes.is_none() { Some(now.saturating_sub(self.busy_until)) } else { None };
+        self.curve.update_average(q, idle_for);
         let pb = if self.cfg.code_drops { self.code_probability() } else { self.base_probability() };
         let mut mark = false;
-        if self.avg < self.min_th {
-            self.count = 0;
+        if self.curve.avg < self.curve.min_th {
+            self.curve.count = 0;
         } else if self.cfg.exempt_probes && arena.get(pkt).has(flags::PROBE) {
             // Spared RED's own drops (p_b >= 1 only from min_th on): no draw, count unchanged.
         } else if pb >= 1.0 {
-            self.count = 0;
+            self.curve.count = 0;
             self.stats.forced_drops += 1;
             return Verdict::Dropped(pkt);
-        } else if self.rng.uniform_open0() <= self.corrected(pb) {
-            self.count = 0;
+        } else if self.rng.uniform_open0() <= self.curve.corrected(pb) {
+            self.curve.count = 0;
             let is_data = arena.get(pkt).kind == PacketKind::Data;
-            if self.cfg.mark && is_data && self.avg < self.max_th {
+            if self.cfg.mark && is_data && self.curve.avg < self.curve.max_th {
                 mark = true;
             } else {
                 self.stats.early_drops += 1;
                 return Verdict::Dropped(pkt);
             }
         } else {
-            self.count += 1;
+            self.curve.count += 1;
         }
         let verdict = self.inner.enqueue(pkt, arena, now, tx);
         if self.cfg.code_bits > 0 && verdict == Verdict::Accepted && arena.get(pkt).has(flags::PROBE) {
@@ -362,7 +313,7 @@ impl QueueDiscipline for Red {
             }
             Verdict::Accepted => {}
             Verdict::Dropped(_) => {
-                self.count = 0;
+                self.curve.count = 0;
                 self.stats.overflow_drops += 1;
             }
         }
@@ -465,7 +416,7 @@ mod tests {
         // m = 2: codes 0, 1, 2 are 0, max_p/2, max_p; 3 is probability 1 (prose scale).
         let mut q = red(RedConfig { code_bits: 2, code_drops: true, ..RedConfig::default() });
         for (avg, p) in [(4.0, 0.0), (7.0, 0.0), (10.0, 0.05), (14.9, 0.05), (15.0, 0.1), (15.1, 1.0)] {
-            q.avg = avg;
+            q.curve.avg = avg;
             assert!((q.code_probability() - p).abs() < 1e-12, "avg {avg}: {} (want {p})", q.code_probability());
         }
         // Drops follow it: a queue held at 7 (code 0, where p_b is 0.02) drops nothing; without
@@ -474,7 +425,7 @@ mod tests {
             let mut a = PacketArena::new();
             let mut q = red(RedConfig { code_bits: 2, code_drops, ..RedConfig::default() });
             fill(&mut q, &mut a, 7, 1000);
-            q.avg = 7.0;
+            q.curve.avg = 7.0;
             let n = 20_000;
             let drops = held(&mut q, &mut a, n, 1000, PacketKind::Data).iter().filter(|d| d.0).count();
             assert!((drops as f64 / n as f64 - expected).abs() < 0.004, "code_drops {code_drops}: {drops} of {n}");
@@ -485,10 +436,10 @@ mod tests {
     fn midway_between_the_thresholds_p_b_is_half_max_p() {
         let mut q = red(RedConfig::default());
         for (avg, pb) in [(0.0, 0.0), (4.99, 0.0), (5.0, 0.0), (10.0, 0.05), (12.5, 0.075), (14.999, 0.0999), (15.0, 1.0), (40.0, 1.0)] {
-            q.avg = avg;
+            q.curve.avg = avg;
             assert!((q.base_probability() - pb).abs() < 1e-3, "avg {avg}: p_b {} (want {pb})", q.base_probability());
         }
-        q.avg = 10.0;
+        q.curve.avg = 10.0;
         assert_eq!(q.base_probability(), 0.05);
     }
 
@@ -498,7 +449,7 @@ mod tests {
         let mut a = PacketArena::new();
         let mut q = red(RedConfig::default());
         fill(&mut q, &mut a, 10, 1000);
-        q.avg = 10.0;
+        q.curve.avg = 10.0;
         let drops: Vec<bool> = held(&mut q, &mut a, 400_000, 1000, PacketKind::Data).iter().map(|d| d.0).collect();
         assert!((q.average() - 10.0).abs() < 1e-9);
         let g = gaps(&drops);
@@ -522,7 +473,7 @@ mod tests {
         let mut a = PacketArena::new();
         let mut q = red(RedConfig { wait: true, ..RedConfig::default() });
         fill(&mut q, &mut a, 10, 1000);
-        q.avg = 10.0;
+        q.curve.avg = 10.0;
         let drops: Vec<bool> = held(&mut q, &mut a, 400_000, 1000, PacketKind::Data).iter().map(|d| d.0).collect();
         let g = gaps(&drops);
         assert_eq!((*g.iter().min().unwrap(), *g.iter().max().unwrap()), (21, 40));
@@ -590,7 +541,7 @@ mod tests {
             let mut a = PacketArena::new();
             let mut q = red(cfg);
             fill(&mut q, &mut a, level, 1000);
-            q.avg = level as f64;
+            q.curve.avg = level as f64;
             let r = held(&mut q, &mut a, 20_000, 1000, PacketKind::Data);
             (r.iter().filter(|d| d.0).count() as f64 / r.len() as f64, q.stats())
         };
@@ -617,7 +568,7 @@ mod tests {
         let mut a = PacketArena::new();
         let mut q = red(mark);
         fill(&mut q, &mut a, 10, 1000);
-        q.avg = 10.0;
+        q.curve.avg = 10.0;
         let r = held(&mut q, &mut a, 100_000, 1000, PacketKind::Data);
         assert!(r.iter().all(|d| !d.0), "no drops between the thresholds");
         let marked: Vec<bool> = r.iter().map(|d| d.1).collect();
@@ -632,13 +583,13 @@ mod tests {
         // At or above max_th RED drops, marking or not.
         let mut q = red(mark);
         fill(&mut q, &mut a, 16, 1000);
-        q.avg = 16.0;
+        q.curve.avg = 16.0;
         let r = held(&mut q, &mut a, 1000, 1000, PacketKind::Data);
         assert!(r.iter().all(|d| d.0 && !d.1));
         // Gentle too: the region above max_th drops.
         let mut q = red(RedConfig { gentle: true, ..mark });
         fill(&mut q, &mut a, 20, 1000);
-        q.avg = 20.0;
+        q.curve.avg = 20.0;
         let r = held(&mut q, &mut a, 1000, 1000, PacketKind::Data);
         assert!(r.iter().any(|d| d.0) && r.iter().all(|d| !d.1));
     }
@@ -651,7 +602,7 @@ mod tests {
         let mut q = red(bytes);
         // Ten 500-byte packets: 5000 bytes, midway.
         fill(&mut q, &mut a, 10, 500);
-        q.avg = 5000.0;
+        q.curve.avg = 5000.0;
         assert_eq!(q.base_probability(), 0.05);
         let r = held(&mut q, &mut a, 100_000, 500, PacketKind::Data);
         assert!((q.average() - 5000.0).abs() < 1e-6);
@@ -698,7 +649,7 @@ mod tests {
         let mut q = red(coded);
         fill(&mut q, &mut a, 10, 1000);
         // The average is set midway (10) and held by the ten packets waiting: code 127.
-        q.avg = 10.0;
+        q.curve.avg = 10.0;
         let arrive = |q: &mut Red, a: &mut PacketArena, flags: u8, code: u8| {
             let p = a.alloc(Packet { size: 1000, kind: PacketKind::Data, flags, code, ..EMPTY });
             (q.enqueue(p, a, 0, BUSY), a.get(p).code)
@@ -719,7 +670,7 @@ mod tests {
         // Without code_bits, probes are not stamped.
         let mut plain = red(RedConfig::default());
         fill(&mut plain, &mut a, 10, 1000);
-        plain.avg = 10.0;
+        plain.curve.avg = 10.0;
         assert_eq!(arrive(&mut plain, &mut a, flags::PROBE, 3), (Verdict::Accepted, 3));
         assert_eq!(plain.code(), 0);
     }
@@ -730,7 +681,7 @@ mod tests {
         let run = |cfg: RedConfig, a: &mut PacketArena, avg: f64, flags: u8, n: usize| {
             let mut q = red(cfg);
             fill(&mut q, a, 16, 1000);
-            q.avg = avg;
+            q.curve.avg = avg;
             let mut dropped = 0;
             for _ in 0..n {
                 let p = a.alloc(Packet { size: 1000, kind: PacketKind::Data, flags, ..EMPTY });
@@ -755,7 +706,7 @@ mod tests {
         assert_eq!(q.code(), 255);
         // Between the thresholds: probes draw no random number and leave count alone.
         let (dropped, q) = run(coded, &mut a, 12.0, flags::PROBE, 1000);
-        assert_eq!((dropped, q.count), (0, 0));
+        assert_eq!((dropped, q.curve.count), (0, 0));
         // Switched off, probes are ordinary packets.
         let (dropped, _) = run(RedConfig { exempt_probes: false, ..coded }, &mut a, 16.0, flags::PROBE, 100);
         assert_eq!(dropped, 100);

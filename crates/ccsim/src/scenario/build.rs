@@ -14,7 +14,7 @@ use crate::traffic::App;
 use crate::transport::cc::CongestionControl;
 use crate::transport::cc::{AlgorithmInfo, ALGORITHMS};
 use crate::transport::{Sender, Sink};
-use crate::world::{Flow, TracedFlow, World, MAX_OWN_COLUMNS, NO_COLUMN};
+use crate::world::{Flow, ProfileMarker, TracedFlow, World, MAX_OWN_COLUMNS, NO_COLUMN};
 
 fn make_qdisc(q: &QueueSpec, bandwidth_bps: u64, seed: u64, port_name: &str) -> Qdisc {
     q.kind.build(&PortSetup { buffer: q.buffer, count_in_service: q.count_in_service, bandwidth_bps, seed, port_name })
@@ -246,6 +246,7 @@ pub fn build_world_part(sc: &Scenario, side: Option<u8>) -> Result<World> {
             sizes,
             ack_size: fs.ack_size,
             class: fs.class,
+            marker: fs.profile.map(|(rate, burst)| Box::new(ProfileMarker::new(rate, burst))),
             next_seq: 0,
             cur: Default::default(),
             total: Default::default(),

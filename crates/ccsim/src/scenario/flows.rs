@@ -330,6 +330,13 @@ pub fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex, durati
                 "source_buffer is for telnet, poisson and pareto sources under a window (cc other than \"none\")",
             ));
         }
+        let profile_rate = o.quantity("profile_rate", units::bandwidth)?;
+        let profile_burst = o.quantity("profile_burst", units::size)?;
+        if profile_burst.is_some() && profile_rate.is_none() {
+            return Err(ScenarioError::new(o.at("profile_burst"), "profile_burst needs profile_rate (the bucket's fill rate)"));
+        }
+        // The bucket: ten of the flow's packets unless told.
+        let profile = profile_rate.map(|r| (r, profile_burst.unwrap_or((10.0 * mean_size).round() as u64)));
         let params = o.table("params")?;
         let transport = decode_transport(params, cc_name, o.at("params"))?;
         let route = decode_node_list(&mut o, "route", nodes, index)?;
@@ -363,6 +370,7 @@ pub fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex, durati
             fq_weight,
             class,
             source_buffer,
+            profile,
         });
     }
     Ok(flows)

@@ -103,6 +103,9 @@ pub struct FlowSpec {
     /// Packets a window-controlled source with random gaps may hold waiting for its window
     /// (`source_buffer`); None: no limit.
     pub source_buffer: Option<u64>,
+    /// Its edge profile for RIO (`profile_rate`, `profile_burst`): bits a second and bucket
+    /// bytes; None: every packet out of profile.
+    pub profile: Option<(u64, u64)>,
 }
 
 impl FlowSpec {

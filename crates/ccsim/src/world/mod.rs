@@ -14,6 +14,7 @@ use crate::traffic::sizes::PacketSizes;
 use crate::traffic::App;
 use crate::transport::sender::NEVER;
 use crate::transport::{Sender, Sink};
+pub use profile::ProfileMarker;
 
 pub struct Flow {
     pub name: String,
@@ -37,6 +38,8 @@ pub struct Flow {
     pub ack_size: u32,
     /// Traffic class of its packets.
     pub class: u8,
+    /// Its edge marker, if it has a profile (`profile_rate`).
+    pub marker: Option<Box<ProfileMarker>>,
     /// Next sequence number of an uncontrolled flow.
     pub next_seq: u64,
     /// Counters of the current measurement interval, and of the intervals already closed.
@@ -55,6 +58,22 @@ impl Flow {
         } else {
             self.mixed_size(seq)
         }
+    }
+
+    /// The flags its profile gives a data packet of `size` bytes leaving now (one test for a
+    /// flow without a profile; the marker out of line, as the hot path is sensitive to size).
+    #[inline]
+    pub fn profile_flag(&mut self, now: SimTime, size: u32) -> u8 {
+        match self.marker.as_deref_mut() {
+            None => 0,
+            Some(m) => Self::mark(m, now, size),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn mark(m: &mut ProfileMarker, now: SimTime, size: u32) -> u8 {
+        m.in_profile(now, size) as u8 * crate::net::packet::flags::IN_PROFILE
     }
 
     #[cold]
@@ -172,6 +191,7 @@ pub struct World {
 mod control;
 mod measure;
 mod packets;
+mod profile;
 mod sources;
 
 impl World {

@@ -159,6 +159,8 @@ impl World {
             if tx.retransmission {
                 flow.cur.retransmitted += 1;
             }
+            let size = flow.data_size(tx.seq);
+            let profile = flow.profile_flag(now, size);
             let pkt = Packet {
                 seq: tx.seq,
                 tx_time: now,
@@ -166,12 +168,12 @@ impl World {
                 arrive_at: now,
                 echo_seq: 0,
                 flow: f,
-                size: flow.data_size(tx.seq),
+                size,
                 route: flow.route,
                 hop: 0,
                 route_len: flow.route_len,
                 kind: PacketKind::Data,
-                flags: if tx.retransmission { flags::RETX } else { 0 } | if tx.probe { flags::PROBE } else { 0 },
+                flags: if tx.retransmission { flags::RETX } else { 0 } | if tx.probe { flags::PROBE } else { 0 } | profile,
                 class: flow.class,
                 code: tx.code,
             };

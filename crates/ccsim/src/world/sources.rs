@@ -82,6 +82,7 @@ impl World {
                 self.arm_timer(f);
             }
             None => {
+                let size = flow.data_size(flow.next_seq);
                 let pkt = Packet {
                     seq: flow.next_seq,
                     tx_time: now,
@@ -89,12 +90,12 @@ impl World {
                     arrive_at: now,
                     echo_seq: 0,
                     flow: f,
-                    size: flow.data_size(flow.next_seq),
+                    size,
                     route: flow.route,
                     hop: 0,
                     route_len: flow.route_len,
                     kind: PacketKind::Data,
-                    flags: 0,
+                    flags: flow.profile_flag(now, size),
                     class: flow.class,
                     code: 0,
                 };

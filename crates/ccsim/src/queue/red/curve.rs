@@ -1,0 +1,86 @@
+//! RED's curve: the average queue and the drop probability it gives, as Floyd and Jacobson 1993
+//! define them (the rules and choices are in red.rs's header). RED runs one curve; RIO runs
+//! one for in-profile packets and one for all (rio.rs).
+
+use crate::sim::SimTime;
+
+#[derive(Clone, Copy, Debug)]
+pub struct RedCurve {
+    /// The thresholds in the average's unit (packets, or bytes).
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    pub w_q: f64,
+    pub gentle: bool,
+    /// ns-2's `wait_`.
+    pub wait: bool,
+    /// ln(1 - w_q), for the idle decay (1 - w_q)^m = exp(m ln(1 - w_q)).
+    ln_keep: f64,
+    /// Transmission time of a typical packet on the line, picoseconds.
+    typical_tx: f64,
+    /// The average queue.
+    pub avg: f64,
+    /// Arrivals since the last drop or mark (red.rs's header).
+    pub count: u64,
+}
+
+impl RedCurve {
+    pub fn new(min_th: f64, max_th: f64, max_p: f64, w_q: f64, gentle: bool, wait: bool, typical_tx: SimTime) -> Self {
+        RedCurve {
+            min_th,
+            max_th,
+            max_p,
+            w_q,
+            gentle,
+            wait,
+            ln_keep: (1.0 - w_q).ln(),
+            typical_tx: typical_tx as f64,
+            avg: 0.0,
+            count: 0,
+        }
+    }
+
+    /// p_b at the current average, before the count correction (0 below min_th, 1 where every
+    /// arrival is dropped).
+    pub fn base_probability(&self) -> f64 {
+        let (avg, min, max, max_p) = (self.avg, self.min_th, self.max_th, self.max_p);
+        if avg < min {
+            0.0
+        } else if avg < max {
+            max_p * (avg - min) / (max - min)
+        } else if self.gentle && avg < 2.0 * max {
+            max_p + (1.0 - max_p) * (avg - max) / max
+        } else {
+            1.0
+        }
+    }
+
+    /// The average's step for an arrival that finds `q` waiting; `idle_for`, the time the line
+    /// has been idle, when nothing waits and the line is idle.
+    #[inline]
+    pub fn update_average(&mut self, q: f64, idle_for: Option<SimTime>) {
+        match idle_for {
+            Some(t) if q == 0.0 => self.avg *= (t as f64 / self.typical_tx * self.ln_keep).exp(),
+            _ => self.avg += self.w_q * (q - self.avg),
+        }
+    }
+
+    /// p_a: the count-corrected probability for this arrival.
+    #[inline]
+    pub fn corrected(&self, pb: f64) -> f64 {
+        let c = self.count as f64 * pb;
+        if self.wait {
+            if c < 1.0 {
+                0.0
+            } else if c < 2.0 {
+                pb / (2.0 - c)
+            } else {
+                1.0
+            }
+        } else if c < 1.0 {
+            pb / (1.0 - c)
+        } else {
+            1.0
+        }
+    }
+}
