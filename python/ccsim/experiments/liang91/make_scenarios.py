@@ -217,6 +217,27 @@ def chapter4() -> list[tuple[str, str]]:
     return out
 
 
+def slower_increase(groups, fig59, chain59, flows59, where59) -> list[tuple[str, str]]:
+    """§6.1's future work: Class 2's SEIF runs with the source's +1 after two windows of ACKs
+    (`increase_windows = 2`) instead of one; the thesis's preliminary result: far fewer
+    feedback messages, throughput and fairness about the same."""
+    out, k2 = [], {"params": {"increase_windows": 2}}
+    note = "§6.1's slower increase: the SEIF source adds 1 after two windows of ACKs (increase_windows = 2)."
+    for e in range(1, 9):
+        fwd, rev = groups[(e - 1) % 4 + 1]
+        b = 20 if e <= 4 else 10
+        out.append(chain_run(f"c2-e{e}-seif-k2", f"§6.1 on §5.2.2 Class 2 Exp {e}: SEIF, slower increase",
+                             [f"c2-e{e}-seif.toml with one change. {note}"], fwd=fwd, rev=rev, pset=1,
+                             scheme_name="seif", buffer_bytes=b * DATA, flow_extra=k2))
+    for e, mw in ((9, 15), (10, 30), (11, 60)):
+        fc, routers = scheme("seif", 22 * 1000, 1000)
+        out.append(scenario(f"c2-e{e}-seif-k2", f"§6.1 on §5.2.2 Class 2 Exp {e} (maximum window {mw}): SEIF, slower increase",
+                            [f"c2-e{e}-seif.toml with one change. {note}", *where59], hosts=fig59, chain=chain59,
+                            access={h: ("96kbps", "0s") for h, _ in fig59}, flows=flows59, routers=routers,
+                            flow_common={**fc, **k2}, max_window=mw, data=1000))
+    return out
+
+
 def chapter5() -> list[tuple[str, str]]:
     out = []
     schemes = (("dec", "DEC Bit (REAL's DEC sources, selective DECbit routers marking ACKs too)"),
@@ -262,6 +283,7 @@ def chapter5() -> list[tuple[str, str]]:
                                 [*where59, "Data 1000 B; buffer 22 x 1000 B (A8: the body's reading)."],
                                 hosts=fig59, chain=chain59, access={h: ("96kbps", "0s") for h, _ in fig59},
                                 flows=flows59, routers=routers, flow_common=fc, max_window=mw, data=1000))
+    out += slower_increase(groups, fig59, chain59, flows59, where59)
     for e in range(1, 9):
         gap = (0.1, 0.064, 0.01, FASTEST_GAP)[(e - 1) % 4]
         size = 512 if e <= 4 else 50

@@ -40,6 +40,10 @@
 //!   cut a hole holds the ACKs back, so it then waits for the timeout, whose go-back-N resends
 //!   packets the sink already has; their duplicate ACKs set off a cut that answers no loss,
 //!   against §3.3's one cut per loss (liang91 finding reacting-policy-drops).
+//! - `increase_windows` = 1: Stable growth's +1 comes after that many windows of ACKs.
+//!   §6.1 (future work) proposes waiting for more than one window, to reach the feedback
+//!   threshold less often, and reports that two gave "a lot less feedback messages" with
+//!   throughput and fairness about the same; the thesis leaves it to a later study.
 //! - Timers are the JK source's (§1.4 [R]): one per connection, Jacobson's estimator with
 //!   RTO = srtt + 4 x mean deviation, Karn's rule, a fine clock, initial RTO 3 s, floor 200 ms
 //!   (REAL's constants are unknown, A14).
@@ -86,11 +90,21 @@ pub struct SeifConfig {
     /// A retransmission feedback asks for waits for room in the window (true, §3.3's "if the
     /// window is open") or goes at once (false).
     pub resend_waits: bool,
+    /// Windows of ACKs per +1 in the stable state (§6.1's slower increase). 1.
+    pub increase_windows: u32,
 }
 
 impl Default for SeifConfig {
     fn default() -> Self {
-        SeifConfig { beta: 0.5, transition: 0, mode: Mode::Both, cut_rounding: CutRounding::Floor, per_ack: false, resend_waits: false }
+        SeifConfig {
+            beta: 0.5,
+            transition: 0,
+            mode: Mode::Both,
+            cut_rounding: CutRounding::Floor,
+            per_ack: false,
+            resend_waits: false,
+            increase_windows: 1,
+        }
     }
 }
 
@@ -107,6 +121,7 @@ pub struct Seif {
     cut_rounding: CutRounding,
     per_ack: bool,
     resend_waits: bool,
+    increase_windows: f64,
     /// Past the initialisation state.
     stable: bool,
     /// ACKs counted towards the next +1 in the stable state.
@@ -160,6 +175,13 @@ impl Algorithm for Seif {
                 &[("window", true), ("at_once", false)],
                 "the packet a router's feedback names as dropped: resent when the window has room (§3.3's \"if the window is open\"), or at once whatever the window",
             )?,
+            increase_windows: p.integer(
+                "increase_windows",
+                d.increase_windows as u64,
+                1,
+                1000,
+                "stable state: +1 after this many windows of ACKs (§6.1's slower increase, proposed as future work)",
+            )? as u32,
         })
     }
 
@@ -174,6 +196,7 @@ impl Algorithm for Seif {
             cut_rounding: cfg.cut_rounding,
             per_ack: cfg.per_ack,
             resend_waits: cfg.resend_waits,
+            increase_windows: cfg.increase_windows as f64,
             stable: false,
             acks: 0,
             handled: [NONE; HANDLED],
@@ -276,10 +299,10 @@ impl CongestionControl for Seif {
                 self.acks = 0;
             }
         } else if self.per_ack {
-            self.window += 1.0 / self.window;
+            self.window += 1.0 / (self.increase_windows * self.window);
         } else {
             self.acks += 1;
-            if self.acks as f64 >= self.window {
+            if self.acks as f64 >= self.increase_windows * self.window {
                 self.window += 1.0;
                 self.acks = 0;
             }
@@ -356,6 +379,20 @@ mod tests {
             s.on_new_ack(&ack(n));
         }
         assert_eq!(s.cwnd(), 9.0, "linear after a cut");
+    }
+
+    #[test]
+    fn slower_increase_waits_for_k_windows_of_acks() {
+        // §6.1: with increase_windows = 2 a stable window of 10 grows after 20 ACKs, not 10.
+        let mut s = Seif::build(&SeifConfig { increase_windows: 2, ..SeifConfig::default() }, 60);
+        s.window = 10.0;
+        s.stable = true;
+        for n in 1..20 {
+            s.on_new_ack(&ack(n));
+        }
+        assert_eq!(s.cwnd(), 10.0);
+        s.on_new_ack(&ack(20));
+        assert_eq!(s.cwnd(), 11.0);
     }
 
     #[test]
