@@ -203,3 +203,15 @@ def test_reference_parts_extend_the_main_file(tmp_path):
     (parts / "3-c.toml").write_text('[tolerance]\nS = { rel = 0.1 }\n')
     with pytest.raises(ValueError, match=r"reference.d/3-c.toml: tolerance"):
         load_reference(tmp_path / "reference.toml")
+
+
+def test_seed_interval_is_the_student_t_half_width_of_the_mean():
+    import math
+
+    from ccsim.experiments.kit.cells import seed_interval
+
+    # Three seeds 1, 2, 3: sd 1, t(0.975, 2) = 4.3027 -> 4.3027 / sqrt(3).
+    assert seed_interval([1.0, 2.0, 3.0]) == pytest.approx(4.302653 / math.sqrt(3), rel=1e-6)
+    assert math.isnan(seed_interval([5.0]))
+    assert math.isnan(seed_interval([float("nan"), 4.0]))
+    assert seed_interval([2.0, 2.0, 2.0]) == 0.0

@@ -79,13 +79,25 @@ def _item(kind: str, row: Mapping) -> str:
     return f"{row['agg']} {srcs}{where}"
 
 
-def _sim_value(kind: str, row: Mapping, spec: Mapping, metric: str, fd) -> tuple[float, float, int]:
-    """(seed median, sd of interval means or NaN, seeds with a value) of one cell."""
+def seed_interval(per_seed) -> float:
+    """Half-width of the 95% Student-t interval of the mean over seeds (NaN below 2 seeds or
+    when the seeds agree exactly): how far another set of seeds could move the value."""
+    x = pd.Series(per_seed, dtype=float).dropna()
+    if len(x) < 2:
+        return math.nan
+    from scipy.stats import t
+
+    return float(t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x)))
+
+
+def _sim_value(kind: str, row: Mapping, spec: Mapping, metric: str, fd) -> tuple[float, float, int, float]:
+    """(seed median, sd of interval means or NaN, seeds with a value, seed_interval) of one
+    cell."""
     if kind == "model":
         args = {**row.get("args", {}), **spec.get("args", {})}
         result = spec.get("result", row.get("result"))
         try:
-            return model_value(row["function"], args, result), math.nan, 0
+            return model_value(row["function"], args, result), math.nan, 0, math.nan
         except (TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
             raise DataError(f"{row['function']}: {type(e).__name__}: {e}") from None
     pair = point_label(row["curve"], row["x"]) if kind == "curve" else row["pair"]
@@ -106,7 +118,7 @@ def _sim_value(kind: str, row: Mapping, spec: Mapping, metric: str, fd) -> tuple
             except NoData:  # rows a thesis adds (extra_rows) may carry no batch-means sd
                 pass
     n = int(per.notna().sum())
-    return (float(per.median()) if n else math.nan), sd, n
+    return (float(per.median()) if n else math.nan), sd, n, seed_interval(per)
 
 
 def evaluate_cells(ref: Mapping, data: Mapping) -> pd.DataFrame:
@@ -131,12 +143,12 @@ def evaluate_cells(ref: Mapping, data: Mapping) -> pd.DataFrame:
                 if m not in r:
                     continue
                 spec = r[m]
-                sim = sim_sd = math.nan
+                sim = sim_sd = ci = math.nan
                 note = ""
                 nseeds = 0
                 if not_run is None:
                     try:
-                        sim, sim_sd, nseeds = _sim_value(kind, r, spec, m, fd)
+                        sim, sim_sd, nseeds, ci = _sim_value(kind, r, spec, m, fd)
                         if math.isnan(sim):
                             note = "undefined in every seed (no samples)"
                     except (DataError, NoData, NotRun) as e:
@@ -146,7 +158,7 @@ def evaluate_cells(ref: Mapping, data: Mapping) -> pd.DataFrame:
                     "table": t["id"], "scenario": sid, "kind": kind, "pair": pair, "source": source,
                     "item": _item(kind, r), "x": float(r["x"]) if curve else math.nan,
                     "label": r.get("label", ""),
-                    "phase": r.get("phase") or "", "metric": m, "sim": sim, "sim_sd": sim_sd, "seeds": nseeds,
+                    "phase": r.get("phase") or "", "metric": m, "sim": sim, "sim_sd": sim_sd, "seeds": nseeds, "sim_ci95": ci,
                     "thesis": float(spec["mean"]), "thesis_sd": float(spec["sd"]) if "sd" in spec else math.nan,
                     "class": spec["class"], "rule": v.rule, "status": v.status,
                     "ok": v.ok, "known_issue": spec.get("known_issue", ""),

@@ -24,7 +24,11 @@ def _cell_text(r) -> str:
     thesis = fmt(r["thesis"]) + (f"±{fmt(r['thesis_sd'])}" if r["thesis_sd"] == r["thesis_sd"] else "")
     st = {"PASS": "PASS", "FAIL": "FAIL", "P": "",
           "KNOWN": "known issue (" + ("no data" if r["sim"] != r["sim"] else "would pass" if r["ok"] else "would fail") + ")"}[r["status"]]
-    return f"{fmt(r['sim'])} / {thesis} {r['class']} {st}".rstrip()
+    ci = r.get("sim_ci95", math.nan)
+    # Seeds that agree to rounding (deterministic runs) show no interval.
+    shown = ci == ci and ci > 1e-9 * max(1.0, abs(r["sim"]))
+    sim = fmt(r["sim"]) + (f" (±{fmt(ci)})" if shown else "")
+    return f"{sim} / {thesis} {r['class']} {st}".rstrip()
 
 
 def _reads(r) -> str:
@@ -55,7 +59,8 @@ def table_section(doc: Doc, ref: dict, t: dict, cells: pd.DataFrame, runs_err: d
     if c.empty:
         doc.p("No cells evaluated.")
         return
-    doc.p("Each cell: simulated value (seed median) / thesis value (± its printed sd), tolerance class, verdict.")
+    doc.p("Each cell: simulated value (seed median; in brackets, with several seeds, the half-width of the "
+          "95% Student-t interval of the mean over seeds) / thesis value (± its printed sd), tolerance class, verdict.")
     metrics = [m for m in t["metrics"] if m in set(c["metric"])]
     phased = bool(t.get("phases"))
     kinds = set(c["kind"]) if "kind" in c.columns else {"flow"}
