@@ -349,6 +349,24 @@ fn the_longest_run_does_not_overflow_the_clock() {
     for kind in ["cbr", "telnet", "delay"] {
         assert_no_panic(&accepted_but_overflowing_in(kind, "1.6e7s"));
     }
+    // A packet's times add up past the clock's end: a 65 535-byte packet on a 1 bit/s line
+    // (524 288 s), then 1e6 s of delay and up to 1e6 s of jitter, sent near the end.
+    let slow = ScenarioText::new("1.6e7s")
+        .table("measure")
+        .str("trace_cwnd", "none")
+        .nodes(&["a", "b"], &[])
+        .link("a", "b", "1bps")
+        .str("delay", "1e6s")
+        .str("jitter", "1e6s")
+        .flow("a", "b")
+        .str("app", "poisson")
+        .str("mean_gap", "1e6s")
+        .str("packet_size", "65535B")
+        .build();
+    // About 1 seed in 300 reached the overflow before the port's times saturated.
+    for seed in 1..2000 {
+        assert_no_panic(&slow.replacen("[measure]", &format!("seed = {seed}\n[measure]"), 1));
+    }
     let too_long = accepted_but_overflowing_in("cbr", "1.7e7s");
     assert_err(&too_long, "duration", &["up to 1.6e7 s"]);
 }
@@ -523,5 +541,10 @@ fn a_trace_period_longer_than_the_run_is_an_error() {
 fn a_profile_needs_its_rate_and_a_bit_rate() {
     assert_err(&with("max_window = 5", "max_window = 5\nprofile_burst = \"3000B\""), "flows[0].profile_burst", &["profile_rate"]);
     assert_err(&with("max_window = 5", "max_window = 5\nprofile_rate = \"fast\""), "flows[0].profile_rate", &["bps"]);
+    assert_err(
+        &with("max_window = 5", "max_window = 5\nprofile_rate = \"40kbps\"\nprofile_burst = \"500B\""),
+        "flows[0].profile_burst",
+        &["largest packet (1000 bytes)"],
+    );
     assert!(ccsim::Scenario::from_toml_str(&with("max_window = 5", "max_window = 5\nprofile_rate = \"40kbps\"")).is_ok());
 }

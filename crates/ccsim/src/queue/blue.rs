@@ -5,7 +5,8 @@
 //! Kandlur, Saha and Shin's (IEEE/ACM ToN 10(4), 2002), as the spec restates it:
 //! - every arrival is dropped (or, with `mark`, a data packet marked CE) with probability p_m;
 //! - a buffer overflow raises p_m by `d1` (at most 1), the link going idle lowers it by `d2`
-//!   (at least 0); neither moves it within `freeze_time` of its last change.
+//!   (at least 0); neither moves it within `freeze_time` of its last update (an update that
+//!   the bound at 0 or 1 leaves where it was counts, as in ns-3's BLUE).
 //!
 //! Choices where the source is silent, each a parameter or stated here:
 //! - `d1` 0.02, `d2` 0.002 (the spec's example, d1 >> d2), `freeze_time` 100 ms (the upper end

@@ -13,7 +13,10 @@
 //!   in-profile later and gentler (10, 30 packets, max_p 0.02): the shape RIO's papers draw
 //!   (min_out < min_in, max_out < max_in, max_p_out > max_p_in), numbers of our choosing.
 //! - Both averages step on every arrival (each over its own waiting count), with one w_q
-//!   (0.002) and RED's idle decay after the line has been idle; each curve keeps its own count.
+//!   (0.002) and RED's idle decay after the line has been idle; each curve keeps its own count,
+//!   restarted by its own drops (early, forced, or the buffer's tail drop). Clark and Fang's
+//!   pseudo-code may update the in-profile average only at in-profile arrivals: not checked
+//!   against the paper here.
 //! - Drops only, no ECN marks, not gentle, no `wait`; the early victim is the arriving packet;
 //!   the buffer's tail drop (`DropTail`) still applies to both colours.
 //! - The draw comes from the port's own stream (`port/NAME/rio`).
@@ -170,7 +173,15 @@ impl QueueDiscipline for Rio {
         let verdict = self.inner.enqueue(pkt, arena, now, tx);
         match verdict {
             Verdict::Accepted => self.waiting_in += in_profile as u32,
-            Verdict::Dropped(_) => self.stats.overflow_drops += 1,
+            Verdict::Dropped(_) => {
+                // A tail drop is a drop: the judging curve counts afresh (as RED does).
+                if in_profile {
+                    self.curve_in.count = 0;
+                } else {
+                    self.curve_out.count = 0;
+                }
+                self.stats.overflow_drops += 1;
+            }
         }
         verdict
     }

@@ -335,8 +335,17 @@ pub fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex, durati
         if profile_burst.is_some() && profile_rate.is_none() {
             return Err(ScenarioError::new(o.at("profile_burst"), "profile_burst needs profile_rate (the bucket's fill rate)"));
         }
-        // The bucket: ten of the flow's packets unless told.
-        let profile = profile_rate.map(|r| (r, profile_burst.unwrap_or((10.0 * mean_size).round() as u64)));
+        // The bucket: ten of the flow's packets unless told; it must hold the largest.
+        let largest = packet_sizes.as_ref().map_or(mean_size, |mix| mix.entries.iter().map(|&(s, _)| s as f64).fold(0.0, f64::max));
+        if let Some(b) = profile_burst {
+            if (b as f64) < largest {
+                return Err(ScenarioError::new(
+                    o.at("profile_burst"),
+                    format!("expected at least the flow's largest packet ({largest} bytes): a smaller bucket marks no packet in profile"),
+                ));
+            }
+        }
+        let profile = profile_rate.map(|r| (r, profile_burst.unwrap_or((10.0 * largest).round() as u64)));
         let params = o.table("params")?;
         let transport = decode_transport(params, cc_name, o.at("params"))?;
         let route = decode_node_list(&mut o, "route", nodes, index)?;

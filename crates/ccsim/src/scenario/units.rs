@@ -71,10 +71,12 @@ pub fn bandwidth(s: &str) -> Result<u64, String> {
 /// (11.6 days).
 pub const MAX_SECONDS: f64 = 1e6;
 
-/// Longest run (`duration`): 1.6 x 10^7 s (half a year). Every event is scheduled at most
-/// one in-run time (<= MAX_SECONDS) after the present, so the clock stays below u64
-/// picosecond overflow (1.84 x 10^7 s). Cui's Table 4.1 needs about 1.2 x 10^7 s: three prose
-/// Vegas flows take that long to build their 53 000-packet queue one packet a round trip.
+/// Longest run (`duration`): 1.6 x 10^7 s (185 days), below u64 picosecond overflow
+/// (1.84 x 10^7 s). Every instant inside a run (a start, a stop, a change) is still at most
+/// MAX_SECONDS, and the times a packet or timer adds to the present (a transmission on a slow
+/// line, a delay, a jitter draw) saturate where they could pass the end. Cui's Table 4.1 needs
+/// 1.6 x 10^7 s: three prose Vegas flows take 1.5 x 10^7 s to build their 61 000-packet queue
+/// one packet a round trip.
 pub const MAX_RUN_SECONDS: f64 = 1.6e7;
 
 /// Duration. Units: s, ms, us, ns, ps, min.

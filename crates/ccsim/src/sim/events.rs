@@ -218,9 +218,14 @@ impl EventQueue {
         self.check_at = self.seq_limit.min(self.next_seq + CHECK_EVERY);
     }
 
+    /// An event at or past `near_end`: onto the wheel; without one (near_end is then the end
+    /// of time) it is an event at the end of time, a saturated sum past the run's end.
     #[inline(never)]
     fn push_far(&mut self, e: Event) {
-        self.wheel.as_mut().expect("near_end is finite only with a wheel").push(e);
+        match self.wheel.as_mut() {
+            Some(w) => w.push(e),
+            None => self.heap.push(e),
+        }
     }
 
     /// The heap has grown past `tier_at`, or the wheel's buckets no longer fit the events

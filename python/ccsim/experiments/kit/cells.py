@@ -80,8 +80,8 @@ def _item(kind: str, row: Mapping) -> str:
 
 
 def seed_interval(per_seed) -> float:
-    """Half-width of the 95% Student-t interval of the mean over seeds (NaN below 2 seeds or
-    when the seeds agree exactly): how far another set of seeds could move the value."""
+    """Half-width of the 95% Student-t interval of the mean over seeds (NaN below 2 seeds; 0
+    when they agree exactly): how far another set of seeds could move the value."""
     x = pd.Series(per_seed, dtype=float).dropna()
     if len(x) < 2:
         return math.nan

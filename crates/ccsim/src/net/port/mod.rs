@@ -187,7 +187,9 @@ impl Port {
             }
         }
         self.count_start(pkt, size, duration, arena, now);
-        let done = now + duration;
+        // Saturating: a run may last 1.6e7 s and a packet's times add up to more (a slow
+        // line's transmission, the delay, the jitter); a saturated time lies past the end.
+        let done = now.saturating_add(duration);
         self.busy_until = done;
         self.in_service_bytes = size;
         let mut arrive = self.far_end_time(done);
@@ -221,10 +223,10 @@ impl Port {
     /// the jitter if any (before the no-overtaking clamp).
     #[inline(always)]
     fn far_end_time(&mut self, done: SimTime) -> SimTime {
-        let mut arrive = done + self.delay;
+        let mut arrive = done.saturating_add(self.delay);
         if let Some(e) = self.extras.as_deref_mut() {
             if let Some(rng) = e.jitter_rng.as_mut() {
-                arrive += rng.next_u64() % e.jitter;
+                arrive = arrive.saturating_add(rng.next_u64() % e.jitter);
             }
         }
         arrive

@@ -399,7 +399,7 @@ impl Port {
         let size = arena.get(pkt).size;
         let duration = self.tx_duration(size);
         self.count_start(pkt, size, duration, arena, now);
-        let done = now + duration;
+        let done = now.saturating_add(duration);
         t.lines.set(c, done);
         t.line_bytes_sum = t.line_bytes_sum - t.line_bytes[c] as u64 + size as u64;
         t.line_bytes[c] = size;

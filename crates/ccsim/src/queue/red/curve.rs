@@ -60,6 +60,8 @@ impl RedCurve {
     #[inline]
     pub fn update_average(&mut self, q: f64, idle_for: Option<SimTime>) {
         match idle_for {
+            // No idle time, no decay (and no 0 x ln(0) when w_q is 1).
+            Some(0) if q == 0.0 => {}
             Some(t) if q == 0.0 => self.avg *= (t as f64 / self.typical_tx * self.ln_keep).exp(),
             _ => self.avg += self.w_q * (q - self.avg),
         }
@@ -82,5 +84,23 @@ impl RedCurve {
         } else {
             1.0
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_weight_of_one_tracks_the_queue_and_idles_to_zero() {
+        // w_q = 1: the average is the queue; an arrival just as the line frees (no idle
+        // time) leaves it alone rather than making it 0 x ln(0) = NaN.
+        let mut c = RedCurve::new(5.0, 15.0, 0.1, 1.0, false, false, 1000);
+        c.update_average(8.0, None);
+        assert_eq!(c.avg, 8.0);
+        c.update_average(0.0, Some(0));
+        assert_eq!(c.avg, 8.0);
+        c.update_average(0.0, Some(5000));
+        assert_eq!(c.avg, 0.0);
     }
 }
