@@ -127,3 +127,48 @@ fn jitter_leaves_fair_queueing_exact() {
         assert!((f.goodput_pps.mean - 5.0).abs() < 0.05, "{} {}", f.name, f.goodput_pps.mean);
     }
 }
+
+#[test]
+fn a_conversation_can_be_a_host_pair() {
+    // Keshav 1991 §3.2 (spec M1.8): FQ is fair to conversations, and what makes one is a
+    // choice. Three greedy JK flows through an 80 kb/s FQ bottleneck (10 packets/s), two of
+    // them between the same two hosts: per flow (the default) each gets a third; by host pair
+    // the two share one conversation's half (FCFS between them) and the third gets the other.
+    // Windows of 12 keep every flow backlogged without overflowing the 40 buffers.
+    let text = |key: &str| {
+        common::ScenarioText::new("1000s")
+            .measure("100s")
+            .raw("discard", 1)
+            .nodes(&["a", "b", "d"], &["s"])
+            .link("a", "s", "800kbps")
+            .link("b", "s", "800kbps")
+            .link("s", "d", "80kbps")
+            .str("buffer", "40pkt")
+            .str("queue", "fq")
+            .raw("queue_params", format!("{{ conversation = \"{key}\" }}"))
+            .flow("a", "d")
+            .str("name", "a1")
+            .str("cc", "jk")
+            .raw("max_window", 12)
+            .flow("a", "d")
+            .str("name", "a2")
+            .str("cc", "jk")
+            .raw("max_window", 12)
+            .flow("b", "d")
+            .str("name", "b")
+            .str("cc", "jk")
+            .raw("max_window", 12)
+            .build()
+    };
+    let rate = |r: &ccsim::Results, n: &str| r.flows.iter().find(|f| f.name == n).unwrap().goodput_pps.mean;
+    let per_flow = ccsim::run_toml(&text("flow")).unwrap();
+    for n in ["a1", "a2", "b"] {
+        assert!((rate(&per_flow, n) - 10.0 / 3.0).abs() < 0.1, "per flow: {n} {}", rate(&per_flow, n));
+    }
+    let pair = ccsim::run_toml(&text("host_pair")).unwrap();
+    common::assert_conserved(&pair);
+    let (a1, a2, b) = (rate(&pair, "a1"), rate(&pair, "a2"), rate(&pair, "b"));
+    eprintln!("host pair: a1 {a1:.3} a2 {a2:.3} b {b:.3}");
+    assert!((b - 5.0).abs() < 0.1, "b {b}");
+    assert!((a1 + a2 - 5.0).abs() < 0.1, "a1 + a2 = {}", a1 + a2);
+}

@@ -42,6 +42,8 @@
 //!   `DropTail`.
 //! - Conversation id = flow·2 + (1 for ACKs): each (flow, direction) is its own conversation
 //!   and ACK streams are separate conversations (ch 6). State lives in a `Vec` indexed by it.
+//!   `conversation` groups flows by host pair, source or destination instead (M1.8,
+//!   `fq/conversation.rs`).
 //!
 //! `round = "self_clocked"` replaces the bit-by-bit round number with Heybey-Davin's
 //! approximation (an option in M1.4, not the thesis's algorithm). Buffering: per-conversation FIFOs plus indexed binary heaps over
@@ -52,6 +54,7 @@
 
 mod buffer_log;
 mod config;
+mod conversation;
 mod key_heap;
 mod overflow;
 mod preemption;
@@ -63,6 +66,7 @@ mod tests;
 
 pub use buffer_log::{BufferLog, BufferOp};
 pub use config::{ChargeDrops, DropPolicy, FqConfig, RoundNumber};
+pub use conversation::{ConversationKey, Conversations};
 pub use round::{UNITS_PER_BIT, UNITS_PER_BYTE};
 
 use super::{BufferLimit, Discipline, InService, PortSetup, QueueDiscipline, Verdict};
@@ -146,6 +150,8 @@ pub struct FairQueue {
     /// finish number of the packet in service (packets leave in bid order).
     served_f: u128,
 
+    /// Which conversation a packet belongs to.
+    map: Conversations,
     convs: Vec<Conv>,
     /// Backlogged conversations by head (bid, arrival order).
     sched: KeyHeap<(u128, u64)>,
@@ -200,6 +206,7 @@ impl FairQueue {
             round: cfg.round,
             br: BitRoundRobin::new(bandwidth_bps),
             served_f: 0,
+            map: Conversations::new(cfg.conversation),
             convs: Vec::new(),
             sched: KeyHeap::new(),
             victims: KeyHeap::new(),
@@ -216,10 +223,22 @@ impl FairQueue {
         q
     }
 
-    /// The conversation a packet belongs to: each (flow, direction) is its own conversation.
+    /// The conversation of a packet of `flow` and `kind` under the default key: each (flow,
+    /// direction) is its own conversation.
     #[inline]
     pub fn conversation_id(flow: u32, kind: PacketKind) -> u32 {
         flow * 2 + (kind == PacketKind::Ack) as u32
+    }
+
+    /// The conversation of a packet of `flow` and `kind` at this port (its `conversation` key).
+    #[inline]
+    pub fn conversation(&self, flow: u32, kind: PacketKind) -> u32 {
+        self.map.id(flow, kind)
+    }
+
+    /// Flow `flow` runs from host `src` to `dst` (for keys that group flows).
+    pub fn add_flow(&mut self, flow: u32, src: u32, dst: u32) {
+        self.map.add_flow(flow, src, dst);
     }
 
     #[inline]
@@ -304,9 +323,18 @@ impl QueueDiscipline for FairQueue {
     fn set_weight(&mut self, conv: u32, weight: u32) {
         FairQueue::set_weight(self, conv, weight)
     }
+    fn groups_flows(&self) -> bool {
+        self.map.groups()
+    }
+    fn add_flow(&mut self, flow: u32, src: u32, dst: u32) {
+        FairQueue::add_flow(self, flow, src, dst)
+    }
+    fn set_flow_weight(&mut self, flow: u32, weight: u32) {
+        FairQueue::set_weight(self, self.conversation(flow, PacketKind::Data), weight)
+    }
     fn enqueue(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict {
         let p = arena.get(pkt);
-        let (id, size) = (Self::conversation_id(p.flow, p.kind), p.size);
+        let (id, size) = (self.map.id(p.flow, p.kind), p.size);
         self.ensure(id);
         if tx.bytes.is_none() {
             self.in_service = None;

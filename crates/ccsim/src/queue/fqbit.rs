@@ -94,13 +94,22 @@ impl QueueDiscipline for FqBit {
     fn set_weight(&mut self, conv: u32, weight: u32) {
         self.fq.set_weight(conv, weight);
     }
+    fn groups_flows(&self) -> bool {
+        QueueDiscipline::groups_flows(&self.fq)
+    }
+    fn add_flow(&mut self, flow: u32, src: u32, dst: u32) {
+        self.fq.add_flow(flow, src, dst);
+    }
+    fn set_flow_weight(&mut self, flow: u32, weight: u32) {
+        QueueDiscipline::set_flow_weight(&mut self.fq, flow, weight);
+    }
     fn enqueue(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict {
         let v = self.fq.enqueue(pkt, arena, now, tx);
         if v == Verdict::Dropped(pkt) {
             return v;
         }
         let p = arena.get(pkt);
-        let conv = FairQueue::conversation_id(p.flow, p.kind);
+        let conv = self.fq.conversation(p.flow, p.kind);
         let (queue, buffer) = match self.fq.limit() {
             BufferLimit::Packets(n) => (self.fq.conv_len_packets(conv) as f64, n as f64),
             BufferLimit::Bytes(b) => (self.fq.conv_len_bytes(conv) as f64, b as f64),

@@ -82,6 +82,15 @@ pub trait QueueDiscipline {
     fn preempt(&mut self, _remaining_bytes: u32) {}
     /// Give conversation `conv` weight `weight` (weighted disciplines; others ignore it).
     fn set_weight(&mut self, _conv: u32, _weight: u32) {}
+    /// Give flow `flow`'s data conversation weight `weight` (its `fq_weight`).
+    fn set_flow_weight(&mut self, _flow: u32, _weight: u32) {}
+    /// The discipline groups flows into conversations by their endpoints (it is then told
+    /// each flow's with `add_flow` at setup).
+    fn groups_flows(&self) -> bool {
+        false
+    }
+    /// Flow `flow` runs from host `src` to host `dst`.
+    fn add_flow(&mut self, _flow: u32, _src: u32, _dst: u32) {}
     /// Packets marked since the start (congestion bits set), for port statistics.
     fn marks(&self) -> u64 {
         0
@@ -321,6 +330,15 @@ impl QueueDiscipline for Qdisc {
     }
     fn set_weight(&mut self, conv: u32, weight: u32) {
         dispatch!(self, q => q.set_weight(conv, weight))
+    }
+    fn set_flow_weight(&mut self, flow: u32, weight: u32) {
+        dispatch!(self, q => q.set_flow_weight(flow, weight))
+    }
+    fn groups_flows(&self) -> bool {
+        dispatch!(self, q => q.groups_flows())
+    }
+    fn add_flow(&mut self, flow: u32, src: u32, dst: u32) {
+        dispatch!(self, q => q.add_flow(flow, src, dst))
     }
     fn marks(&self) -> u64 {
         dispatch!(self, q => q.marks())

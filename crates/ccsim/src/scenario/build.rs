@@ -153,12 +153,18 @@ pub fn build_world_part(sc: &Scenario, side: Option<u8>) -> Result<World> {
     }
 
     let mut routes: Vec<u32> = Vec::new();
-    // Weighted FQ: a flow's data conversation gets its weight at every FQ port.
+    // Disciplines that group flows into conversations learn the flows' endpoints (only those:
+    // a large topology has many ports and flows); then weighted FQ gives a flow's data
+    // conversation its weight at every FQ port.
+    for port in ports.iter_mut().filter(|p| p.qdisc.groups_flows()) {
+        for (i, fs) in sc.flows.iter().enumerate() {
+            port.qdisc.add_flow(i as u32, fs.src as u32, fs.dst as u32);
+        }
+    }
     for (i, fs) in sc.flows.iter().enumerate() {
         if fs.fq_weight != 1 {
-            let conv = crate::queue::fq::FairQueue::conversation_id(i as u32, crate::net::packet::PacketKind::Data);
             for port in ports.iter_mut() {
-                port.qdisc.set_weight(conv, fs.fq_weight);
+                port.qdisc.set_flow_weight(i as u32, fs.fq_weight);
             }
         }
     }

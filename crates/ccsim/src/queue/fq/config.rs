@@ -7,6 +7,8 @@ use crate::scenario::decode::Result;
 use crate::scenario::params::{text, Params};
 use crate::scenario::units;
 
+use super::conversation::{ConversationKey, KEYS};
+
 /// Which packet a full buffer drops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropPolicy {
@@ -75,6 +77,8 @@ pub struct FqConfig {
     pub tie_smallest_bid: bool,
     /// Round-number computation (default `Exact`).
     pub round: RoundNumber,
+    /// What a conversation is (default `Flow`: each flow and direction; M1.8).
+    pub conversation: ConversationKey,
 }
 
 impl Default for FqConfig {
@@ -90,6 +94,7 @@ impl Default for FqConfig {
             weights: Vec::new(),
             tie_smallest_bid: false,
             round: RoundNumber::Exact,
+            conversation: ConversationKey::Flow,
         }
     }
 }
@@ -137,7 +142,13 @@ impl FqConfig {
             &[("exact", RoundNumber::Exact), ("self_clocked", RoundNumber::SelfClocked)],
             "the round number: exact bit-by-bit emulation (Fig 3.1) or self-clocked",
         )?;
-        Ok(FqConfig { charge_drops, delta_bits, drop_policy, preemptive, tie_smallest_bid, round, ..d })
+        let conversation = p.choice(
+            "conversation",
+            d.conversation,
+            KEYS,
+            "what FQ is fair to (M1.8): each flow and direction (the 5-tuple), or the flows sharing a host pair, a source or a destination, FCFS among themselves",
+        )?;
+        Ok(FqConfig { charge_drops, delta_bits, drop_policy, preemptive, tie_smallest_bid, round, conversation, ..d })
     }
 
     /// This config on a port (its buffer settings).
