@@ -62,7 +62,7 @@
 mod code;
 mod curve;
 pub use code::{red_code, CodeScale};
-pub use curve::RedCurve;
+pub use curve::{LineClock, RedCurve};
 
 use super::{BufferLimit, Discipline, DropTail, InService, PortSetup, QueueDiscipline, Verdict};
 use crate::net::packet::flags;
@@ -141,9 +141,8 @@ pub struct Red {
     cfg: RedConfig,
     /// The average and the probability it gives.
     curve: RedCurve,
-    bandwidth_bps: u64,
-    /// When the line finishes the packet it is sending (it is idle from then on if nothing waits).
-    busy_until: SimTime,
+    /// When the line finishes what it sends (it is idle from then on if nothing waits).
+    line: LineClock,
     rng: Rng,
     stats: RedStats,
 }
@@ -156,8 +155,7 @@ impl Red {
             inner: DropTail::new(limit, count_in_service),
             cfg,
             curve: RedCurve::new(cfg.min_th * unit, cfg.max_th * unit, cfg.max_p, cfg.w_q, cfg.gentle, cfg.wait, typical_tx),
-            bandwidth_bps,
-            busy_until: 0,
+            line: LineClock::new(bandwidth_bps),
             rng,
             stats: RedStats::default(),
         }
@@ -276,7 +274,7 @@ impl QueueDiscipline for Red {
     #[inline]
     fn enqueue(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict {
         let q = if self.cfg.queue_in_bytes { self.inner.len_bytes() as f64 } else { self.inner.len_packets() as f64 };
-        let idle_for = if tx.bytes.is_none() { Some(now.saturating_sub(self.busy_until)) } else { None };
+        let idle_for = self.line.idle_for(now, tx.bytes.is_none());
         self.curve.update_average(q, idle_for);
         let pb = if self.cfg.code_drops { self.code_probability() } else { self.base_probability() };
         let mut mark = false;
@@ -323,13 +321,13 @@ impl QueueDiscipline for Red {
     #[inline]
     fn dequeue(&mut self, arena: &mut PacketArena, now: SimTime) -> Option<PacketId> {
         let p = self.inner.dequeue(arena, now)?;
-        self.busy_until = now + tx_time(arena.get(p).size, self.bandwidth_bps);
+        self.line.sent(now, arena.get(p).size);
         Some(p)
     }
 
     /// A control packet took the line: the line is not idle while it is sent.
     fn line_taken(&mut self, now: SimTime, bytes: u32) {
-        self.busy_until = now + tx_time(bytes, self.bandwidth_bps);
+        self.line.sent(now, bytes);
     }
 
     fn len_packets(&self) -> u32 {

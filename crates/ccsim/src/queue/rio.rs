@@ -21,7 +21,7 @@
 //!   the buffer's tail drop (`DropTail`) still applies to both colours.
 //! - The draw comes from the port's own stream (`port/NAME/rio`).
 
-use super::red::RedCurve;
+use super::red::{LineClock, RedCurve};
 use super::{Discipline, DropTail, InService, PortSetup, QueueDiscipline, Verdict};
 use crate::net::packet::flags;
 use crate::net::{PacketArena, PacketId};
@@ -74,8 +74,8 @@ pub struct Rio {
     waiting_in: u32,
     curve_in: RedCurve,
     curve_out: RedCurve,
-    bandwidth_bps: u64,
-    busy_until: SimTime,
+    /// When the line finishes what it sends.
+    line: LineClock,
     rng: Rng,
     stats: RioStats,
 }
@@ -123,8 +123,7 @@ impl Rio {
             waiting_in: 0,
             curve_in: RedCurve::new(cfg.in_min_th, cfg.in_max_th, cfg.in_max_p, cfg.w_q, false, false, typical),
             curve_out: RedCurve::new(cfg.out_min_th, cfg.out_max_th, cfg.out_max_p, cfg.w_q, false, false, typical),
-            bandwidth_bps,
-            busy_until: 0,
+            line: LineClock::new(bandwidth_bps),
             rng,
             stats: RioStats::default(),
         }
@@ -157,7 +156,7 @@ impl Rio {
 
 impl QueueDiscipline for Rio {
     fn enqueue(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict {
-        let idle_for = if tx.bytes.is_none() { Some(now.saturating_sub(self.busy_until)) } else { None };
+        let idle_for = self.line.idle_for(now, tx.bytes.is_none());
         self.curve_in.update_average(self.waiting_in as f64, idle_for);
         self.curve_out.update_average(self.inner.len_packets() as f64, idle_for);
         let in_profile = arena.get(pkt).has(flags::IN_PROFILE);
@@ -190,12 +189,12 @@ impl QueueDiscipline for Rio {
         let p = self.inner.dequeue(arena, now)?;
         let pkt = arena.get(p);
         self.waiting_in -= pkt.has(flags::IN_PROFILE) as u32;
-        self.busy_until = now + tx_time(pkt.size, self.bandwidth_bps);
+        self.line.sent(now, pkt.size);
         Some(p)
     }
 
     fn line_taken(&mut self, now: SimTime, bytes: u32) {
-        self.busy_until = now + tx_time(bytes, self.bandwidth_bps);
+        self.line.sent(now, bytes);
     }
 
     fn len_packets(&self) -> u32 {

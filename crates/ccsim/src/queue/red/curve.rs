@@ -2,7 +2,39 @@
 //! define them (the rules and choices are in red.rs's header). RED runs one curve; RIO runs
 //! one for in-profile packets and one for all (rio.rs).
 
-use crate::sim::SimTime;
+use crate::sim::{time::tx_time, SimTime};
+
+/// The line an averaging discipline follows itself (the port's transmitter signals no
+/// completion when nothing waits): when it finishes what it sends, so an arrival to an empty
+/// queue knows how long the line has been idle.
+#[derive(Clone, Copy, Debug)]
+pub struct LineClock {
+    bandwidth_bps: u64,
+    busy_until: SimTime,
+}
+
+impl LineClock {
+    pub fn new(bandwidth_bps: u64) -> Self {
+        LineClock { bandwidth_bps, busy_until: 0 }
+    }
+
+    /// The line starts sending `bytes` at `now` (a packet the discipline handed it, or a
+    /// control packet the port put first).
+    #[inline]
+    pub fn sent(&mut self, now: SimTime, bytes: u32) {
+        self.busy_until = now + tx_time(bytes, self.bandwidth_bps);
+    }
+
+    /// How long the line has been idle at `now`, when it is (`line_idle`): RedCurve's input.
+    #[inline]
+    pub fn idle_for(&self, now: SimTime, line_idle: bool) -> Option<SimTime> {
+        if line_idle {
+            Some(now.saturating_sub(self.busy_until))
+        } else {
+            None
+        }
+    }
+}
 
 #[derive(Clone, Copy, Debug)]
 pub struct RedCurve {
