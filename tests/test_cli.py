@@ -455,3 +455,17 @@ def test_bench_runs_shorter_than_the_start_spread_and_reports_setup(cli):
     out = json.loads(r.stdout)
     assert out["flows"] == 20 and out["parse_seconds"] >= 0 and out["build_seconds"] >= 0
     assert out["bottleneck_departures"] > 0
+
+
+def test_shipped_scenario_paths_work_from_any_directory(cli, tmp_path):
+    # The README's and the files' own commands say scenarios/examples/...: from a directory
+    # without that path, the package's copy is run; a file of that name here comes first.
+    r = cli("validate", "scenarios/examples/rio-assured.toml", "examples/dumbbell.toml", cwd=tmp_path)
+    assert r.returncode == 0 and r.stdout.count(": ok") == 2, (r.stdout, r.stderr)
+    r = cli("validate", "scenarios/examples/no-such.toml", cwd=tmp_path)
+    assert r.returncode == 2 and "no such file" in r.stderr
+    local = tmp_path / "scenarios" / "examples"
+    local.mkdir(parents=True)
+    (local / "dumbbell.toml").write_text("name = \"mine\"\n")
+    r = cli("validate", "scenarios/examples/dumbbell.toml", cwd=tmp_path)
+    assert r.returncode == 2 and "duration" in r.stderr, r.stderr

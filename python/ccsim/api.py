@@ -23,13 +23,31 @@ def check_seed(value: int, what: str = "seed") -> int:
     return value
 
 
+def shipped_scenario(path: Union[str, os.PathLike]) -> Path | None:
+    """The package's own copy of a relative path such as ``scenarios/examples/dumbbell.toml``
+    (or ``examples/dumbbell.toml``), the paths the README and the files' headers give, so they
+    work from any directory once ccsim is installed; None if the package has no such file."""
+    p = Path(path)
+    if p.is_absolute() or not p.parts:
+        return None
+    parts = p.parts[1:] if p.parts[0] == "scenarios" else p.parts
+    if not parts:
+        return None
+    candidate = Path(__file__).parent / "scenarios" / Path(*parts)
+    return candidate if candidate.is_file() else None
+
+
 def _read_text(path: Union[str, os.PathLike]) -> str:
-    """A scenario file's text, without a byte-order mark (not TOML). Raises ScenarioError
+    """A scenario file's text, without a byte-order mark (not TOML); a relative path that does
+    not exist here is looked up among the scenarios the package ships. Raises ScenarioError
     naming the file."""
     p = Path(path)
     try:
         return p.read_text(encoding="utf-8").removeprefix("\ufeff")
     except FileNotFoundError:
+        shipped = shipped_scenario(p)
+        if shipped is not None:
+            return shipped.read_text(encoding="utf-8").removeprefix("\ufeff")
         raise ScenarioError(f"{p}: no such file") from None
     except IsADirectoryError:
         raise ScenarioError(f"{p}: is a directory, expected a scenario file") from None
