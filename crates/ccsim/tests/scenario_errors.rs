@@ -548,3 +548,12 @@ fn a_profile_needs_its_rate_and_a_bit_rate() {
     );
     assert!(ccsim::Scenario::from_toml_str(&with("max_window = 5", "max_window = 5\nprofile_rate = \"40kbps\"")).is_ok());
 }
+
+#[test]
+fn the_accumulating_queue_estimate_belongs_to_the_epoch_law() {
+    let pp = |params: &str| with("cc = \"jk\"", &format!("cc = \"pp\"\nparams = {{ {params} }}"));
+    assert_err(&pp("queue_estimate = \"accumulate\""), "flows[0].params.queue_estimate", &["law = \"epoch\""]);
+    assert_err(&pp("law = \"epoch\", drift_reset = 10"), "flows[0].params.drift_reset", &["queue_estimate = \"accumulate\""]);
+    assert_err(&pp("law = \"epoch\", queue_estimate = \"sum\""), "flows[0].params.queue_estimate", &["direct", "accumulate"]);
+    assert!(ccsim::run_toml(&pp("law = \"epoch\", queue_estimate = \"accumulate\", drift_reset = 10")).is_ok());
+}

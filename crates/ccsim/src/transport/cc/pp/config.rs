@@ -50,6 +50,11 @@ pub struct PpConfig {
     /// trip) with loop gain `epoch_gain` (law.rs).
     pub law: Law,
     pub epoch_gain: f64,
+    /// Law (5.9)'s queue estimate: §5.7's direct S − R·μ̂ (false) or §5.2's accumulating
+    /// state equation (true; drift.rs).
+    pub accumulate: bool,
+    /// With `accumulate`: epochs between §5.8.1's drift resets (0: none).
+    pub drift_reset: u32,
 }
 
 impl Default for PpConfig {
@@ -66,6 +71,8 @@ impl Default for PpConfig {
             kalman: KalmanConfig::default(),
             law: Law::PerProbe,
             epoch_gain: 0.9,
+            accumulate: false,
+            drift_reset: 0,
         }
     }
 }

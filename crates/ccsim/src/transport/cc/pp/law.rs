@@ -16,6 +16,7 @@
 //!     α·n* − (1 − α)·μR, not n* (spec A1: the thesis's z-domain analysis calls α = 1
 //!     marginally stable). Law (5.14) has no such offset.
 
+use super::drift::accumulate;
 use super::{Horizon, PacketPair, PAIR};
 use crate::sim::time::from_secs;
 use crate::sim::SimTime;
@@ -56,6 +57,18 @@ impl PacketPair {
     /// Law (5.9) at the end of an epoch; NaN without a usable μ̂.
     fn law_epoch(&mut self, s: f64, r: f64, now: SimTime) -> f64 {
         let rtt = self.srtt.unwrap_or(r).max(1e-9);
+        if let Some(acc) = self.acc.as_mut() {
+            // §5.2: S(k) is what epoch k sent; n̂_b accumulates (drift.rs).
+            let sent = acc.end_epoch();
+            let mu = self.usable_mu();
+            let rate = mu.map_or(f64::NAN, |mu| law_5_9(self.cfg.epoch_gain, self.cfg.setpoint, self.epoch_n_b, sent, mu, rtt));
+            if let Some(mu) = mu {
+                self.epoch_n_b = accumulate(self.epoch_n_b, sent, rtt, mu, 2.0 * self.cfg.setpoint);
+            }
+            self.n_b_hat = self.epoch_n_b;
+            self.epoch_end = now.saturating_add(from_secs(rtt).max(1));
+            return rate;
+        }
         let rate = self.usable_mu().map_or(f64::NAN, |mu| law_5_9(self.cfg.epoch_gain, self.cfg.setpoint, self.epoch_n_b, s, mu, rtt));
         self.n_b_hat = s - r * self.mu_hat;
         self.epoch_n_b = if self.n_b_hat.is_finite() { self.n_b_hat } else { 0.0 };

@@ -62,7 +62,9 @@
 //!   protocols [NOT IN THESIS]; on long paths (chapter 6 S7/S8, RTT 24 s) raise it, or the
 //!   start-up pair is retransmitted spuriously;
 //! - `law` = per_probe, (5.14) as chapter 6 simulates it; `epoch` is §5.3's law (5.9), once a
-//!   round trip with loop gain `epoch_gain` (law.rs; it settles on a biased queue, spec A1).
+//!   round trip with loop gain `epoch_gain` (law.rs; it settles on a biased queue, spec A1),
+//!   whose queue estimate may be §5.2's accumulating one with §5.8.1's drift resets
+//!   (`queue_estimate`, `drift_reset`; drift.rs).
 //!
 //! A flow whose maximum window is below 2 cannot send pairs and never leaves start-up. An
 //! application-limited flow (Telnet) sends what it has: a lone packet goes unpaired and
@@ -96,9 +98,11 @@ use crate::transport::config::{PacingRtt, SenderConfig, TimerMode};
 use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
 
 mod config;
+mod drift;
 mod law;
 pub use config::{Horizon, PpConfig, REstimate};
 pub use law::Law;
+use drift::Accumulator;
 
 /// Pair packets per pacing burst.
 const PAIR: u32 = 2;
@@ -123,6 +127,8 @@ pub struct PacketPair {
     /// Law (5.9): when the current epoch ends (the next update), and n̂_b at its start.
     epoch_end: SimTime,
     epoch_n_b: f64,
+    /// §5.2's accumulating estimate and its resets (`queue_estimate = "accumulate"`).
+    acc: Option<Box<Accumulator>>,
     pairs: PairMatcher,
     last_probe: Option<SimTime>,
     /// Smoothed RTT (gain 1/8), seconds, for the `srtt` horizon.
@@ -205,7 +211,40 @@ impl Algorithm for PacketPair {
             "the control law: (5.14) on every probe (chapter 6), or (5.9) once a round trip with gain epoch_gain (§5.3)",
         )?;
         let epoch_gain = p.number_above("epoch_gain", d.epoch_gain, 0.0, 2.0, "law (5.9): the loop gain α of §5.3.5 (stable below 1 by the thesis)")?;
-        Ok(PpConfig { setpoint, estimator, smooth, horizon, r_estimate, rate_floor, fill_window, fuzzy, kalman, law, epoch_gain })
+        let accumulate = p.choice(
+            "queue_estimate",
+            d.accumulate,
+            &[("direct", false), ("accumulate", true)],
+            "law (5.9)'s queue estimate: §5.7's direct S - R mu (direct) or §5.2's state equation, clamped (accumulate; needs law = \"epoch\")",
+        )?;
+        if accumulate && law != Law::Epoch {
+            return Err(p.error("queue_estimate", "\"accumulate\" is law (5.9)'s estimate: it needs law = \"epoch\""));
+        }
+        let drift_reset = p.integer(
+            "drift_reset",
+            d.drift_reset as u64,
+            0,
+            1_000_000,
+            "with queue_estimate = \"accumulate\": epochs between §5.8.1's drift resets (a special pair, silence until it is acknowledged, n_b = 0); 0 = none",
+        )? as u32;
+        if drift_reset > 0 && !accumulate {
+            return Err(p.error("drift_reset", "a drift reset corrects the accumulating estimate: it needs queue_estimate = \"accumulate\""));
+        }
+        Ok(PpConfig {
+            setpoint,
+            estimator,
+            smooth,
+            horizon,
+            r_estimate,
+            rate_floor,
+            fill_window,
+            fuzzy,
+            kalman,
+            law,
+            epoch_gain,
+            accumulate,
+            drift_reset,
+        })
     }
 
     fn build(cfg: &PpConfig, max_window: u32) -> Self {
@@ -223,6 +262,7 @@ impl Algorithm for PacketPair {
             n_b_hat: 0.0,
             epoch_end: 0,
             epoch_n_b: 0.0,
+            acc: cfg.accumulate.then(|| Box::new(Accumulator::new(cfg.drift_reset))),
             pairs: PairMatcher::default(),
             last_probe: None,
             srtt: None,
@@ -260,6 +300,11 @@ impl PacketPair {
     /// n̂_b = S − R·μ̂ at the last rate update, packets.
     pub fn n_b_estimate(&self) -> f64 {
         self.n_b_hat
+    }
+
+    /// §5.8.1's drift resets completed (`drift_reset`).
+    pub fn drift_resets(&self) -> u64 {
+        self.acc.as_ref().map_or(0, |a| a.resets())
     }
     /// Probes taken.
     pub fn probes(&self) -> u64 {
@@ -306,6 +351,9 @@ impl PacketPair {
 
 impl CongestionControl for PacketPair {
     fn cwnd(&self) -> f64 {
+        if let Some(w) = self.acc.as_ref().and_then(|a| a.window()) {
+            return w.min(self.max_window); // a drift reset: nothing past the special pair
+        }
         if self.running {
             self.max_window
         } else {
@@ -332,6 +380,12 @@ impl CongestionControl for PacketPair {
                 }
             }
             REstimate::MinRtt => self.r = Some(self.r.map_or(rtt, |r| r.min(rtt))),
+        }
+        if let Some(acc) = self.acc.as_mut() {
+            if acc.on_ack(a.ack, a.high_sent) {
+                // The special pair is acknowledged: the bottleneck queue has drained (§5.8.1).
+                (self.epoch_n_b, self.n_b_hat) = (0.0, 0.0);
+            }
         }
         if let Some(gap) = self.pairs.on_ack(a) {
             self.probe(a.now, gap, a.high_sent.saturating_sub(a.ack));
