@@ -50,6 +50,11 @@ SOURCE_BUFFER: int | None = None
 BASELINE_QUEUE = "random_drop"
 # Class 3 Exps 4 and 8's mean gap, s: the text's 0.004 or the captions' 0.001 (A9).
 FASTEST_GAP = 0.004
+# Fig. 5.9 (Class 2 Exps 9-11 and Class 3) is not legible (A2): "spec" (S4 at R6 sending to
+# R1, across four links, its ACKs through the three loaded forward ones) or "s4_at_r5" (S4 at
+# R5 sending to R4: it crosses only the bottleneck). Measured in finding c2-fig59-layout.
+FIG59 = "spec"
+FIG59_S4 = {"spec": [("s4", "r6"), ("d4", "r1")], "s4_at_r5": [("s4", "r5"), ("d4", "r4")]}
 def link(a: str, b: str, bw: str, delay: str = "0s") -> dict:
     return {"between": [a, b], "bandwidth": bw, "delay": delay}
 
@@ -271,10 +276,11 @@ def chapter5() -> list[tuple[str, str]]:
                                   "Inter-router links 64 kb/s, 3 ms; access links 128 kb/s, no latency.",
                                   f"Buffer {b} x 512 B."], fwd=fwd, rev=rev, pset=1, scheme_name=slug, buffer_bytes=b * DATA))
     # Class 2 Exps 9-11 and Class 3 on Fig. 5.9: partly overlapping paths, bottleneck R4-R5.
-    fig59 = [("s1", "r1"), ("d1", "r6"), ("s2", "r2"), ("d2", "r5"), ("s3", "r3"), ("d3", "r6"), ("s4", "r6"), ("d4", "r1")]
+    fig59 = [("s1", "r1"), ("d1", "r6"), ("s2", "r2"), ("d2", "r5"), ("s3", "r3"), ("d3", "r6"), *FIG59_S4[FIG59]]
     chain59 = [("96kbps", "0s")] * 3 + [("64kbps", "0s")] + [("96kbps", "0s")]
     flows59 = [{"name": f"{k} S{k}", "src": f"s{k}", "dst": f"d{k}"} for k in (1, 2, 3, 4)]
-    where59 = ["Fig. 5.9 read as (A2): S1 at R1 to R6, S2 at R2 to R5, S3 at R3 to R6, S4 at R6 to R1;",
+    s4 = {"spec": "S4 at R6 to R1", "s4_at_r5": "S4 at R5 to R4 (the other reading)"}[FIG59]
+    where59 = [f"Fig. 5.9 read as (A2): S1 at R1 to R6, S2 at R2 to R5, S3 at R3 to R6, {s4};",
                "R4-R5 64 kb/s, every other link 96 kb/s, no latency."]
     for e, mw in ((9, 15), (10, 30), (11, 60)):
         for slug, words in schemes:
