@@ -169,11 +169,11 @@ pub trait CongestionControl {
     fn code_for(&mut self, _seq: u64, _retransmission: bool, code: u8) -> u8 {
         code
     }
-    /// Whether the data packet `seq` about to be sent is a probe (`flags::PROBE`, which routers
+    /// Whether the data packet `seq` about to be sent at `now` is a probe (`flags::PROBE`, which routers
     /// that collect a path value look for: JCC). Called, like `code_for` and right after it,
     /// only for algorithms with [`Algorithm::MARKS_PACKETS`].
     #[inline]
-    fn probe_for(&mut self, _seq: u64, _retransmission: bool) -> bool {
+    fn probe_for(&mut self, _seq: u64, _retransmission: bool, _now: SimTime) -> bool {
         false
     }
     /// True if this algorithm ever paces: the sender then keeps pacing state for the flow.
@@ -315,8 +315,8 @@ impl CongestionControl for Cc {
         dispatch!(self, c => c.code_for(seq, retransmission, code))
     }
     #[inline]
-    fn probe_for(&mut self, seq: u64, retransmission: bool) -> bool {
-        dispatch!(self, c => c.probe_for(seq, retransmission))
+    fn probe_for(&mut self, seq: u64, retransmission: bool, now: SimTime) -> bool {
+        dispatch!(self, c => c.probe_for(seq, retransmission, now))
     }
     #[inline]
     fn uses_pacing(&self) -> bool {

@@ -9,6 +9,7 @@
 use super::{AckInfo, AckResponse, Algorithm, CongestionControl, Feedback, Resend, TimeoutInfo};
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
+use crate::sim::SimTime;
 use crate::transport::config::SenderConfig;
 
 /// Feedback with this code asks for the packet it names to be retransmitted.
@@ -71,7 +72,7 @@ impl CongestionControl for Recorder {
             seq as u8
         }
     }
-    fn probe_for(&mut self, seq: u64, retransmission: bool) -> bool {
+    fn probe_for(&mut self, seq: u64, retransmission: bool, _now: SimTime) -> bool {
         !retransmission && seq % 2 == 1
     }
 }

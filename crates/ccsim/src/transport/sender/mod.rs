@@ -231,7 +231,7 @@ impl Sender {
             }
         }
         let (code, probe) = if self.marks_packets {
-            (self.cc.code_for(seq, retransmission, code), self.cc.probe_for(seq, retransmission))
+            (self.cc.code_for(seq, retransmission, code), self.cc.probe_for(seq, retransmission, now))
         } else {
             (code, false)
         };

@@ -41,8 +41,8 @@
 //!   the probe is declared lost, is the next probe; the first packet of the flow is a probe.
 //!   A probe whose sequence number a cumulative ACK passes before its own ACK came (its ACK
 //!   was lost, or the probe was lost and repaired without being detected as the hole) is
-//!   given up without a window change, and the next new packet probes. A timer-driven probe
-//!   (period SRTT) is not modelled.
+//!   given up without a window change, and the next new packet probes. `probing = "timer"`
+//!   probes once a smoothed RTT instead (A-J8's other reading; probes.rs).
 //! - `increase` [REC: "per_probe"] (A-J6): "per_ack" grows by 1/cwnd per new ACK in
 //!   congestion avoidance while the latest R <= alpha (Reno's pace), and the probing ACKs
 //!   only decrease.
@@ -77,17 +77,20 @@
 //! and `beta` (probability units).
 
 mod aied;
+mod probes;
 #[cfg(test)]
 mod tests;
 
 pub use aied::{aied, Codes};
+pub use probes::Probing;
+use probes::Probes;
 
 use super::loss::LossConfig;
 use super::reno::rfc6298_defaults;
 use super::{AckInfo, AckResponse, Algorithm, CongestionControl, TimeoutInfo};
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
-use crate::sim::PS_PER_SEC;
+use crate::sim::{SimTime, PS_PER_SEC};
 use crate::transport::config::{SenderConfig, TimerMode};
 
 /// When congestion avoidance grows the window.
@@ -134,6 +137,8 @@ pub struct JccConfig {
     pub recover_guard: bool,
     /// Follow.
     pub cut_ssthresh: CutSsthresh,
+    /// How probes are spaced (probes.rs). Outstanding.
+    pub probing: Probing,
 }
 
 impl Default for JccConfig {
@@ -147,6 +152,7 @@ impl Default for JccConfig {
             loss_response: LossResponse::Aied,
             recover_guard: true,
             cut_ssthresh: CutSsthresh::Follow,
+            probing: Probing::Outstanding,
         }
     }
 }
@@ -183,9 +189,8 @@ pub struct Jcc {
     alpha: f64,
     beta: f64,
     r: f64,
-    /// The outstanding probe's sequence number (when `probing`).
-    probe: u64,
-    probing: bool,
+    /// The probes out and when the next leaves.
+    probing: Probes,
     /// Reno's fast recovery (`loss_response = "reno"` only).
     in_recovery: bool,
     /// One past the highest sequence number sent at the last loss detected (`recover_guard`).
@@ -248,6 +253,12 @@ impl Algorithm for Jcc {
                 &[("follow", CutSsthresh::Follow), ("keep", CutSsthresh::Keep)],
                 "a decrease in congestion avoidance sets ssthresh to the new window, or leaves it (slow start back up to it)",
             )?,
+            probing: p.choice(
+                "probing",
+                d.probing,
+                &[("outstanding", Probing::Outstanding), ("timer", Probing::Timer)],
+                "when a probe leaves: the first new packet after the last probe's ACK (one outstanding), or once a smoothed RTT has passed since the last probe (A-J8's timer reading)",
+            )?,
         };
         let codes = Codes::new(code_bits, max_p);
         if codes.code(alpha) + 1.0 > codes.max_p() {
@@ -271,8 +282,7 @@ impl Algorithm for Jcc {
             alpha: codes.code(cfg.alpha),
             beta: codes.max_p(),
             r: 0.0,
-            probe: 0,
-            probing: false,
+            probing: Probes::new(cfg.probing),
             in_recovery: false,
             recover: 0,
             probes: 0,
@@ -333,11 +343,11 @@ impl Jcc {
         self.recover = high_sent;
     }
 
-    /// If `seq` is the outstanding probe, it is lost: the next new packet probes.
+    /// If `seq` is an outstanding probe, it is lost (with one outstanding, the next new packet
+    /// probes).
     fn probe_lost(&mut self, seq: u64) -> bool {
-        let lost = self.probing && seq == self.probe;
+        let lost = self.probing.lost(seq);
         if lost {
-            self.probing = false;
             self.probe_losses += 1;
         }
         lost
@@ -356,23 +366,14 @@ impl CongestionControl for Jcc {
         0 // "At the source, R is initialized to zero" (§4.2.1)
     }
     #[inline]
-    fn probe_for(&mut self, seq: u64, retransmission: bool) -> bool {
-        if retransmission || self.probing {
-            return false;
-        }
-        (self.probing, self.probe) = (true, seq);
-        true
+    fn probe_for(&mut self, seq: u64, retransmission: bool, now: SimTime) -> bool {
+        self.probing.take(seq, retransmission, now)
     }
     #[inline]
     fn on_ack_info(&mut self, ack: &AckInfo) {
-        if !self.probing {
-            return;
-        }
-        if ack.echo_seq == self.probe && !ack.echo_retx {
-            self.probing = false;
+        let rtt = ack.now.saturating_sub(ack.echo_tx);
+        if self.probing.on_ack(ack.echo_seq, ack.echo_retx, ack.ack, rtt) {
             self.on_probe(ack.code);
-        } else if ack.ack > self.probe {
-            self.probing = false; // passed without its own ACK: given up (header)
         }
     }
     fn on_new_ack(&mut self, _ack: &AckInfo) -> AckResponse {

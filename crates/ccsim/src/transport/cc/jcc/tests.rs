@@ -18,7 +18,7 @@ impl Path {
     fn fill(&mut self, j: &mut Jcc) {
         while self.nxt < self.una + j.cwnd().floor() as u64 {
             assert_eq!(j.code_for(self.nxt, false, 0), 0);
-            if j.probe_for(self.nxt, false) {
+            if j.probe_for(self.nxt, false, 0) {
                 self.probes.push(self.nxt);
             }
             self.nxt += 1;
@@ -106,14 +106,14 @@ fn one_probe_per_round_trip() {
     assert_eq!((j.cwnd(), p.probes[2]), (6.0, 9), "one probe per window: a round trip apart");
     // A retransmission is never a probe, and the ACK of a probe's retransmitted copy
     // (code 0 from the source) is not a probing ACK; passing the probe gives it up.
-    assert!(!j.probe_for(p.nxt, true));
+    assert!(!j.probe_for(p.nxt, true, 0));
     let probe = p.probes[2];
     let mut a = p.info(probe + 1, probe, 200);
     a.echo_retx = true;
     j.on_ack_info(&a);
     assert_eq!((j.probes, j.cwnd()), (2, 6.0), "not counted as a probing ACK");
-    assert!(!j.probing);
-    assert!(j.probe_for(p.nxt, false), "the next new packet probes");
+    assert!(!j.probing.outstanding());
+    assert!(j.probe_for(p.nxt, false, 0), "the next new packet probes");
 }
 
 #[test]
@@ -196,12 +196,12 @@ fn a_lost_probe_halves_the_window_other_losses_do_not() {
     let (mut j, mut p) = avoiding(JccConfig::default(), 10.0, 254.0);
     // Packet 0 is the outstanding probe; it is lost (its duplicates from 1..4).
     p.una = 1; // (ns-2's guard needs an ACK past recover = 0; see the guard's own test)
-    j.probing = true;
-    j.probe = 1;
+    j.probing = Probes::new(Probing::Outstanding);
+    assert!(j.probing.take(1, false, 0));
     assert_eq!(p.dups(&mut j, 3), [false, false, true]);
     assert_eq!((j.cwnd(), j.ssthresh()), (5.0, 5.0));
     assert_eq!(j.stats().probe_losses, 1);
-    assert!(!j.probing, "the next new packet probes");
+    assert!(!j.probing.outstanding(), "the next new packet probes");
     // Reno's response as well (I1): an ordinary loss halves and inflates; recovery ends
     // at ssthresh; probing ACKs during it move nothing.
     let reno = JccConfig { loss_response: LossResponse::Reno, ..JccConfig::default() };
@@ -242,7 +242,7 @@ fn a_timeout_restarts_from_one_packet() {
     let (mut j, mut p) = avoiding(JccConfig::default(), 9.0, 254.0);
     j.on_timeout(&TimeoutInfo { seq: 3, high_sent: p.nxt, flight: 9, ..TimeoutInfo::default() });
     assert_eq!((j.cwnd(), j.ssthresh()), (1.0, 4.5));
-    assert!(j.probing, "packet 0, the probe, did not time out");
+    assert!(j.probing.outstanding(), "packet 0, the probe, did not time out");
     j.on_timeout(&TimeoutInfo { seq: 0, high_sent: p.nxt, flight: 1, ..TimeoutInfo::default() });
     assert_eq!((j.cwnd(), j.ssthresh(), j.stats().probe_losses), (1.0, 2.0, 1));
     // Slow start up to ssthresh; the packet sent then is the next probe, and AIED's.
@@ -295,7 +295,8 @@ fn timer_and_parameters() {
             "increase",
             "loss_response",
             "recover_guard",
-            "cut_ssthresh"
+            "cut_ssthresh",
+            "probing",
         ]
     );
     let mut out = [0.0; 2];
