@@ -12,11 +12,13 @@
 //! - The thresholds: out-of-profile at RED's defaults here (5, 15 packets, max_p 0.1),
 //!   in-profile later and gentler (10, 30 packets, max_p 0.02): the shape RIO's papers draw
 //!   (min_out < min_in, max_out < max_in, max_p_out > max_p_in), numbers of our choosing.
-//! - Both averages step on every arrival (each over its own waiting count), with one w_q
-//!   (0.002) and RED's idle decay after the line has been idle; each curve keeps its own count,
-//!   restarted by its own drops (early, forced, or the buffer's tail drop). Clark and Fang's
-//!   pseudo-code may update the in-profile average only at in-profile arrivals: not checked
-//!   against the paper here.
+//! - `in_average = "every_arrival"`: both averages step on every arrival (each over its own
+//!   waiting count), with one w_q (0.002) and RED's idle decay after the line has been idle.
+//!   `"in_arrivals"` steps the in-profile average only when an in-profile packet arrives (and
+//!   the total one only at the others), as RED steps its average at the packets it judges;
+//!   which of the two Clark and Fang's pseudo-code does is not checked against the paper here.
+//!   Each curve keeps its own count, restarted by its own drops (early, forced, or the
+//!   buffer's tail drop).
 //! - Drops only, no ECN marks, not gentle, no `wait`; the early victim is the arriving packet;
 //!   the buffer's tail drop (`DropTail`) still applies to both colours.
 //! - The draw comes from the port's own stream (`port/NAME/rio`).
@@ -41,6 +43,9 @@ pub struct RioConfig {
     pub w_q: f64,
     /// Typical packet, bytes: the idle decay's unit. 500.
     pub packet_size: u32,
+    /// Each average steps only at the arrivals its curve judges (true), or both at every
+    /// arrival (false, the default).
+    pub own_arrivals: bool,
 }
 
 impl Default for RioConfig {
@@ -54,6 +59,7 @@ impl Default for RioConfig {
             out_max_p: 0.1,
             w_q: 0.002,
             packet_size: 500,
+            own_arrivals: false,
         }
     }
 }
@@ -74,6 +80,7 @@ pub struct Rio {
     waiting_in: u32,
     curve_in: RedCurve,
     curve_out: RedCurve,
+    own_arrivals: bool,
     /// When the line finishes what it sends.
     line: LineClock,
     rng: Rng,
@@ -107,6 +114,12 @@ impl Discipline for Rio {
             w_q: p.number_above("w_q", d.w_q, 0.0, 1.0, "weight of both averages' EWMA")?,
             packet_size: p.integer("packet_size", d.packet_size as u64, 1, 1 << 30, "typical packet, bytes: the idle decay's unit")?
                 as u32,
+            own_arrivals: p.choice(
+                "in_average",
+                d.own_arrivals,
+                &[("every_arrival", false), ("in_arrivals", true)],
+                "when the averages step: both at every arrival, or each only at the arrivals its curve judges (the in-profile one at in-profile packets)",
+            )?,
         })
     }
 
@@ -123,6 +136,7 @@ impl Rio {
             waiting_in: 0,
             curve_in: RedCurve::new(cfg.in_min_th, cfg.in_max_th, cfg.in_max_p, cfg.w_q, false, false, typical),
             curve_out: RedCurve::new(cfg.out_min_th, cfg.out_max_th, cfg.out_max_p, cfg.w_q, false, false, typical),
+            own_arrivals: cfg.own_arrivals,
             line: LineClock::new(bandwidth_bps),
             rng,
             stats: RioStats::default(),
@@ -157,9 +171,13 @@ impl Rio {
 impl QueueDiscipline for Rio {
     fn enqueue(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict {
         let idle_for = self.line.idle_for(now, tx.bytes.is_none());
-        self.curve_in.update_average(self.waiting_in as f64, idle_for);
-        self.curve_out.update_average(self.inner.len_packets() as f64, idle_for);
         let in_profile = arena.get(pkt).has(flags::IN_PROFILE);
+        if !self.own_arrivals || in_profile {
+            self.curve_in.update_average(self.waiting_in as f64, idle_for);
+        }
+        if !self.own_arrivals || !in_profile {
+            self.curve_out.update_average(self.inner.len_packets() as f64, idle_for);
+        }
         if in_profile {
             if Self::early_drop(&mut self.curve_in, &mut self.rng) {
                 self.stats.in_drops += 1;
@@ -281,6 +299,23 @@ mod tests {
         // correction the drops are about 1/50 (gaps uniform on 1..100).
         let (p_in, _) = drop_rates(20, 0, 20_000);
         assert!((0.015..0.025).contains(&p_in), "{p_in}");
+    }
+
+    #[test]
+    fn in_arrivals_steps_each_average_only_at_its_own_packets() {
+        let mut a = PacketArena::new();
+        let cfg = RioConfig { own_arrivals: true, w_q: 0.5, ..RioConfig::default() };
+        let mut q = Rio::new(DropTail::new(BufferLimit::Unlimited, false), 8_000_000, cfg, Rng::stream(5, "port/a->b/rio"));
+        for _ in 0..4 {
+            let p = pkt(&mut a, false);
+            assert_eq!(q.enqueue(p, &mut a, 0, BUSY), Verdict::Accepted);
+        }
+        assert_eq!(q.averages().0, 0.0, "out-of-profile arrivals leave the in-profile average");
+        assert!(q.averages().1 > 0.0);
+        let total = q.averages().1;
+        let p = pkt(&mut a, true);
+        assert_eq!(q.enqueue(p, &mut a, 0, BUSY), Verdict::Accepted);
+        assert_eq!(q.averages().1, total, "an in-profile arrival leaves the total one");
     }
 
     #[test]
