@@ -1,6 +1,7 @@
 """Random small scenarios over the engine's less common paths: preemptive FQ, per-flow FQ
 weights, processing jitter, link delay changes mid-run, every congestion control, the AQMs
-behind the second sink (RED, BLUE, RIO with flows' token-bucket profiles). Each must
+behind the second sink (RED, BLUE, RIO with flows' token-bucket profiles), FQ's conversation
+keys. Each must
 run to the end without an engine error and conserve packets (every packet sent is delivered,
 dropped or still in the network)."""
 
@@ -13,7 +14,7 @@ import ccsim
 
 def random_scenario(it: int) -> ccsim.Scenario:
     rnd = random.Random(it)
-    aqm = random.Random(10_000 + it)  # its own stream: the draws above stay as they were
+    aqm = random.Random(10_000 + it)  # its own stream: the draws of `rnd` stay as they were
     sc = ccsim.Scenario(f"random-{it}", duration=f"{rnd.choice([20, 60])}s", seed=it)
     hosts = [f"h{i}" for i in range(rnd.randint(1, 5))]
     sc.hosts(*hosts, "sink", "sink2").switches("s1", "s2")
@@ -27,7 +28,8 @@ def random_scenario(it: int) -> ccsim.Scenario:
     sc.link("s1", "s2", bandwidth=rnd.choice(["80kbps", "1Mbps"]), delay="0.1s", buffer=f"{rnd.randint(1, 30)}pkt",
             queue="fq", count_in_service=rnd.random() < 0.5, changes=changes,
             queue_params={"preemptive": rnd.random() < 0.7, "delta": rnd.choice([0, 500, "infinite"]),
-                          "drop_policy": rnd.choice(["longest", "largest_bid"])})
+                          "drop_policy": rnd.choice(["longest", "largest_bid"]),
+                          "conversation": aqm.choice(["flow", "flow", "host_pair", "source", "destination"])})
     sc.link("s2", "sink", bandwidth="80kbps", buffer="10pkt", queue="fq", queue_params={"preemptive": True})
     sc.link("s2", "sink2", bandwidth=aqm.choice(["100kbps", "10Mbps"]), buffer=f"{aqm.randint(2, 40)}pkt",
             queue=aqm.choice(["droptail", "red", "blue", "rio"]))
