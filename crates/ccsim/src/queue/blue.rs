@@ -124,17 +124,7 @@ impl QueueDiscipline for Blue {
         self.inner.dequeue(arena, now)
     }
 
-    fn len_packets(&self) -> u32 {
-        self.inner.len_packets()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.inner.len_bytes()
-    }
-
-    fn for_each(&self, f: &mut dyn FnMut(PacketId)) {
-        self.inner.for_each(f)
-    }
+    buffered_in!(inner);
 
     fn memory_bytes(&self) -> usize {
         self.inner.memory_bytes()

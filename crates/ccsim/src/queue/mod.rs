@@ -161,6 +161,22 @@ pub fn discipline(name: &str) -> Option<&'static DisciplineInfo> {
     DISCIPLINES.iter().find(|d| d.name == name)
 }
 
+/// The buffer queries (`len_packets`, `len_bytes`, `for_each`) of a discipline whose packets
+/// wait in one inner queue, `field`: forwarded in one line (RED, BLUE, RIO, REM, DECbit, ...).
+macro_rules! buffered_in {
+    ($field:ident) => {
+        fn len_packets(&self) -> u32 {
+            self.$field.len_packets()
+        }
+        fn len_bytes(&self) -> u64 {
+            self.$field.len_bytes()
+        }
+        fn for_each(&self, f: &mut dyn FnMut(crate::net::PacketId)) {
+            self.$field.for_each(f)
+        }
+    };
+}
+
 /// Generates, from one line per discipline (`Variant: module::Type`, `boxed` for large
 /// state): the module declaration, the [`Qdisc`] enum and its dispatch, the [`QdiscConfig`]
 /// enum of decoded parameters and the [`DISCIPLINES`] table.

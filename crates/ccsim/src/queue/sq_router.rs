@@ -116,17 +116,7 @@ impl QueueDiscipline for SqRouter {
         self.queue.dequeue(arena, now)
     }
 
-    fn len_packets(&self) -> u32 {
-        self.queue.len_packets()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.queue.len_bytes()
-    }
-
-    fn for_each(&self, f: &mut dyn FnMut(PacketId)) {
-        self.queue.for_each(f)
-    }
+    buffered_in!(queue);
 
     fn memory_bytes(&self) -> usize {
         self.queue.memory_bytes() + self.pending.capacity() * std::mem::size_of::<Signal>()
