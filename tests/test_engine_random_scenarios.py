@@ -1,9 +1,8 @@
 """Random small scenarios over the engine's less common paths: preemptive FQ, per-flow FQ
 weights, processing jitter, link delay changes mid-run, every congestion control, the AQMs
-behind the second sink (RED, BLUE, RIO with flows' token-bucket profiles), FQ's conversation
-keys. Each must
-run to the end without an engine error and conserve packets (every packet sent is delivered,
-dropped or still in the network)."""
+behind the second sink (RED, BLUE, RIO with flows' token-bucket profiles, Virtual Clock with
+reservations), FQ's conversation keys. Each must run to the end without an engine error and
+conserve packets (every packet sent is delivered, dropped or still in the network)."""
 
 import random
 
@@ -31,8 +30,9 @@ def random_scenario(it: int) -> ccsim.Scenario:
                           "drop_policy": rnd.choice(["longest", "largest_bid"]),
                           "conversation": aqm.choice(["flow", "flow", "host_pair", "source", "destination"])})
     sc.link("s2", "sink", bandwidth="80kbps", buffer="10pkt", queue="fq", queue_params={"preemptive": True})
+    sink2_queue = aqm.choice(["droptail", "red", "blue", "rio", "virtual_clock"])
     sc.link("s2", "sink2", bandwidth=aqm.choice(["100kbps", "10Mbps"]), buffer=f"{aqm.randint(2, 40)}pkt",
-            queue=aqm.choice(["droptail", "red", "blue", "rio"]))
+            queue=sink2_queue)
     for i, h in enumerate(hosts):
         app = rnd.choice(["ftp", "ftp", "telnet", "cbr", "poisson"])
         f = {"app": app, "name": f"f{i}", "packet_size": f"{rnd.choice([40, 200, 1000, 1500])}B"}
@@ -48,7 +48,10 @@ def random_scenario(it: int) -> ccsim.Scenario:
             f["fq_weight"] = rnd.randint(1, 5)
         if aqm.random() < 0.5:
             f["profile_rate"] = f"{aqm.choice([20, 200, 2000])}kbps"
-        sc.flow(h, rnd.choice(["sink", "sink2"]), **f)
+        dst = rnd.choice(["sink", "sink2"])
+        if dst == "sink2" and sink2_queue == "virtual_clock" and aqm.random() < 0.5:
+            f["reserved_rate"] = f"{aqm.choice([1, 10, 20])}kbps"  # at most 100 kb/s in all
+        sc.flow(h, dst, **f)
     sc.measure(interval="10s", discard=0)
     return sc
 

@@ -557,3 +557,18 @@ fn the_accumulating_queue_estimate_belongs_to_the_epoch_law() {
     assert_err(&pp("law = \"epoch\", queue_estimate = \"sum\""), "flows[0].params.queue_estimate", &["direct", "accumulate"]);
     assert!(ccsim::run_toml(&pp("law = \"epoch\", queue_estimate = \"accumulate\", drift_reset = 10")).is_ok());
 }
+
+#[test]
+fn a_reservation_needs_a_virtual_clock_port_with_room_for_it() {
+    let reserve = |rate: &str| format!("max_window = 5\nreserved_rate = \"{rate}\"");
+    assert_err(&with("max_window = 5", &reserve("40kbps")), "flows[0].reserved_rate", &["virtual_clock"]);
+    assert_err(&with("max_window = 5", &reserve("0bps")), "flows[0].reserved_rate", &["positive"]);
+    let vc = with("delay = \"10ms\"", "delay = \"10ms\"\nqueue = \"virtual_clock\"");
+    assert_err(&vc.replace("max_window = 5", &reserve("100kbps")), "flows[0].reserved_rate", &["above its line rate"]);
+    assert_err(
+        &vc.replace("queue = \"virtual_clock\"", "queue = \"virtual_clock\"\nqueue_params = { unreserved = \"x\" }"),
+        "links[1].queue_params.unreserved",
+        &["equal"],
+    );
+    assert!(ccsim::run_toml(&vc.replace("max_window = 5", &reserve("40kbps"))).is_ok());
+}

@@ -55,7 +55,7 @@
 mod buffer_log;
 mod config;
 mod conversation;
-mod key_heap;
+pub(crate) mod key_heap;
 mod overflow;
 mod preemption;
 mod round;

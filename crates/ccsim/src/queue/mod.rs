@@ -16,7 +16,7 @@
 //! (and every drop-tail port of a big topology) stays small; drop-tail, the default, is
 //! inlined into the port.
 
-use crate::net::{PacketArena, PacketId};
+use crate::net::{PacketArena, PacketId, PacketKind};
 use crate::scenario::decode::Result;
 use crate::scenario::params::{ParamDoc, Params};
 use crate::sim::{Rng, SimTime};
@@ -91,6 +91,17 @@ pub trait QueueDiscipline {
     }
     /// Flow `flow` runs from host `src` to host `dst`.
     fn add_flow(&mut self, _flow: u32, _src: u32, _dst: u32) {}
+    /// The discipline keeps per-conversation rates and is told at setup, with `routed`, every
+    /// conversation whose route passes its port (only those that ask: a large topology has many
+    /// ports and flows).
+    fn wants_routes(&self) -> bool {
+        false
+    }
+    /// Flow `flow`'s packets of `kind` pass this port; `reserved_bps` is the flow's
+    /// `reserved_rate` for its data (0: none). An error says why the port cannot take it.
+    fn routed(&mut self, _flow: u32, _kind: PacketKind, _reserved_bps: u64) -> std::result::Result<(), String> {
+        Ok(())
+    }
     /// Packets marked since the start (congestion bits set), for port statistics.
     fn marks(&self) -> u64 {
         0
@@ -266,6 +277,7 @@ disciplines! {
     Wtp: wtp::Wtp boxed,
     Swtp: swtp::Swtp boxed,
     Bpr: bpr::Bpr boxed,
+    VirtualClock: virtual_clock::VirtualClock boxed,
 }
 
 // Not a port discipline: chapter 3's buffering structures for FQ and their evaluation.
@@ -355,6 +367,12 @@ impl QueueDiscipline for Qdisc {
     }
     fn add_flow(&mut self, flow: u32, src: u32, dst: u32) {
         dispatch!(self, q => q.add_flow(flow, src, dst))
+    }
+    fn wants_routes(&self) -> bool {
+        dispatch!(self, q => q.wants_routes())
+    }
+    fn routed(&mut self, flow: u32, kind: PacketKind, reserved_bps: u64) -> std::result::Result<(), String> {
+        dispatch!(self, q => q.routed(flow, kind, reserved_bps))
     }
     fn marks(&self) -> u64 {
         dispatch!(self, q => q.marks())

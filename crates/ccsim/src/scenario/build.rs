@@ -6,7 +6,7 @@ use super::table_memory::check_table_memory;
 use crate::measure::{CwndTrace, DropTrace, EventTrace, IntervalTable, QueueTrace, EVENT_LOG_CAPACITY};
 use crate::net::port::uses_trunk;
 use crate::net::routing::{explicit_path, Adjacency, Router};
-use crate::net::{PacketArena, Port};
+use crate::net::{PacketArena, PacketKind, Port};
 use crate::queue::{PortSetup, Qdisc, QueueDiscipline};
 use crate::sim::{events::MAX_TARGET, EventKind, EventQueue, Rng};
 use crate::traffic::sizes::PacketSizes;
@@ -204,6 +204,24 @@ pub fn build_world_part(sc: &Scenario, side: Option<u8>) -> Result<World> {
         let rev = resolve(&rev_explicit, fs.dst, fs.src, "reverse_route")?;
         if fwd.len() > u16::MAX as usize || rev.len() > u16::MAX as usize {
             return Err(ScenarioError::new(format!("{path}.route"), "route longer than 65535 hops"));
+        }
+        // Disciplines with per-conversation rates (Virtual Clock) learn who passes them.
+        let mut honoured = false;
+        for (ports_of, kind) in [(&fwd, PacketKind::Data), (&rev, PacketKind::Ack)] {
+            for &p in ports_of.iter() {
+                let q = &mut ports[p as usize].qdisc;
+                if q.wants_routes() {
+                    let reserved = if kind == PacketKind::Data { fs.reserved_rate.unwrap_or(0) } else { 0 };
+                    honoured |= reserved > 0;
+                    q.routed(i as u32, kind, reserved).map_err(|e| ScenarioError::new(format!("{path}.reserved_rate"), e))?;
+                }
+            }
+        }
+        if fs.reserved_rate.is_some() && !honoured {
+            return Err(ScenarioError::new(
+                format!("{path}.reserved_rate"),
+                "no port on the flow's route honours reservations (queue = \"virtual_clock\")",
+            ));
         }
         let route = routes.len() as u32;
         routes.extend_from_slice(&fwd);

@@ -321,6 +321,10 @@ pub fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex, durati
             return Err(ScenarioError::new(o.at("stop"), what));
         }
         let fq_weight = o.uint_in("fq_weight", 1, 1_000_000)?.unwrap_or(1) as u32;
+        let reserved_rate = o.quantity("reserved_rate", units::bandwidth)?;
+        if reserved_rate == Some(0) {
+            return Err(ScenarioError::new(o.at("reserved_rate"), "expected a positive bit rate (leave it out for no reservation)"));
+        }
         let class = o.uint_in("class", 0, 255)?.unwrap_or(0) as u8;
         let app = decode_app(&mut o, app_name, mean_size, duration)?;
         let source_buffer = o.uint_in("source_buffer", 0, u32::MAX as u64)?;
@@ -377,6 +381,7 @@ pub fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex, durati
             route,
             reverse_route,
             fq_weight,
+            reserved_rate,
             class,
             source_buffer,
             profile,

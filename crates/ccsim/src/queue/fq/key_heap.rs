@@ -10,38 +10,38 @@
 //! go to the smaller id: the order is total, so runs are reproducible.
 
 /// Position value of a conversation that is not in a heap.
-pub(super) const NONE: u32 = u32::MAX;
+pub(crate) const NONE: u32 = u32::MAX;
 
 /// Where an item keeps its position in one particular heap.
-pub(super) trait Slot {
+pub(crate) trait Slot {
     type Item;
     fn pos(item: &mut Self::Item) -> &mut u32;
 }
 
 /// Binary min-heap of ids (indices into a slice of items) keyed by `K`, ties broken by id.
-pub(super) struct KeyHeap<K> {
+pub(crate) struct KeyHeap<K> {
     v: Vec<(K, u32)>,
 }
 
 impl<K: Ord + Copy> KeyHeap<K> {
-    pub(super) fn new() -> Self {
+    pub(crate) fn new() -> Self {
         KeyHeap { v: Vec::new() }
     }
 
     #[inline]
-    pub(super) fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.v.len()
     }
 
     /// The id with the smallest key.
     #[inline]
-    pub(super) fn top(&self) -> Option<u32> {
+    pub(crate) fn top(&self) -> Option<u32> {
         self.v.first().map(|e| e.1)
     }
 
     /// The smallest key and its id.
     #[inline]
-    pub(super) fn top_entry(&self) -> Option<&(K, u32)> {
+    pub(crate) fn top_entry(&self) -> Option<&(K, u32)> {
         self.v.first()
     }
 
@@ -98,14 +98,14 @@ impl<K: Ord + Copy> KeyHeap<K> {
     }
 
     #[inline]
-    pub(super) fn push<S: Slot>(&mut self, items: &mut [S::Item], id: u32, key: K) {
+    pub(crate) fn push<S: Slot>(&mut self, items: &mut [S::Item], id: u32, key: K) {
         self.v.push((key, id));
         let i = self.v.len() - 1;
         self.sift_up::<S>(items, i);
     }
 
     #[inline]
-    pub(super) fn remove<S: Slot>(&mut self, items: &mut [S::Item], id: u32) {
+    pub(crate) fn remove<S: Slot>(&mut self, items: &mut [S::Item], id: u32) {
         let i = std::mem::replace(S::pos(&mut items[id as usize]), NONE) as usize;
         let last = self.v.pop().unwrap();
         if i < self.v.len() {
@@ -116,13 +116,13 @@ impl<K: Ord + Copy> KeyHeap<K> {
 
     /// Change the key of an id in the heap.
     #[inline]
-    pub(super) fn set<S: Slot>(&mut self, items: &mut [S::Item], id: u32, key: K) {
+    pub(crate) fn set<S: Slot>(&mut self, items: &mut [S::Item], id: u32, key: K) {
         let i = *S::pos(&mut items[id as usize]) as usize;
         self.v[i].0 = key;
         self.fix::<S>(items, i);
     }
 
-    pub(super) fn capacity_bytes(&self) -> usize {
+    pub(crate) fn capacity_bytes(&self) -> usize {
         self.v.capacity() * std::mem::size_of::<(K, u32)>()
     }
 }
