@@ -1,7 +1,7 @@
 """Random small scenarios over the engine's less common paths: preemptive FQ, per-flow FQ
 weights, processing jitter, link delay changes mid-run, every congestion control, the AQMs
-behind the second sink (RED, BLUE, RIO with flows' token-bucket profiles, Virtual Clock with
-reservations), FQ's conversation keys. Each must run to the end without an engine error and
+behind the second sink (RED, BLUE, RIO with flows' token-bucket profiles, Virtual Clock and HRR
+with reservations), FQ's conversation keys. Each must run to the end without an engine error and
 conserve packets (every packet sent is delivered, dropped or still in the network)."""
 
 import random
@@ -30,7 +30,7 @@ def random_scenario(it: int) -> ccsim.Scenario:
                           "drop_policy": rnd.choice(["longest", "largest_bid"]),
                           "conversation": aqm.choice(["flow", "flow", "host_pair", "source", "destination"])})
     sc.link("s2", "sink", bandwidth="80kbps", buffer="10pkt", queue="fq", queue_params={"preemptive": True})
-    sink2_queue = aqm.choice(["droptail", "red", "blue", "rio", "virtual_clock"])
+    sink2_queue = aqm.choice(["droptail", "red", "blue", "rio", "virtual_clock", "hrr"])
     sc.link("s2", "sink2", bandwidth=aqm.choice(["100kbps", "10Mbps"]), buffer=f"{aqm.randint(2, 40)}pkt",
             queue=sink2_queue)
     for i, h in enumerate(hosts):
@@ -49,7 +49,7 @@ def random_scenario(it: int) -> ccsim.Scenario:
         if aqm.random() < 0.5:
             f["profile_rate"] = f"{aqm.choice([20, 200, 2000])}kbps"
         dst = rnd.choice(["sink", "sink2"])
-        if dst == "sink2" and sink2_queue == "virtual_clock" and aqm.random() < 0.5:
+        if dst == "sink2" and sink2_queue in ("virtual_clock", "hrr") and aqm.random() < 0.5:
             f["reserved_rate"] = f"{aqm.choice([1, 10, 20])}kbps"  # at most 100 kb/s in all
         sc.flow(h, dst, **f)
     sc.measure(interval="10s", discard=0)

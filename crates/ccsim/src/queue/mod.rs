@@ -106,6 +106,11 @@ pub trait QueueDiscipline {
     fn marks(&self) -> u64 {
         0
     }
+    /// A non-work-conserving discipline, asked for a packet on an idle line, may give none
+    /// while it holds some: then the time, at or after `now`, when one may go.
+    fn next_eligible(&self, _now: SimTime) -> Option<SimTime> {
+        None
+    }
     /// Hand over the signals raised since the last call (called after every arrival, for
     /// disciplines with [`Discipline::SIGNALS`] only).
     fn drain_signals(&mut self, _out: &mut dyn FnMut(Signal)) {}
@@ -278,6 +283,7 @@ disciplines! {
     Swtp: swtp::Swtp boxed,
     Bpr: bpr::Bpr boxed,
     VirtualClock: virtual_clock::VirtualClock boxed,
+    Hrr: hrr::Hrr boxed,
 }
 
 // Not a port discipline: chapter 3's buffering structures for FQ and their evaluation.
@@ -373,6 +379,9 @@ impl QueueDiscipline for Qdisc {
     }
     fn routed(&mut self, flow: u32, kind: PacketKind, reserved_bps: u64) -> std::result::Result<(), String> {
         dispatch!(self, q => q.routed(flow, kind, reserved_bps))
+    }
+    fn next_eligible(&self, now: SimTime) -> Option<SimTime> {
+        dispatch!(self, q => q.next_eligible(now))
     }
     fn marks(&self) -> u64 {
         dispatch!(self, q => q.marks())

@@ -220,7 +220,7 @@ pub fn build_world_part(sc: &Scenario, side: Option<u8>) -> Result<World> {
         if fs.reserved_rate.is_some() && !honoured {
             return Err(ScenarioError::new(
                 format!("{path}.reserved_rate"),
-                "no port on the flow's route honours reservations (queue = \"virtual_clock\")",
+                "no port on the flow's route honours reservations (queue = \"virtual_clock\" or \"hrr\")",
             ));
         }
         let route = routes.len() as u32;

@@ -40,6 +40,9 @@ pub enum EventKind {
     TraceSample,
     /// A link's propagation delay changes (target = index into the world's link changes).
     LinkChange,
+    /// A port whose discipline holds packets on an idle line (non-work-conserving, e.g. HRR)
+    /// looks again (target = port).
+    PortWake,
 }
 
 /// An event in 16 bytes: its time, and one word that orders events of the same time and
@@ -61,7 +64,7 @@ const SEQ_LIMIT: u64 = 1 << 32;
 /// Largest target an event can name: ports, flows, intervals and link changes are numbered
 /// below it (the scenario builder checks).
 pub const MAX_TARGET: u32 = (1 << TARGET_BITS) - 1;
-const KINDS: [EventKind; 10] = [
+const KINDS: [EventKind; 11] = [
     EventKind::TxDone,
     EventKind::PipeArrival,
     EventKind::FlowTimer,
@@ -72,6 +75,7 @@ const KINDS: [EventKind; 10] = [
     EventKind::IntervalEnd,
     EventKind::TraceSample,
     EventKind::LinkChange,
+    EventKind::PortWake,
 ];
 
 // KINDS lists every kind at its discriminant, within the word's 4 bits.

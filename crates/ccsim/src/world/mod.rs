@@ -284,6 +284,7 @@ impl World {
             EventKind::TxDone => {
                 self.ports[t as usize].on_tx_done(&mut self.packets, self.now, &mut self.events, t);
             }
+            EventKind::PortWake => self.ports[t as usize].on_wake(&mut self.packets, self.now, &mut self.events, t),
             EventKind::FlowTimer => self.on_flow_timer(t),
             EventKind::PaceTick => self.on_pace_tick(t),
             EventKind::SourceTick => self.on_source_tick(t),

@@ -59,6 +59,8 @@ pub struct Port {
     busy_until: SimTime,
     in_service_bytes: u32,
     txdone_pending: bool,
+    /// A `PortWake` is armed (the discipline holds packets on an idle line).
+    wake_pending: bool,
     /// Packets on the line, oldest first; each carries its arrival time.
     pipe: IdRing,
     pub stats: PortStats,
@@ -111,6 +113,7 @@ impl Port {
             busy_until: 0,
             in_service_bytes: 0,
             txdone_pending: false,
+            wake_pending: false,
             pipe: IdRing::new(),
             stats: PortStats::default(),
             preemptive: false,
@@ -286,8 +289,35 @@ impl Port {
                     events.schedule(self.busy_until, EventKind::TxDone, id);
                     self.txdone_pending = true;
                 }
+            } else {
+                self.hold(now, events, id);
             }
         }
+    }
+
+    /// The line is idle and the discipline gave nothing: if it holds packets (a
+    /// non-work-conserving one), look again when it says the next may go.
+    #[cold]
+    fn hold(&mut self, now: SimTime, events: &mut EventQueue, id: u32) {
+        if self.wake_pending || self.qdisc.len_packets() == 0 {
+            return;
+        }
+        if let Some(t) = self.qdisc.next_eligible(now) {
+            self.wake_pending = true;
+            events.schedule(t.max(now), EventKind::PortWake, id);
+        }
+    }
+
+    /// The wake-up `hold` armed.
+    pub fn on_wake(&mut self, arena: &mut PacketArena, now: SimTime, events: &mut EventQueue, id: u32) {
+        self.wake_pending = false;
+        if now < self.busy_until || self.txdone_pending {
+            return; // the line is busy: its own TxDone looks again
+        }
+        if self.features & feature::ACCOUNTING != 0 {
+            self.account(now);
+        }
+        self.kick(false, arena, now, events, id);
     }
 
     /// The next packet to transmit: the control lane's first, else the discipline's.
@@ -349,6 +379,8 @@ impl Port {
                 events.schedule(self.busy_until, EventKind::TxDone, id);
                 self.txdone_pending = true;
             }
+        } else {
+            self.hold(now, events, id);
         }
     }
 
