@@ -10,11 +10,9 @@
 //! behind the one in service. Uncongested ports (access links, ACK paths) therefore cost one
 //! event per packet, the pipe arrival.
 //!
-//! A preemptive FQ port stops the packet on the line when an arrival outbids it (Keshav 1991
-//! §2.2). The stopped packet leaves the pipe and goes back to its queue with the exact
-//! transmission time it has left; the events scheduled for it go stale and are recognised
-//! by their time (`on_tx_done`, `on_pipe_arrival`; only preemptive ports check), so nothing
-//! is cancelled.
+//! Two services differ from "start the next packet when the line frees" (`service.rs`): a
+//! preemptive FQ port stops the packet on the line when an arrival outbids it, and a
+//! non-work-conserving discipline (HRR) may hold packets while the line is idle.
 //!
 //! A port of several channels (a DWDM output trunk: `trunk.rs`) keeps this port's pipe and
 //! statistics but has transmitters of its own: the flag test an arrival and a completion
@@ -23,6 +21,7 @@
 
 mod cross;
 mod features;
+mod service;
 mod trunk;
 
 use crate::net::{IdRing, PacketArena, PacketId};
@@ -151,15 +150,6 @@ impl Port {
             self.fifo_guard = true;
         }
         self.delay = delay;
-    }
-
-    /// Make the port preempt when its discipline asks (preemptive FQ).
-    pub fn set_preemptive(&mut self, on: bool) {
-        self.preemptive = on;
-        self.pipe_checks_time |= on;
-        if on {
-            self.extras_mut();
-        }
     }
 
     /// Line rate, bits per second.
@@ -295,31 +285,6 @@ impl Port {
         }
     }
 
-    /// The line is idle and the discipline gave nothing: if it holds packets (a
-    /// non-work-conserving one), look again when it says the next may go.
-    #[cold]
-    fn hold(&mut self, now: SimTime, events: &mut EventQueue, id: u32) {
-        if self.wake_pending || self.qdisc.len_packets() == 0 {
-            return;
-        }
-        if let Some(t) = self.qdisc.next_eligible(now) {
-            self.wake_pending = true;
-            events.schedule(t.max(now), EventKind::PortWake, id);
-        }
-    }
-
-    /// The wake-up `hold` armed.
-    pub fn on_wake(&mut self, arena: &mut PacketArena, now: SimTime, events: &mut EventQueue, id: u32) {
-        self.wake_pending = false;
-        if now < self.busy_until || self.txdone_pending {
-            return; // the line is busy: its own TxDone looks again
-        }
-        if self.features & feature::ACCOUNTING != 0 {
-            self.account(now);
-        }
-        self.kick(false, arena, now, events, id);
-    }
-
     /// The next packet to transmit: the control lane's first, else the discipline's.
     #[inline(always)]
     fn next_packet(&mut self, arena: &mut PacketArena, now: SimTime) -> Option<PacketId> {
@@ -332,32 +297,6 @@ impl Port {
     #[inline(always)]
     fn has_waiting(&self) -> bool {
         self.lane_waiting || self.qdisc.len_packets() > 0
-    }
-
-    /// Stop the packet on the line (it is the newest in the pipe), hand it back to the
-    /// discipline with what it has left, and start the packet that outbid it. The events
-    /// already scheduled for the stopped packet go stale: `on_tx_done` and
-    /// `on_pipe_arrival` ignore an event whose time no longer matches.
-    #[cold]
-    fn preempt(&mut self, arena: &mut PacketArena, now: SimTime, events: &mut EventQueue, id: u32) {
-        let stopped = self.pipe.pop_back().expect("a busy port has its packet in the pipe");
-        let left = self.busy_until - now;
-        let size = arena.get(stopped).size;
-        self.stats.departures -= 1;
-        self.stats.bytes_departed -= size as u64;
-        self.stats.busy_ps -= left;
-        let left_bytes = ((left as u128 * self.bandwidth_bps() as u128).div_ceil(BIT_PS as u128)) as u32;
-        self.qdisc.preempt(left_bytes.clamp(1, size));
-        let resume = &mut self.extras_mut().resume;
-        match resume.iter_mut().find(|(p, _)| *p == stopped) {
-            Some(entry) => entry.1 = left,
-            None => resume.push((stopped, left)),
-        }
-        self.busy_until = now;
-        let next = self.qdisc.dequeue(arena, now).expect("the preempting packet is queued");
-        self.start_tx(next, arena, now, events, id);
-        events.schedule(self.busy_until, EventKind::TxDone, id);
-        self.txdone_pending = true;
     }
 
     /// The transmitter finished a packet and packets are waiting.
