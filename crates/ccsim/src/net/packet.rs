@@ -43,6 +43,15 @@ pub mod flags {
     pub const IN_PROFILE: u8 = 128;
 }
 
+/// Flag bits in [`Packet::xflags`] (the eight of [`flags`] are taken; this byte sits in what
+/// was the packet's padding).
+pub mod xflags {
+    /// Data: a SEIF router has already sent its source feedback while it waited (Liang 1991
+    /// §6.1's guard against duplicate feedback on a path of several bottlenecks;
+    /// `seif_router`'s `fed_back_bit`).
+    pub const FED_BACK: u8 = 1;
+}
+
 /// Values of [`Packet::code`] that mark probe pairs (Keshav 1991 §4.4: packet-pair). A paced
 /// sender marks the first two packets of each back-to-back burst; the sink echoes the code in
 /// the ACK, so the sender can time the gap between the two ACKs of one pair.
@@ -82,6 +91,8 @@ pub struct Packet {
     /// Small code field for explicit feedback schemes (JCC's R, ADPM marks, ...) and the
     /// packet-pair marks of [`pair_code`]. An ACK carries the code of the data packet it answers.
     pub code: u8,
+    /// More flag bits: [`xflags`].
+    pub xflags: u8,
 }
 
 impl Packet {
@@ -107,6 +118,7 @@ pub(crate) const EMPTY: Packet = Packet {
     flags: 0,
     class: 0,
     code: 0,
+    xflags: 0,
 };
 
 /// A control packet's `seq` when it names no sequence number (feedback about congestion in

@@ -48,7 +48,8 @@ impl World {
             tx_time: self.now,
             first_tx_time: self.now,
             arrive_at: self.now,
-            echo_seq: 0,
+            // A control packet answers no data packet: this word names the node that sent it.
+            echo_seq: node as u64,
             flow: f,
             size: s.size,
             route: flow.rev_route,
@@ -58,6 +59,7 @@ impl World {
             flags: 0,
             class: flow.class,
             code: s.code,
+            xflags: 0,
         };
         let Some(pid) = self.packets.try_alloc(pkt, self.live_packet_limit) else {
             return self.stop_full(f);
@@ -84,7 +86,8 @@ impl World {
         self.packets.free(pid);
         let f = pkt.flow;
         self.control[f as usize].received += 1;
-        let fb = Feedback { now: self.now, seq: (pkt.seq != NO_SEQ).then_some(pkt.seq), code: pkt.code, outstanding: 0 };
+        let seq = (pkt.seq != NO_SEQ).then_some(pkt.seq);
+        let fb = Feedback { now: self.now, seq, code: pkt.code, outstanding: 0, router: pkt.echo_seq as u32 };
         if let Some(s) = self.flows[f as usize].sender.as_mut() {
             s.on_feedback(&fb);
             self.pump(f);

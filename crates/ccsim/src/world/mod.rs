@@ -7,7 +7,7 @@
 //! accounting) in `measure`.
 
 use crate::measure::{CwndTrace, DropTrace, EventTrace, FlowCounters, IntervalTable, PortIntervalTable, PortSnapshot, QueueTrace};
-use crate::net::{PacketArena, Port};
+use crate::net::{Packet, PacketArena, PacketKind, Port};
 use crate::queue::Signal;
 use crate::sim::{Event, EventKind, EventQueue, SimTime};
 use crate::traffic::sizes::PacketSizes;
@@ -57,6 +57,30 @@ impl Flow {
             self.packet_size
         } else {
             self.mixed_size(seq)
+        }
+    }
+
+    /// Its data packet `seq` of `size` bytes first sent now, with `flags` and `code` (the one
+    /// place a data packet is made: window flows' and uncontrolled sources'; a retransmission
+    /// then sets its `first_tx_time`).
+    #[inline(always)]
+    pub fn data_packet(&self, id: u32, seq: u64, size: u32, now: SimTime, flags: u8, code: u8) -> Packet {
+        Packet {
+            seq,
+            tx_time: now,
+            first_tx_time: now,
+            arrive_at: now,
+            echo_seq: 0,
+            flow: id,
+            size,
+            route: self.route,
+            hop: 0,
+            route_len: self.route_len,
+            kind: PacketKind::Data,
+            flags,
+            class: self.class,
+            code,
+            xflags: 0,
         }
     }
 

@@ -99,6 +99,7 @@ impl World {
         ack.route_len = flow.rev_route_len;
         ack.hop = 0;
         ack.flags = fl;
+        ack.xflags = 0;
         let first_port = self.routes[flow.rev_route as usize];
         self.send_to_port(pid, first_port);
     }
@@ -161,22 +162,8 @@ impl World {
             }
             let size = flow.data_size(tx.seq);
             let profile = flow.profile_flag(now, size);
-            let pkt = Packet {
-                seq: tx.seq,
-                tx_time: now,
-                first_tx_time: tx.first_tx,
-                arrive_at: now,
-                echo_seq: 0,
-                flow: f,
-                size,
-                route: flow.route,
-                hop: 0,
-                route_len: flow.route_len,
-                kind: PacketKind::Data,
-                flags: if tx.retransmission { flags::RETX } else { 0 } | if tx.probe { flags::PROBE } else { 0 } | profile,
-                class: flow.class,
-                code: tx.code,
-            };
+            let fl = if tx.retransmission { flags::RETX } else { 0 } | if tx.probe { flags::PROBE } else { 0 } | profile;
+            let pkt = Packet { first_tx_time: tx.first_tx, ..flow.data_packet(f, tx.seq, size, now, fl, tx.code) };
             let first_port = self.routes[flow.route as usize];
             match self.packets.try_alloc(pkt, self.live_packet_limit) {
                 Some(pid) => self.send_to_port(pid, first_port),

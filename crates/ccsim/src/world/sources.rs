@@ -3,7 +3,6 @@
 //! sender runs out, a finite `source_buffer`).
 
 use super::World;
-use crate::net::{Packet, PacketKind};
 use crate::sim::{EventKind, SimTime};
 
 impl World {
@@ -83,22 +82,8 @@ impl World {
             }
             None => {
                 let size = flow.data_size(flow.next_seq);
-                let pkt = Packet {
-                    seq: flow.next_seq,
-                    tx_time: now,
-                    first_tx_time: now,
-                    arrive_at: now,
-                    echo_seq: 0,
-                    flow: f,
-                    size,
-                    route: flow.route,
-                    hop: 0,
-                    route_len: flow.route_len,
-                    kind: PacketKind::Data,
-                    flags: flow.profile_flag(now, size),
-                    class: flow.class,
-                    code: 0,
-                };
+                let fl = flow.profile_flag(now, size);
+                let pkt = flow.data_packet(f, flow.next_seq, size, now, fl, 0);
                 flow.next_seq += 1;
                 flow.cur.sent += 1;
                 let first_port = self.routes[flow.route as usize];

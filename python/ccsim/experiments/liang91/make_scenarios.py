@@ -243,6 +243,32 @@ def slower_increase(groups, fig59, chain59, flows59, where59) -> list[tuple[str,
     return out
 
 
+def multi_bottleneck() -> list[tuple[str, str]]:
+    """§6.1's two remedies for duplicate feedback on a path of several bottlenecks, which the
+    thesis proposes and never runs: a parking lot of two 64 kb/s bottlenecks, S1 across both,
+    S2 and S3 across one each; plain SEIF, the routers' fed-back bit, the sources following the
+    busiest router."""
+    hosts = [("s1", "r1"), ("d1", "r4"), ("s2", "r1"), ("d2", "r2"), ("s3", "r3"), ("d3", "r4")]
+    chain = [("64kbps", "3ms"), ("128kbps", "3ms"), ("64kbps", "3ms")]
+    flows = [{"name": "1 S1", "src": "s1", "dst": "d1"}, {"name": "2 S2", "src": "s2", "dst": "d2"},
+             {"name": "3 S3", "src": "s3", "dst": "d3"}]
+    where = ["A parking lot (not in the thesis): R1-R2 and R3-R4 64 kb/s, R2-R3 128 kb/s, 3 ms each; access",
+             "links 128 kb/s, no latency. S1 goes R1 -> R4 across both bottlenecks, S2 R1 -> R2, S3 R3 -> R4.",
+             "Buffer 20 x 512 B (A6); routing interval 10 s. The max-min fair shares are 32 kb/s each."]
+    out = []
+    for slug, words, queue, params in (
+            ("plain", "SEIF as the thesis ran it", {}, {}),
+            ("guard", "routers withhold feedback from a source with a fed-back packet waiting (fed_back_bit)",
+             {"fed_back_bit": True}, {}),
+            ("follow", "sources follow only the router that sent the most feedback in the last 10 s (follow_router)",
+             {}, {"params": {"follow_router": "10s"}})):
+        fc, routers = scheme("seif", 20 * DATA, DATA, **queue)
+        out.append(scenario(f"f62-{slug}", f"§6.1, several bottlenecks: {words}", where, hosts=hosts, chain=chain,
+                            access={h: ("128kbps", "0s") for h, _ in hosts}, flows=flows, routers=routers,
+                            flow_common={**fc, **params}, switches=ROUTERS[:4]))
+    return out
+
+
 def chapter5() -> list[tuple[str, str]]:
     out = []
     schemes = (("dec", "DEC Bit (REAL's DEC sources, selective DECbit routers marking ACKs too)"),
@@ -341,7 +367,7 @@ def chapter5() -> list[tuple[str, str]]:
 
 
 def build_all() -> dict[str, str]:
-    files = dict(chapter4() + chapter5())
+    files = dict(chapter4() + chapter5() + multi_bottleneck())
     return dict(sorted(files.items()))
 
 

@@ -89,6 +89,8 @@ pub struct Feedback {
     pub code: u8,
     /// Packets the source had outstanding when the feedback arrived.
     pub outstanding: u64,
+    /// The node whose router sent it.
+    pub router: u32,
 }
 
 /// A pacing rule: new data leaves in bursts of `burst` packets sent back to back, and a burst
@@ -274,6 +276,7 @@ pub mod fuzzy;
 pub mod kalman;
 pub mod loss;
 pub mod probe;
+pub mod router_choice;
 
 impl CongestionControl for Cc {
     #[inline]

@@ -44,6 +44,9 @@
 //!   §6.1 (future work) proposes waiting for more than one window, to reach the feedback
 //!   threshold less often, and reports that two gave "a lot less feedback messages" with
 //!   throughput and fairness about the same; the thesis leaves it to a later study.
+//! - `follow_router` = 0: the source reacts to every router's feedback. A positive period turns
+//!   on §6.1's (future work) rule for paths of several bottlenecks: only the router that sent
+//!   the most messages in the last period is followed (`router_choice.rs`).
 //! - Timers are the JK source's (§1.4 [R]): one per connection, Jacobson's estimator with
 //!   RTO = srtt + 4 x mean deviation, Karn's rule, a fine clock, initial RTO 3 s, floor 200 ms
 //!   (REAL's constants are unknown, A14).
@@ -53,7 +56,8 @@
 use super::{AckInfo, AckResponse, Algorithm, CongestionControl, Feedback, Resend, TimeoutInfo};
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
-use crate::sim::PS_PER_SEC;
+use super::router_choice::BusiestRouter;
+use crate::sim::{SimTime, PS_PER_SEC};
 use crate::transport::config::{PacingRtt, SenderConfig, TimerMode};
 use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
 
@@ -92,6 +96,9 @@ pub struct SeifConfig {
     pub resend_waits: bool,
     /// Windows of ACKs per +1 in the stable state (§6.1's slower increase). 1.
     pub increase_windows: u32,
+    /// §6.1's busiest-router rule: the period over which routers' messages are counted
+    /// (`router_choice.rs`); 0: every router's feedback is followed (the thesis's experiments).
+    pub follow_router_period: SimTime,
 }
 
 impl Default for SeifConfig {
@@ -104,6 +111,7 @@ impl Default for SeifConfig {
             per_ack: false,
             resend_waits: false,
             increase_windows: 1,
+            follow_router_period: 0,
         }
     }
 }
@@ -133,6 +141,7 @@ pub struct Seif {
     next_slot: usize,
     cuts: u64,
     feedback: u64,
+    follow: Option<Box<BusiestRouter>>,
 }
 
 impl Algorithm for Seif {
@@ -182,6 +191,11 @@ impl Algorithm for Seif {
                 1000,
                 "stable state: +1 after this many windows of ACKs (§6.1's slower increase, proposed as future work)",
             )? as u32,
+            follow_router_period: p.duration(
+                "follow_router",
+                d.follow_router_period,
+                "§6.1 (future work): react only to the router that sent the most feedback in the last period of this length (0: to every router)",
+            )?,
         })
     }
 
@@ -204,6 +218,7 @@ impl Algorithm for Seif {
             next_slot: 0,
             cuts: 0,
             feedback: 0,
+            follow: (cfg.follow_router_period > 0).then(|| Box::new(BusiestRouter::new(cfg.follow_router_period))),
         }
     }
 }
@@ -324,6 +339,11 @@ impl CongestionControl for Seif {
             return None;
         }
         self.feedback += 1;
+        if let Some(b) = self.follow.as_deref_mut() {
+            if !b.follows(fb.router, fb.now) {
+                return None;
+            }
+        }
         match fb.seq {
             None => {
                 self.cut();

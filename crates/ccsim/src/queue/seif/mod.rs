@@ -50,6 +50,8 @@
 //! - Feedback messages raised count per recipient ([`Seif::feedbacks`]); port statistics
 //!   report them as the port's marks.
 
+mod guard;
+
 use super::random_drop::{decode_victim, RandomDrop};
 use super::{BufferLimit, Discipline, InService, PortSetup, QueueDiscipline, Signal, Verdict};
 use crate::net::{PacketArena, PacketId, PacketKind};
@@ -96,6 +98,8 @@ pub struct SeifConfig {
     /// The static threshold counts the packet on the line even where the buffer does not.
     pub threshold_with_line: bool,
     pub victim: super::random_drop::Victim,
+    /// §6.1's fed-back bit (`guard.rs`). false: the thesis's experiments.
+    pub fed_back_bit: bool,
 }
 
 impl Default for SeifConfig {
@@ -114,6 +118,7 @@ impl Default for SeifConfig {
             table_acks: false,
             threshold_with_line: false,
             victim: super::random_drop::Victim::Size,
+            fed_back_bit: false,
         }
     }
 }
@@ -138,6 +143,7 @@ pub struct Seif {
     drop_room: f64,
     pending: Vec<Signal>,
     feedbacks: u64,
+    guard: Option<Box<guard::FedBackGuard>>,
 }
 
 impl Discipline for Seif {
@@ -177,6 +183,11 @@ impl Discipline for Seif {
                 "the length the static threshold tests: the buffer's (the packet on the line as count_in_service says), or the waiting packets plus the one on the line whatever the buffer counts (A17)",
             )?,
             victim: decode_victim(p)?,
+            fed_back_bit: p.flag(
+                "fed_back_bit",
+                d.fed_back_bit,
+                "§6.1 (future work): no feedback to a source with a packet waiting here that an earlier router already fed back for; the packets of those told are marked",
+            )?,
         })
         .and_then(|c| {
             if c.routing_interval == 0 || c.dt == 0 {
@@ -202,6 +213,7 @@ impl Discipline for Seif {
             drop_room: 1.0,
             pending: Vec::new(),
             feedbacks: 0,
+            guard: cfg.fed_back_bit.then(Box::default),
         }
     }
 }
@@ -210,6 +222,11 @@ impl Seif {
     /// Feedback messages raised so far (one per recipient).
     pub fn feedbacks(&self) -> u64 {
         self.feedbacks
+    }
+
+    /// Messages the fed-back bit withheld so far.
+    pub fn withheld(&self) -> u64 {
+        self.guard.as_ref().map_or(0, |g| g.withheld)
     }
 
     /// The held length and the buffer in the same unit (bytes, or packets for a packet buffer).
@@ -303,7 +320,8 @@ impl Seif {
     }
 
     /// Feedback to every source in the table; `dropped` = (flow, seq) of a dropped data packet.
-    fn send_feedback(&mut self, dropped: Option<(u32, u64)>) {
+    fn send_feedback(&mut self, dropped: Option<(u32, u64)>, arena: &mut PacketArena) {
+        let from = self.pending.len();
         let code = if dropped.is_some() { code::DROP } else { code::CROSSING };
         let size = self.cfg.size;
         let mut named = false;
@@ -315,7 +333,10 @@ impl Seif {
         if let (Some((flow, seq)), false) = (dropped, named) {
             self.pending.push(Signal { flow, seq: Some(seq), code, size });
         }
-        self.feedbacks += self.pending.len() as u64;
+        if let Some(g) = self.guard.as_deref_mut() {
+            g.apply(&self.queue, arena, &mut self.pending, from);
+        }
+        self.feedbacks += (self.pending.len() - from) as u64;
         if self.cfg.filter {
             self.armed = false;
         }
@@ -342,9 +363,10 @@ impl QueueDiscipline for Seif {
             let Verdict::Dropped(d) = v else { unreachable!() };
             let dp = arena.get(d);
             self.drop_room = if matches!(self.limit, BufferLimit::Packets(_)) { 1.0 } else { p.size as f64 };
-            self.send_feedback((dp.kind == PacketKind::Data).then_some((dp.flow, dp.seq)));
+            let named = (dp.kind == PacketKind::Data).then_some((dp.flow, dp.seq));
+            self.send_feedback(named, arena);
         } else if self.cfg.policy != Policy::Reacting && self.over(tx, now) {
-            self.send_feedback(None);
+            self.send_feedback(None, arena);
         }
         v
     }
@@ -374,6 +396,7 @@ impl QueueDiscipline for Seif {
             + self.table.capacity() * 4
             + self.seen.capacity() * 8
             + self.pending.capacity() * std::mem::size_of::<Signal>()
+            + self.guard.as_ref().map_or(0, |g| g.memory_bytes())
     }
 
     fn marks(&self) -> u64 {
@@ -537,5 +560,45 @@ mod tests {
         }
         let (k, bytes) = first.expect("the dynamic policy fires");
         assert!(k > 5 && bytes < 4096, "fired at arrival {k} with {bytes} B queued, before the static threshold");
+    }
+
+    #[test]
+    fn the_fed_back_bit_keeps_a_second_router_from_telling_a_source_again() {
+        // Router 1 crosses its threshold with flows 1 and 2 waiting: both are told and their
+        // waiting packets marked. Those packets reach router 2, where flow 3 also waits; at its
+        // crossing only flow 3 is told. Without the bit all three are.
+        use crate::net::packet::xflags;
+        let cfg = SeifConfig { fed_back_bit: true, ..SeifConfig::default() };
+        let mut a = PacketArena::new();
+        let mut r1 = router(cfg, BufferLimit::Bytes(5120));
+        for seq in 0..4 {
+            data(&mut r1, &mut a, 1, seq);
+            data(&mut r1, &mut a, 2, seq);
+        }
+        let told: Vec<u32> = data(&mut r1, &mut a, 1, 4).iter().map(|s| s.flow).collect();
+        assert_eq!(told, [1, 2]);
+        let mut waiting = vec![];
+        r1.for_each(&mut |p| waiting.push(p));
+        assert!(waiting.iter().all(|&p| a.get(p).xflags & xflags::FED_BACK != 0));
+
+        for guarded in [true, false] {
+            let mut r2 = router(SeifConfig { fed_back_bit: guarded, ..SeifConfig::default() }, BufferLimit::Bytes(5120));
+            let mut b = PacketArena::new();
+            let mut last = vec![];
+            for (k, &p) in waiting.iter().take(6).enumerate() {
+                let pk = *a.get(p);
+                let id = b.alloc(pk);
+                r2.enqueue(id, &mut b, 0, IDLE);
+                r2.drain_signals(&mut |s| last.push(s));
+                assert!(last.is_empty(), "packet {k}");
+            }
+            assert!(data(&mut r2, &mut b, 3, 0).is_empty() && data(&mut r2, &mut b, 3, 1).is_empty());
+            let told: Vec<u32> = data(&mut r2, &mut b, 3, 2).iter().map(|s| s.flow).collect(); // 9 x 512 B
+            if guarded {
+                assert_eq!((told, r2.withheld()), (vec![3], 2));
+            } else {
+                assert_eq!((told, r2.withheld()), (vec![1, 2, 3], 0));
+            }
+        }
     }
 }
