@@ -284,14 +284,14 @@ impl QueueDiscipline for Hrr {
         true
     }
 
-    fn routed(&mut self, flow: u32, kind: PacketKind, reserved_bps: u64) -> std::result::Result<(), String> {
+    fn routed(&mut self, flow: u32, kind: PacketKind, _hop: u32, reserved_bps: u64) -> std::result::Result<bool, String> {
         let id = Self::conversation(flow, kind);
         if id as usize >= self.chans.len() {
             self.chans.resize_with(id as usize + 1, Chan::new);
         }
         if self.chans[id as usize].routed || reserved_bps == 0 {
             self.chans[id as usize].routed = true;
-            return Ok(());
+            return Ok(true);
         }
         self.chans[id as usize].routed = true;
         // Slots a frame of each level the rate needs; the first level where that is a slot.
@@ -314,7 +314,7 @@ impl QueueDiscipline for Hrr {
         let c = &mut self.chans[id as usize];
         c.level = l as u8;
         c.allotment = slots * self.slot_bytes as u64;
-        Ok(())
+        Ok(true)
     }
 }
 
@@ -337,20 +337,20 @@ mod tests {
         let mut q = two_levels();
         // FT_1 = 10 slots of 1 ms; FT_2 = 10 ms x 20 / 2 = 100 ms.
         assert_eq!(q.frames(), vec![10 * MS, 100 * MS]);
-        q.routed(0, DATA, 2_000_000).unwrap(); // 2.5 slots of FT_1: 3 (nearest)
-        q.routed(1, DATA, 400_000).unwrap(); // 0.5 at level 1; 5 of FT_2
-        q.routed(2, DATA, 0).unwrap();
+        q.routed(0, DATA, 1, 2_000_000).unwrap(); // 2.5 slots of FT_1: 3 (nearest)
+        q.routed(1, DATA, 1, 400_000).unwrap(); // 0.5 at level 1; 5 of FT_2
+        q.routed(2, DATA, 1, 0).unwrap();
         assert_eq!((q.channel(0), q.channel(2), q.channel(4)), (Some((0, 3)), Some((1, 5)), None));
         // Level 1 keeps 8 of its 10 slots for its channels: 3 taken, 6 more do not fit.
-        let e = q.routed(3, DATA, 4_800_000).unwrap_err();
+        let e = q.routed(3, DATA, 1, 4_800_000).unwrap_err();
         assert!(e.contains("level 1 has 8 slots") && e.contains("needs 6"), "{e}");
-        q.routed(3, DATA, 4_000_000).unwrap();
+        q.routed(3, DATA, 1, 4_000_000).unwrap();
     }
 
     #[test]
     fn a_channel_gets_its_slots_a_frame_and_no_more_while_best_effort_takes_the_rest() {
         let mut q = two_levels();
-        q.routed(0, DATA, 2_000_000).unwrap(); // 3 slots of each 10 ms frame
+        q.routed(0, DATA, 1, 2_000_000).unwrap(); // 3 slots of each 10 ms frame
         let mut a = PacketArena::new();
         let idle = InService { bytes: None };
         for _ in 0..10 {
@@ -374,7 +374,7 @@ mod tests {
     #[test]
     fn an_overdraft_is_taken_from_the_next_frame() {
         let mut q = two_levels();
-        q.routed(0, DATA, 1_200_000).unwrap(); // 1.5 -> 2 slots: 2000 B a frame
+        q.routed(0, DATA, 1, 1_200_000).unwrap(); // 1.5 -> 2 slots: 2000 B a frame
         let mut a = PacketArena::new();
         for _ in 0..3 {
             let p = a.alloc(packet(0, DATA, 1500, 0));

@@ -91,16 +91,18 @@ pub trait QueueDiscipline {
     }
     /// Flow `flow` runs from host `src` to host `dst`.
     fn add_flow(&mut self, _flow: u32, _src: u32, _dst: u32) {}
-    /// The discipline keeps per-conversation rates and is told at setup, with `routed`, every
-    /// conversation whose route passes its port (only those that ask: a large topology has many
-    /// ports and flows).
+    /// The discipline is told at setup, with `routed`, every conversation whose route passes
+    /// its port (only those that ask: a large topology has many ports and flows): Virtual Clock
+    /// and HRR for their rates, the SEIF router for its sources' distances.
     fn wants_routes(&self) -> bool {
         false
     }
-    /// Flow `flow`'s packets of `kind` pass this port; `reserved_bps` is the flow's
-    /// `reserved_rate` for its data (0: none). An error says why the port cannot take it.
-    fn routed(&mut self, _flow: u32, _kind: PacketKind, _reserved_bps: u64) -> std::result::Result<(), String> {
-        Ok(())
+    /// Flow `flow`'s packets of `kind` pass this port, `hop` links from where they start
+    /// (0: this is their first port); `reserved_bps` is the flow's `reserved_rate` for its data
+    /// (0: none). Says whether the discipline honours reservations, or why the port cannot take
+    /// this one.
+    fn routed(&mut self, _flow: u32, _kind: PacketKind, _hop: u32, _reserved_bps: u64) -> std::result::Result<bool, String> {
+        Ok(false)
     }
     /// Packets marked since the start (congestion bits set), for port statistics.
     fn marks(&self) -> u64 {
@@ -377,8 +379,8 @@ impl QueueDiscipline for Qdisc {
     fn wants_routes(&self) -> bool {
         dispatch!(self, q => q.wants_routes())
     }
-    fn routed(&mut self, flow: u32, kind: PacketKind, reserved_bps: u64) -> std::result::Result<(), String> {
-        dispatch!(self, q => q.routed(flow, kind, reserved_bps))
+    fn routed(&mut self, flow: u32, kind: PacketKind, hop: u32, reserved_bps: u64) -> std::result::Result<bool, String> {
+        dispatch!(self, q => q.routed(flow, kind, hop, reserved_bps))
     }
     fn next_eligible(&self, now: SimTime) -> Option<SimTime> {
         dispatch!(self, q => q.next_eligible(now))

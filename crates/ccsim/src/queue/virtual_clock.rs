@@ -357,12 +357,12 @@ impl QueueDiscipline for VirtualClock {
         true
     }
 
-    fn routed(&mut self, flow: u32, kind: PacketKind, reserved_bps: u64) -> std::result::Result<(), String> {
+    fn routed(&mut self, flow: u32, kind: PacketKind, _hop: u32, reserved_bps: u64) -> std::result::Result<bool, String> {
         let id = Self::conversation(flow, kind);
         self.ensure(id);
         let c = &mut self.convs[id as usize];
         if c.routed {
-            return Ok(()); // a route through the port twice
+            return Ok(true); // a route through the port twice
         }
         c.routed = true;
         c.reserved_bps = reserved_bps;
@@ -377,7 +377,7 @@ impl QueueDiscipline for VirtualClock {
             ));
         }
         self.equal_bps = ((self.line_bps - self.reserved_sum) / self.unreserved_count.max(1) as u64).max(1);
-        Ok(())
+        Ok(true)
     }
 }
 
@@ -396,7 +396,7 @@ mod tests {
     fn vc(cfg: VcConfig, limit: BufferLimit, flows: &[(u32, u64)]) -> VirtualClock {
         let mut q = VirtualClock::new(cfg, limit, false, BPS);
         for &(f, r) in flows {
-            q.routed(f, DATA, r).unwrap();
+            q.routed(f, DATA, 1, r).unwrap();
         }
         q
     }
@@ -493,9 +493,9 @@ mod tests {
     #[test]
     fn reservations_above_the_line_are_refused_and_a_second_route_is_not_counted_twice() {
         let mut q = VirtualClock::new(VcConfig::default(), BufferLimit::Unlimited, false, BPS);
-        q.routed(0, DATA, 5_000_000).unwrap();
-        q.routed(0, DATA, 5_000_000).unwrap();
-        assert!(q.routed(1, DATA, 4_000_000).unwrap_err().contains("above its line rate"));
+        q.routed(0, DATA, 1, 5_000_000).unwrap();
+        q.routed(0, DATA, 1, 5_000_000).unwrap();
+        assert!(q.routed(1, DATA, 1, 4_000_000).unwrap_err().contains("above its line rate"));
     }
 
     #[test]

@@ -205,15 +205,18 @@ pub fn build_world_part(sc: &Scenario, side: Option<u8>) -> Result<World> {
         if fwd.len() > u16::MAX as usize || rev.len() > u16::MAX as usize {
             return Err(ScenarioError::new(format!("{path}.route"), "route longer than 65535 hops"));
         }
-        // Disciplines with per-conversation rates (Virtual Clock) learn who passes them.
+        // Disciplines that ask (Virtual Clock and HRR for rates, SEIF for distances) learn who
+        // passes them.
         let mut honoured = false;
         for (ports_of, kind) in [(&fwd, PacketKind::Data), (&rev, PacketKind::Ack)] {
-            for &p in ports_of.iter() {
+            for (hop, &p) in ports_of.iter().enumerate() {
                 let q = &mut ports[p as usize].qdisc;
                 if q.wants_routes() {
                     let reserved = if kind == PacketKind::Data { fs.reserved_rate.unwrap_or(0) } else { 0 };
-                    honoured |= reserved > 0;
-                    q.routed(i as u32, kind, reserved).map_err(|e| ScenarioError::new(format!("{path}.reserved_rate"), e))?;
+                    let takes = q
+                        .routed(i as u32, kind, hop as u32, reserved)
+                        .map_err(|e| ScenarioError::new(format!("{path}.reserved_rate"), e))?;
+                    honoured |= reserved > 0 && takes;
                 }
             }
         }

@@ -244,10 +244,11 @@ def slower_increase(groups, fig59, chain59, flows59, where59) -> list[tuple[str,
 
 
 def multi_bottleneck() -> list[tuple[str, str]]:
-    """§6.1's two remedies for duplicate feedback on a path of several bottlenecks, which the
-    thesis proposes and never runs: a parking lot of two 64 kb/s bottlenecks, S1 across both,
-    S2 and S3 across one each; plain SEIF, the routers' fed-back bit, the sources following the
-    busiest router."""
+    """§6.1's two remedies for duplicate feedback on a path of several bottlenecks, and its
+    distance rule, which the thesis proposes and never runs: a parking lot of two 64 kb/s
+    bottlenecks, S1 across both, S2 and S3 across one each; plain SEIF, the routers' fed-back
+    bit, the sources following the busiest router, feedback only to sources near the router
+    (R3 is three links from S1, R1 one)."""
     hosts = [("s1", "r1"), ("d1", "r4"), ("s2", "r1"), ("d2", "r2"), ("s3", "r3"), ("d3", "r4")]
     chain = [("64kbps", "3ms"), ("128kbps", "3ms"), ("64kbps", "3ms")]
     flows = [{"name": "1 S1", "src": "s1", "dst": "d1"}, {"name": "2 S2", "src": "s2", "dst": "d2"},
@@ -261,7 +262,9 @@ def multi_bottleneck() -> list[tuple[str, str]]:
             ("guard", "routers withhold feedback from a source with a fed-back packet waiting (fed_back_bit)",
              {"fed_back_bit": True}, {}),
             ("follow", "sources follow only the router that sent the most feedback in the last 10 s (follow_router)",
-             {}, {"params": {"follow_router": "10s"}})):
+             {}, {"params": {"follow_router": "10s"}}),
+            ("near", "routers send explicit feedback only to sources at most 2 links back (feedback_hops)",
+             {"feedback_hops": 2}, {})):
         fc, routers = scheme("seif", 20 * DATA, DATA, **queue)
         out.append(scenario(f"f62-{slug}", f"§6.1, several bottlenecks: {words}", where, hosts=hosts, chain=chain,
                             access={h: ("128kbps", "0s") for h, _ in hosts}, flows=flows, routers=routers,

@@ -47,6 +47,10 @@
 //!   first arrival of a new interval clears it, the same table as a reset on the edge.
 //! - Feedback for the source of a dropped data packet that is not in the table (a packet
 //!   queued in an earlier interval) still goes to it, with the sequence number.
+//! - §6.1's future work, each off by default: `fed_back_bit` (`guard.rs`) and `feedback_hops`,
+//!   the distance rule (explicit feedback only to sources at most that many links before the
+//!   router, the others left to their implicit signals; "the traffic intensity along the path"
+//!   the text also names is not weighed). A source's distance is its data's route to this port.
 //! - Feedback messages raised count per recipient ([`Seif::feedbacks`]); port statistics
 //!   report them as the port's marks.
 
@@ -100,6 +104,9 @@ pub struct SeifConfig {
     pub victim: super::random_drop::Victim,
     /// §6.1's fed-back bit (`guard.rs`). false: the thesis's experiments.
     pub fed_back_bit: bool,
+    /// §6.1's distance rule: explicit feedback only to sources at most this many links back
+    /// (0: every source, the thesis's experiments).
+    pub feedback_hops: u32,
 }
 
 impl Default for SeifConfig {
@@ -119,6 +126,7 @@ impl Default for SeifConfig {
             threshold_with_line: false,
             victim: super::random_drop::Victim::Size,
             fed_back_bit: false,
+            feedback_hops: 0,
         }
     }
 }
@@ -143,7 +151,12 @@ pub struct Seif {
     drop_room: f64,
     pending: Vec<Signal>,
     feedbacks: u64,
+    /// Messages the distance rule kept back.
+    beyond_reach: u64,
     guard: Option<Box<guard::FedBackGuard>>,
+    /// Links from each flow's source to this router (u32::MAX: not known), with
+    /// `feedback_hops`.
+    distance: Vec<u32>,
 }
 
 impl Discipline for Seif {
@@ -188,6 +201,13 @@ impl Discipline for Seif {
                 d.fed_back_bit,
                 "§6.1 (future work): no feedback to a source with a packet waiting here that an earlier router already fed back for; the packets of those told are marked",
             )?,
+            feedback_hops: p.integer(
+                "feedback_hops",
+                d.feedback_hops as u64,
+                0,
+                65_535,
+                "§6.1 (future work): explicit feedback only to sources at most this many links back; farther ones are left to implicit signals (0: every source)",
+            )? as u32,
         })
         .and_then(|c| {
             if c.routing_interval == 0 || c.dt == 0 {
@@ -213,7 +233,9 @@ impl Discipline for Seif {
             drop_room: 1.0,
             pending: Vec::new(),
             feedbacks: 0,
+            beyond_reach: 0,
             guard: cfg.fed_back_bit.then(Box::default),
+            distance: Vec::new(),
         }
     }
 }
@@ -222,6 +244,11 @@ impl Seif {
     /// Feedback messages raised so far (one per recipient).
     pub fn feedbacks(&self) -> u64 {
         self.feedbacks
+    }
+
+    /// Messages the distance rule kept back so far.
+    pub fn beyond_reach(&self) -> u64 {
+        self.beyond_reach
     }
 
     /// Messages the fed-back bit withheld so far.
@@ -333,6 +360,20 @@ impl Seif {
         if let (Some((flow, seq)), false) = (dropped, named) {
             self.pending.push(Signal { flow, seq: Some(seq), code, size });
         }
+        if self.cfg.feedback_hops > 0 {
+            let (max, distance) = (self.cfg.feedback_hops, &self.distance);
+            let far = |f: u32| distance.get(f as usize).is_some_and(|&d| d != u32::MAX && d > max);
+            let before = self.pending.len();
+            let mut i = from;
+            while i < self.pending.len() {
+                if far(self.pending[i].flow) {
+                    self.pending.remove(i);
+                } else {
+                    i += 1;
+                }
+            }
+            self.beyond_reach += (before - self.pending.len()) as u64;
+        }
         if let Some(g) = self.guard.as_deref_mut() {
             g.apply(&self.queue, arena, &mut self.pending, from);
         }
@@ -405,6 +446,21 @@ impl QueueDiscipline for Seif {
 
     fn drain_signals(&mut self, out: &mut dyn FnMut(Signal)) {
         self.pending.drain(..).for_each(out);
+    }
+
+    fn wants_routes(&self) -> bool {
+        self.cfg.feedback_hops > 0
+    }
+
+    fn routed(&mut self, flow: u32, kind: PacketKind, hop: u32, _reserved_bps: u64) -> std::result::Result<bool, String> {
+        if kind == PacketKind::Data {
+            let f = flow as usize;
+            if f >= self.distance.len() {
+                self.distance.resize(f + 1, u32::MAX);
+            }
+            self.distance[f] = self.distance[f].min(hop);
+        }
+        Ok(false)
     }
 }
 
@@ -600,5 +656,22 @@ mod tests {
                 assert_eq!((told, r2.withheld()), (vec![1, 2, 3], 0));
             }
         }
+    }
+
+    #[test]
+    fn the_distance_rule_leaves_far_sources_to_their_implicit_signals() {
+        let mut a = PacketArena::new();
+        let mut q = router(SeifConfig { feedback_hops: 2, ..SeifConfig::default() }, BufferLimit::Bytes(5120));
+        assert!(q.wants_routes());
+        q.routed(1, PacketKind::Data, 3, 0).unwrap(); // three links back: too far
+        q.routed(2, PacketKind::Data, 2, 0).unwrap();
+        q.routed(1, PacketKind::Ack, 0, 0).unwrap(); // ACKs are not sources
+        for seq in 0..4 {
+            data(&mut q, &mut a, 1, seq);
+            data(&mut q, &mut a, 2, seq);
+        }
+        let told: Vec<u32> = data(&mut q, &mut a, 3, 0).iter().map(|s| s.flow).collect();
+        assert_eq!((told, q.beyond_reach(), q.feedbacks()), (vec![2, 3], 1, 2), "flow 3's distance is not known: told");
+        assert!(!router(SeifConfig::default(), BufferLimit::Bytes(5120)).wants_routes());
     }
 }
