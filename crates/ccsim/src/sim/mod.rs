@@ -1,4 +1,5 @@
 //! Simulation kernel: integer time, the event queue and random-number streams.
+mod event;
 pub mod events;
 pub mod rng;
 pub mod time;
