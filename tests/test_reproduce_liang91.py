@@ -124,6 +124,21 @@ def test_p6_feedback_grows_with_beta_and_with_sources():
 
 # ---------------------------------------------------------------- the command
 
+def test_f62_remedies_act_and_their_counters_reach_the_ports_table():
+    """§6.1's multi-bottleneck remedies (scenario F6.2): R3 withholds messages under the
+    fed-back bit and keeps S1 (three links back) out of reach under the distance rule; the
+    ports table reports both; without them the counters are not there."""
+    def port(stem, name):
+        ports = run(stem).ports
+        return ports[ports["name"] == name].iloc[0]
+    assert port("f62-guard", "r1->r2")["seif_withheld"] >= 0
+    assert port("f62-guard", "r3->r4")["seif_withheld"] > 0
+    near = port("f62-near", "r3->r4")
+    assert near["seif_beyond_reach"] > 0 and near["marks"] > 0
+    assert port("f62-near", "r1->r2")["seif_beyond_reach"] == 0
+    assert "seif_withheld" not in run("f62-plain").ports.columns
+
+
 def test_quick_reproduction_writes_the_report_and_figures(tmp_path):
     from ccsim.cli import main
 

@@ -144,6 +144,9 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &Results, wall: f64) -> PyResult<B
         d.set_item("marks", p.marks)?;
         d.set_item("control_drops", p.control_drops)?;
         d.set_item("lost", p.lost)?;
+        for &(name, v) in &p.counters {
+            d.set_item(name, v)?;
+        }
         ports.append(d)?;
     }
     out.set_item("ports", ports)?;

@@ -68,6 +68,9 @@ pub struct PortSummary {
     /// Control packets it dropped for want of room in its lane, and packets lost on its line.
     pub control_drops: u64,
     pub lost: u64,
+    /// Its discipline's own counters (`QueueDiscipline::counters`): RED's early and forced
+    /// drops, RIO's in- and out-of-profile drops, the SEIF router's withheld messages, ...
+    pub counters: Vec<(&'static str, u64)>,
 }
 
 #[derive(Clone, Debug)]
@@ -223,6 +226,11 @@ impl Results {
                     marks: p.qdisc.marks(),
                     control_drops,
                     lost,
+                    counters: {
+                        let mut c = Vec::new();
+                        p.qdisc.counters(&mut |name, v| c.push((name, v)));
+                        c
+                    },
                 }
             })
             .collect();

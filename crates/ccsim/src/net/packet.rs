@@ -74,7 +74,8 @@ pub struct Packet {
     pub first_tx_time: SimTime,
     /// While in a port's pipe: when it reaches the far node.
     pub arrive_at: SimTime,
-    /// ACK: the sequence number of the data packet that caused it.
+    /// ACK: the sequence number of the data packet that caused it. Control: the node of the
+    /// router that sent it (`Feedback::router`).
     pub echo_seq: u64,
     pub flow: u32,
     /// Size on the wire, bytes.

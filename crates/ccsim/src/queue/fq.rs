@@ -47,7 +47,7 @@
 //!
 //! `round = "self_clocked"` replaces the bit-by-bit round number with Heybey-Davin's
 //! approximation (an option in M1.4, not the thesis's algorithm). Buffering: per-conversation FIFOs plus indexed binary heaps over
-//! backlogged conversations (`fq/key_heap.rs`: smallest head bid to send; largest victim key to
+//! backlogged conversations (`queue/key_heap.rs`: smallest head bid to send; largest victim key to
 //! drop), O(log N) per operation; chapter 3's comparison of buffering structures is in
 //! `queue/fq_buffers`, which replays the record of buffer operations FQ keeps when asked
 //! (`fq/buffer_log.rs`).
@@ -55,7 +55,6 @@
 mod buffer_log;
 mod config;
 mod conversation;
-pub(crate) mod key_heap;
 mod overflow;
 mod preemption;
 mod round;
@@ -74,7 +73,7 @@ use crate::net::{PacketArena, PacketId, PacketKind};
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
 use crate::sim::SimTime;
-use key_heap::{KeyHeap, Slot, NONE};
+use super::key_heap::{KeyHeap, Slot, NONE};
 use overflow::{VictimKey, VictimKind};
 use round::BitRoundRobin;
 use std::collections::VecDeque;

@@ -300,7 +300,7 @@ impl QueueDiscipline for Hrr {
         let l = self.levels.iter().position(|l| need(l) >= 1.0).unwrap_or(self.levels.len() - 1);
         let slots = need(&self.levels[l]).round().max(1.0) as u64;
         let level = &mut self.levels[l];
-        if level.taken + slots > level.slots {
+        if slots > level.slots - level.taken {
             return Err(format!(
                 "an HRR port's level {} has {} slots a frame for its channels and {} are taken; this reservation needs {}",
                 l + 1,
@@ -345,6 +345,8 @@ mod tests {
         let e = q.routed(3, DATA, 1, 4_800_000).unwrap_err();
         assert!(e.contains("level 1 has 8 slots") && e.contains("needs 6"), "{e}");
         q.routed(3, DATA, 1, 4_000_000).unwrap();
+        // A rate whose slot count would overflow is refused, not wrapped.
+        assert!(q.routed(4, DATA, 1, u64::MAX).unwrap_err().contains("level 1"));
     }
 
     #[test]

@@ -108,6 +108,9 @@ pub trait QueueDiscipline {
     fn marks(&self) -> u64 {
         0
     }
+    /// The discipline's own counters (early and forced drops, messages withheld, ...), each
+    /// named `discipline_what`, for the ports table; not hot.
+    fn counters(&self, _out: &mut dyn FnMut(&'static str, u64)) {}
     /// A non-work-conserving discipline, asked for a packet on an idle line, may give none
     /// while it holds some: then the time, at or after `now`, when one may go.
     fn next_eligible(&self, _now: SimTime) -> Option<SimTime> {
@@ -290,6 +293,8 @@ disciplines! {
 
 // Not a port discipline: chapter 3's buffering structures for FQ and their evaluation.
 pub mod fq_buffers;
+// The indexed heap of conversations FQ and Virtual Clock keep.
+pub(crate) mod key_heap;
 
 impl Default for QdiscConfig {
     /// FCFS drop-tail.
@@ -381,6 +386,9 @@ impl QueueDiscipline for Qdisc {
     }
     fn routed(&mut self, flow: u32, kind: PacketKind, hop: u32, reserved_bps: u64) -> std::result::Result<bool, String> {
         dispatch!(self, q => q.routed(flow, kind, hop, reserved_bps))
+    }
+    fn counters(&self, out: &mut dyn FnMut(&'static str, u64)) {
+        dispatch!(self, q => q.counters(out))
     }
     fn next_eligible(&self, now: SimTime) -> Option<SimTime> {
         dispatch!(self, q => q.next_eligible(now))

@@ -267,6 +267,12 @@ impl Discipline for Red {
 }
 
 impl QueueDiscipline for Red {
+    fn counters(&self, out: &mut dyn FnMut(&'static str, u64)) {
+        let st = self.stats();
+        out("red_early_drops", st.early_drops);
+        out("red_forced_drops", st.forced_drops);
+        out("red_overflow_drops", st.overflow_drops);
+    }
     fn marks(&self) -> u64 {
         self.stats.marked
     }

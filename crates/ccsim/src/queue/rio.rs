@@ -169,6 +169,12 @@ impl Rio {
 }
 
 impl QueueDiscipline for Rio {
+    fn counters(&self, out: &mut dyn FnMut(&'static str, u64)) {
+        let st = self.stats();
+        out("rio_in_drops", st.in_drops);
+        out("rio_out_drops", st.out_drops);
+        out("rio_overflow_drops", st.overflow_drops);
+    }
     fn enqueue(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict {
         let idle_for = self.line.idle_for(now, tx.bytes.is_none());
         let in_profile = arena.get(pkt).has(flags::IN_PROFILE);

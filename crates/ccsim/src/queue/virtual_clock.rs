@@ -32,7 +32,7 @@
 //!   runs ahead of real time by more than a threshold) is not modelled: no thesis names its
 //!   source reaction.
 
-use super::fq::key_heap::{KeyHeap, Slot, NONE};
+use super::key_heap::{KeyHeap, Slot, NONE};
 use super::{BufferLimit, Discipline, InService, PortSetup, QueueDiscipline, Verdict};
 use crate::net::{PacketArena, PacketId, PacketKind};
 use crate::scenario::decode::Result;
@@ -217,7 +217,7 @@ impl VirtualClock {
         }
     }
 
-    /// Conversation `id`'s auxVC, picoseconds.
+    /// Conversation `id`'s auxVC (flow f's data is conversation 2f, its ACKs 2f + 1), picoseconds.
     pub fn aux_vc(&self, id: u32) -> u128 {
         self.convs.get(id as usize).map_or(0, |c| c.aux_vc)
     }
@@ -264,9 +264,18 @@ impl VirtualClock {
         }
     }
 
-    /// Drop the tail of the longest conversation (the arrival is already queued).
-    fn drop_longest(&mut self) -> PacketId {
-        let id = self.victims.top().expect("a full buffer holds a packet");
+    /// Drop the tail of the longest conversation (the arrival, of conversation `arrival`, is
+    /// already queued). One drop per arrival: with a byte buffer, if that tail is too small to
+    /// make room, the arrival (its own conversation's tail) goes instead, as FQ does.
+    fn drop_longest(&mut self, arrival: u32, tx: InService) -> PacketId {
+        let mut id = self.victims.top().expect("a full buffer holds a packet");
+        if let BufferLimit::Bytes(b) = self.limit {
+            let svc = if self.count_in_service { tx.bytes.unwrap_or(0) as u64 } else { 0 };
+            let tail = self.convs[id as usize].queue.back().unwrap().bytes as u64;
+            if self.bytes - tail + svc > b {
+                id = arrival;
+            }
+        }
         let tick = {
             let b = self.convs[id as usize].queue.back().unwrap().bytes;
             self.tick(id, b)
@@ -309,7 +318,7 @@ impl QueueDiscipline for VirtualClock {
         }
         self.track_victim(id);
         if self.over_limit(tx, 0) {
-            return Verdict::Dropped(self.drop_longest());
+            return Verdict::Dropped(self.drop_longest(id, tx));
         }
         Verdict::Accepted
     }
@@ -439,7 +448,7 @@ mod tests {
         // What the reservations leave goes equally to the unreserved: 6 of 8 Mb/s reserved,
         // two unreserved conversations at 1 Mb/s each; a fixed rate overrides it.
         let q = vc(VcConfig::default(), BufferLimit::Unlimited, &[(0, 6_000_000), (1, 0), (2, 0)]);
-        assert_eq!((q.rate_of(0), q.rate_of(2), q.rate_of(3)), (6_000_000, 1_000_000, 1_000_000));
+        assert_eq!((q.rate_of(0), q.rate_of(2), q.rate_of(4)), (6_000_000, 1_000_000, 1_000_000));
         let fixed = VcConfig { unreserved: Unreserved::Rate(500_000), ..VcConfig::default() };
         assert_eq!(vc(fixed, BufferLimit::Unlimited, &[(0, 0)]).rate_of(0), 500_000);
     }
@@ -487,7 +496,7 @@ mod tests {
         }
         let p = a.alloc(packet(1, DATA, 1000, 0));
         assert_eq!(q.enqueue(p, &mut a, 0, busy), Verdict::Dropped(p));
-        assert_eq!((q.aux_vc(1), q.len_packets()), (0, 2), "a refused arrival leaves no trace");
+        assert_eq!((q.aux_vc(2), q.len_packets()), (0, 2), "a refused arrival (flow 1's data) leaves no trace");
     }
 
     #[test]
@@ -511,5 +520,23 @@ mod tests {
         let e = decode("unreserved = \"fast\"").unwrap_err();
         assert_eq!(e.path, "queue_params.unreserved");
         assert!(decode("drop = \"head\"").unwrap_err().message.contains("longest, tail"));
+    }
+
+    #[test]
+    fn a_byte_buffer_never_holds_more_than_it_may() {
+        // Flow 0's 25 small packets are the longest conversation, but its 40-byte tail cannot
+        // make room for a 500-byte arrival: the arrival is dropped instead.
+        let mut q = vc(VcConfig::default(), BufferLimit::Bytes(2000), &[(0, 0), (1, 0), (2, 0)]);
+        let mut a = PacketArena::new();
+        let idle = InService { bytes: None };
+        for _ in 0..25 {
+            let p = a.alloc(packet(0, DATA, 40, 0));
+            q.enqueue(p, &mut a, 0, idle);
+        }
+        let p = a.alloc(packet(1, DATA, 900, 0));
+        assert_eq!(q.enqueue(p, &mut a, 0, idle), Verdict::Accepted);
+        let p = a.alloc(packet(2, DATA, 500, 0));
+        assert_eq!(q.enqueue(p, &mut a, 0, idle), Verdict::Dropped(p));
+        assert_eq!((q.len_bytes(), q.aux_vc(4)), (1900, 0), "flow 2's data conversation, uncharged");
     }
 }

@@ -2,11 +2,12 @@
 
 use super::decode::{Result, ScenarioError};
 use super::schema::{NodeKind, QueueSpec, Scenario, Selection};
+use super::setup_hooks::{tell_flows, tell_route};
 use super::table_memory::check_table_memory;
 use crate::measure::{CwndTrace, DropTrace, EventTrace, IntervalTable, QueueTrace, EVENT_LOG_CAPACITY};
 use crate::net::port::uses_trunk;
 use crate::net::routing::{explicit_path, Adjacency, Router};
-use crate::net::{PacketArena, PacketKind, Port};
+use crate::net::{PacketArena, Port};
 use crate::queue::{PortSetup, Qdisc, QueueDiscipline};
 use crate::sim::{events::MAX_TARGET, EventKind, EventQueue, Rng};
 use crate::traffic::sizes::PacketSizes;
@@ -153,21 +154,7 @@ pub fn build_world_part(sc: &Scenario, side: Option<u8>) -> Result<World> {
     }
 
     let mut routes: Vec<u32> = Vec::new();
-    // Disciplines that group flows into conversations learn the flows' endpoints (only those:
-    // a large topology has many ports and flows); then weighted FQ gives a flow's data
-    // conversation its weight at every FQ port.
-    for port in ports.iter_mut().filter(|p| p.qdisc.groups_flows()) {
-        for (i, fs) in sc.flows.iter().enumerate() {
-            port.qdisc.add_flow(i as u32, fs.src as u32, fs.dst as u32);
-        }
-    }
-    for (i, fs) in sc.flows.iter().enumerate() {
-        if fs.fq_weight != 1 {
-            for port in ports.iter_mut() {
-                port.qdisc.set_flow_weight(i as u32, fs.fq_weight);
-            }
-        }
-    }
+    tell_flows(&mut ports, sc);
     let mut router = Router::new(&adj, sc.nodes.iter().map(|n| n.kind == NodeKind::Switch).collect());
     let mut flows = Vec::with_capacity(sc.flows.len());
     let mut events = EventQueue::new();
@@ -205,27 +192,7 @@ pub fn build_world_part(sc: &Scenario, side: Option<u8>) -> Result<World> {
         if fwd.len() > u16::MAX as usize || rev.len() > u16::MAX as usize {
             return Err(ScenarioError::new(format!("{path}.route"), "route longer than 65535 hops"));
         }
-        // Disciplines that ask (Virtual Clock and HRR for rates, SEIF for distances) learn who
-        // passes them.
-        let mut honoured = false;
-        for (ports_of, kind) in [(&fwd, PacketKind::Data), (&rev, PacketKind::Ack)] {
-            for (hop, &p) in ports_of.iter().enumerate() {
-                let q = &mut ports[p as usize].qdisc;
-                if q.wants_routes() {
-                    let reserved = if kind == PacketKind::Data { fs.reserved_rate.unwrap_or(0) } else { 0 };
-                    let takes = q
-                        .routed(i as u32, kind, hop as u32, reserved)
-                        .map_err(|e| ScenarioError::new(format!("{path}.reserved_rate"), e))?;
-                    honoured |= reserved > 0 && takes;
-                }
-            }
-        }
-        if fs.reserved_rate.is_some() && !honoured {
-            return Err(ScenarioError::new(
-                format!("{path}.reserved_rate"),
-                "no port on the flow's route honours reservations (queue = \"virtual_clock\" or \"hrr\")",
-            ));
-        }
+        tell_route(&mut ports, i, fs, &fwd, &rev)?;
         let route = routes.len() as u32;
         routes.extend_from_slice(&fwd);
         let rev_route = routes.len() as u32;

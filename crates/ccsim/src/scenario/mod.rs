@@ -8,6 +8,7 @@ pub mod measure;
 pub mod parallel;
 pub mod params;
 pub mod schema;
+mod setup_hooks;
 mod table_memory;
 pub mod topology;
 pub mod units;

@@ -98,8 +98,8 @@ pub struct FlowSpec {
     /// Weight n_α of the flow's data conversation at every FQ / FQbit port (weighted FQ,
     /// Keshav 1991 §2.3). 1 = plain FQ.
     pub fq_weight: u32,
-    /// The rate its data conversation reserves at every Virtual Clock port on its route
-    /// (`reserved_rate`, bits a second); None: unreserved.
+    /// The rate its data conversation reserves at every Virtual Clock or HRR port on its
+    /// route (`reserved_rate`, bits a second); None: unreserved.
     pub reserved_rate: Option<u64>,
     /// Traffic class of its packets (for class-based schedulers). 0.
     pub class: u8,

@@ -7,7 +7,8 @@
 One file per run of chapters 4 and 5: the threshold sweep (t41-*), reacting against static
 predicting (t42-*, t43-*), static against dynamic (t44-*), filtering (t45-*), byte against
 packet buffers (t46-*), the cut-back sweeps (t47-*, t48-*, t410-*), Classes 1-3 (c1-*, c2-*,
-c3-*: each experiment with DEC, Slow Start and SEIF) and the Tri-S comparison (tris-*). Each
+c3-*: each experiment with DEC, Slow Start and SEIF), the Tri-S comparison (tris-*) and §6.1's
+future work (c2-*-k2: the slower increase; f62-*: several bottlenecks). Each
 file's header says what the thesis states and which readings of spec
 shared/specs/liang91-seif.md (§3, §5 item numbers A1-A22) fill its gaps. The output is
 deterministic: same script, same bytes.
@@ -243,6 +244,13 @@ def slower_increase(groups, fig59, chain59, flows59, where59) -> list[tuple[str,
     return out
 
 
+def with_params(flow_common: dict, params: dict) -> dict:
+    """`flow_common` with `params` merged into its transport parameters (none added if empty)."""
+    if not params:
+        return flow_common
+    return {**flow_common, "params": {**flow_common.get("params", {}), **params}}
+
+
 def multi_bottleneck() -> list[tuple[str, str]]:
     """§6.1's two remedies for duplicate feedback on a path of several bottlenecks, and its
     distance rule, which the thesis proposes and never runs: a parking lot of two 64 kb/s
@@ -268,7 +276,7 @@ def multi_bottleneck() -> list[tuple[str, str]]:
         fc, routers = scheme("seif", 20 * DATA, DATA, **queue)
         out.append(scenario(f"f62-{slug}", f"§6.1, several bottlenecks: {words}", where, hosts=hosts, chain=chain,
                             access={h: ("128kbps", "0s") for h, _ in hosts}, flows=flows, routers=routers,
-                            flow_common={**fc, **params}, switches=ROUTERS[:4]))
+                            flow_common=with_params(fc, params.get("params", {})), switches=ROUTERS[:4]))
     return out
 
 

@@ -43,6 +43,9 @@ pub(super) struct PortExtras {
     /// Control packets dropped for want of room, and packets lost on the line.
     pub control_drops: u64,
     pub lost: u64,
+    /// When the armed `PortWake` fires, for a discipline that holds packets on an idle line
+    /// (`service.rs`); None: none armed.
+    pub wake_at: Option<SimTime>,
 }
 
 /// The control lane: see the module header.

@@ -58,8 +58,6 @@ pub struct Port {
     busy_until: SimTime,
     in_service_bytes: u32,
     txdone_pending: bool,
-    /// A `PortWake` is armed (the discipline holds packets on an idle line).
-    wake_pending: bool,
     /// Packets on the line, oldest first; each carries its arrival time.
     pipe: IdRing,
     pub stats: PortStats,
@@ -112,7 +110,6 @@ impl Port {
             busy_until: 0,
             in_service_bytes: 0,
             txdone_pending: false,
-            wake_pending: false,
             pipe: IdRing::new(),
             stats: PortStats::default(),
             preemptive: false,

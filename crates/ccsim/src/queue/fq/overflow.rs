@@ -32,7 +32,7 @@
 //! policy the packet to drop is the tail of the conversation with the largest key (bids rise
 //! within a conversation, so the largest bid is some conversation's tail).
 
-use super::key_heap::Slot;
+use crate::queue::key_heap::Slot;
 use super::{ChargeDrops, Conv, Entry, FairQueue, InSched};
 use crate::queue::{BufferLimit, InService};
 use std::cmp::Reverse;

@@ -37,7 +37,7 @@
 //! arrival gets F = R + P, and every stored F^α is ≤ R, so old conversations stay inactive.
 //! Activity at equality: a conversation with F^α = R is inactive (Fig 3.1's `≤`).
 
-use super::key_heap::{KeyHeap, Slot, NONE};
+use crate::queue::key_heap::{KeyHeap, Slot, NONE};
 use super::Conv;
 use crate::sim::SimTime;
 

@@ -10,12 +10,16 @@
 //! the rule covers every message, so a message that names a dropped packet is withheld too
 //! when its source is blocked, and that loss is left to the source's implicit signals (as the
 //! filter leaves it when disarmed). Only the packets waiting here are marked: the one on the
-//! line has left the queue.
+//! line has left the queue. The bit a router set at one crossing also holds back its own next
+//! crossing's message while those packets wait, so on one bottleneck it acts as a second
+//! filter. A crossing whose messages are all withheld still disarms the filter: the router
+//! did what the rule allows for that wave.
 
 use crate::net::packet::xflags;
 use crate::net::{PacketArena, PacketKind};
 use crate::queue::random_drop::RandomDrop;
 use crate::queue::{QueueDiscipline, Signal};
+use super::reach::withhold;
 
 /// Per-flow marks, by stamp (a new stamp clears them all at once).
 #[derive(Default)]
@@ -46,21 +50,17 @@ impl FedBackGuard {
                 blocked[f] = stamp;
             }
         });
-        let before = pending.len();
-        let mut i = from;
-        while i < pending.len() {
-            let f = pending[i].flow as usize;
+        self.withheld += withhold(pending, from, |sig| {
+            let f = sig.flow as usize;
             if blocked.get(f) == Some(&stamp) {
-                pending.remove(i);
-            } else {
-                if f >= told.len() {
-                    told.resize(f + 1, 0);
-                }
-                told[f] = stamp;
-                i += 1;
+                return true;
             }
-        }
-        self.withheld += (before - pending.len()) as u64;
+            if f >= told.len() {
+                told.resize(f + 1, 0);
+            }
+            told[f] = stamp;
+            false
+        });
         queue.for_each(&mut |id| {
             let p = arena.get_mut(id);
             if p.kind == PacketKind::Data && told.get(p.flow as usize) == Some(&stamp) {

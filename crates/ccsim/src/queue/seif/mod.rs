@@ -47,89 +47,23 @@
 //!   first arrival of a new interval clears it, the same table as a reset on the edge.
 //! - Feedback for the source of a dropped data packet that is not in the table (a packet
 //!   queued in an earlier interval) still goes to it, with the sequence number.
-//! - §6.1's future work, each off by default: `fed_back_bit` (`guard.rs`) and `feedback_hops`,
-//!   the distance rule (explicit feedback only to sources at most that many links before the
-//!   router, the others left to their implicit signals; "the traffic intensity along the path"
-//!   the text also names is not weighed). A source's distance is its data's route to this port.
+//! - §6.1's future work, each off by default: `fed_back_bit` (`guard.rs`) and `feedback_hops`
+//!   (`reach.rs`: explicit feedback only to sources at most that many links back).
 //! - Feedback messages raised count per recipient ([`Seif::feedbacks`]); port statistics
 //!   report them as the port's marks.
 
+mod config;
 mod guard;
+mod reach;
 
-use super::random_drop::{decode_victim, RandomDrop};
+pub use config::{code, Policy, Rearm, SeifConfig};
+use super::random_drop::RandomDrop;
 use super::{BufferLimit, Discipline, InService, PortSetup, QueueDiscipline, Signal, Verdict};
 use crate::net::{PacketArena, PacketId, PacketKind};
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
-use crate::sim::{time::to_secs, SimTime, PS_PER_SEC};
+use crate::sim::{time::to_secs, SimTime};
 
-/// When the router sends feedback.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Policy {
-    Static,
-    Reacting,
-    Dynamic,
-}
-
-/// When the filter re-arms.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Rearm {
-    Below,
-    At,
-}
-
-/// Feedback codes: why it was sent.
-pub mod code {
-    pub const CROSSING: u8 = 0;
-    pub const DROP: u8 = 1;
-}
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SeifConfig {
-    pub policy: Policy,
-    pub threshold: f64,
-    pub filter: bool,
-    pub rearm: Rearm,
-    pub on_drop: bool,
-    pub routing_interval: SimTime,
-    pub size: u32,
-    pub alpha: f64,
-    pub dt: SimTime,
-    /// The arrival-rate average's time constant; 0: `dt`.
-    pub rate_tau: SimTime,
-    /// ACKs enter the source table as their flow's entry.
-    pub table_acks: bool,
-    /// The static threshold counts the packet on the line even where the buffer does not.
-    pub threshold_with_line: bool,
-    pub victim: super::random_drop::Victim,
-    /// §6.1's fed-back bit (`guard.rs`). false: the thesis's experiments.
-    pub fed_back_bit: bool,
-    /// §6.1's distance rule: explicit feedback only to sources at most this many links back
-    /// (0: every source, the thesis's experiments).
-    pub feedback_hops: u32,
-}
-
-impl Default for SeifConfig {
-    fn default() -> Self {
-        SeifConfig {
-            policy: Policy::Static,
-            threshold: 0.8,
-            filter: true,
-            rearm: Rearm::Below,
-            on_drop: true,
-            routing_interval: PS_PER_SEC,
-            size: 50,
-            alpha: 0.8,
-            dt: PS_PER_SEC / 2,
-            rate_tau: 0,
-            table_acks: false,
-            threshold_with_line: false,
-            victim: super::random_drop::Victim::Size,
-            fed_back_bit: false,
-            feedback_hops: 0,
-        }
-    }
-}
 
 pub struct Seif {
     queue: RandomDrop,
@@ -151,12 +85,8 @@ pub struct Seif {
     drop_room: f64,
     pending: Vec<Signal>,
     feedbacks: u64,
-    /// Messages the distance rule kept back.
-    beyond_reach: u64,
     guard: Option<Box<guard::FedBackGuard>>,
-    /// Links from each flow's source to this router (u32::MAX: not known), with
-    /// `feedback_hops`.
-    distance: Vec<u32>,
+    reach: Option<Box<reach::Reach>>,
 }
 
 impl Discipline for Seif {
@@ -166,56 +96,7 @@ impl Discipline for Seif {
     const SIGNALS: bool = true;
 
     fn decode(p: &mut Params) -> Result<SeifConfig> {
-        let d = SeifConfig::default();
-        Ok(SeifConfig {
-            policy: p.choice(
-                "policy",
-                d.policy,
-                &[("static", Policy::Static), ("reacting", Policy::Reacting), ("dynamic", Policy::Dynamic)],
-                "when to send feedback: past the threshold (static predicting), on drops only (reacting), or by eq. 4.2 (dynamic predicting)",
-            )?,
-            threshold: p.number_above("threshold", d.threshold, 0.0, 1.0, "static policy: fraction of the buffer the queue must exceed")?,
-            filter: p.flag("filter", d.filter, "after a feedback, none until the queue falls below the threshold again")?,
-            rearm: p.choice(
-                "rearm",
-                d.rearm,
-                &[("below", Rearm::Below), ("at", Rearm::At)],
-                "the filter re-arms when the queue is below the threshold, or at or below it",
-            )?,
-            on_drop: p.flag("on_drop", d.on_drop, "a drop also triggers feedback (subject to the filter)")?,
-            routing_interval: p.duration("routing_interval", d.routing_interval, "the source tables are reset this often")?,
-            size: p.integer("size", d.size as u64, 1, 65_535, "bytes of a feedback message")? as u32,
-            alpha: p.number_above("alpha", d.alpha, 0.0, 1.0, "dynamic policy: α of eq. 4.2 (0.8: Dynamic 1, 0.5: Dynamic 2)")?,
-            dt: p.duration("dt", d.dt, "dynamic policy: Δt of eq. 4.2 (the feedback delay)")?,
-            rate_tau: p.duration("rate_tau", d.rate_tau, "dynamic policy: time constant of the arrival-rate average (0: dt)")?,
-            table_acks: p.flag("table_acks", d.table_acks, "an ACK enters the source table as its flow's (the data source's) entry; false: data packets only (A11)")?,
-            threshold_with_line: p.choice(
-                "threshold_length",
-                d.threshold_with_line,
-                &[("buffer", false), ("with_line", true)],
-                "the length the static threshold tests: the buffer's (the packet on the line as count_in_service says), or the waiting packets plus the one on the line whatever the buffer counts (A17)",
-            )?,
-            victim: decode_victim(p)?,
-            fed_back_bit: p.flag(
-                "fed_back_bit",
-                d.fed_back_bit,
-                "§6.1 (future work): no feedback to a source with a packet waiting here that an earlier router already fed back for; the packets of those told are marked",
-            )?,
-            feedback_hops: p.integer(
-                "feedback_hops",
-                d.feedback_hops as u64,
-                0,
-                65_535,
-                "§6.1 (future work): explicit feedback only to sources at most this many links back; farther ones are left to implicit signals (0: every source)",
-            )? as u32,
-        })
-        .and_then(|c| {
-            if c.routing_interval == 0 || c.dt == 0 {
-                Err(p.error(if c.dt == 0 { "dt" } else { "routing_interval" }, "expected a positive duration"))
-            } else {
-                Ok(c)
-            }
-        })
+        SeifConfig::decode(p)
     }
 
     fn build(cfg: &SeifConfig, port: &PortSetup) -> Self {
@@ -233,9 +114,8 @@ impl Discipline for Seif {
             drop_room: 1.0,
             pending: Vec::new(),
             feedbacks: 0,
-            beyond_reach: 0,
             guard: cfg.fed_back_bit.then(Box::default),
-            distance: Vec::new(),
+            reach: (cfg.feedback_hops > 0).then(|| Box::new(reach::Reach::new(cfg.feedback_hops))),
         }
     }
 }
@@ -248,7 +128,7 @@ impl Seif {
 
     /// Messages the distance rule kept back so far.
     pub fn beyond_reach(&self) -> u64 {
-        self.beyond_reach
+        self.reach.as_ref().map_or(0, |r| r.beyond)
     }
 
     /// Messages the fed-back bit withheld so far.
@@ -360,19 +240,8 @@ impl Seif {
         if let (Some((flow, seq)), false) = (dropped, named) {
             self.pending.push(Signal { flow, seq: Some(seq), code, size });
         }
-        if self.cfg.feedback_hops > 0 {
-            let (max, distance) = (self.cfg.feedback_hops, &self.distance);
-            let far = |f: u32| distance.get(f as usize).is_some_and(|&d| d != u32::MAX && d > max);
-            let before = self.pending.len();
-            let mut i = from;
-            while i < self.pending.len() {
-                if far(self.pending[i].flow) {
-                    self.pending.remove(i);
-                } else {
-                    i += 1;
-                }
-            }
-            self.beyond_reach += (before - self.pending.len()) as u64;
+        if let Some(r) = self.reach.as_deref_mut() {
+            r.apply(&mut self.pending, from);
         }
         if let Some(g) = self.guard.as_deref_mut() {
             g.apply(&self.queue, arena, &mut self.pending, from);
@@ -438,6 +307,7 @@ impl QueueDiscipline for Seif {
             + self.seen.capacity() * 8
             + self.pending.capacity() * std::mem::size_of::<Signal>()
             + self.guard.as_ref().map_or(0, |g| g.memory_bytes())
+            + self.reach.as_ref().map_or(0, |r| r.memory_bytes())
     }
 
     fn marks(&self) -> u64 {
@@ -448,17 +318,22 @@ impl QueueDiscipline for Seif {
         self.pending.drain(..).for_each(out);
     }
 
+    fn counters(&self, out: &mut dyn FnMut(&'static str, u64)) {
+        if self.cfg.fed_back_bit {
+            out("seif_withheld", self.withheld());
+        }
+        if self.cfg.feedback_hops > 0 {
+            out("seif_beyond_reach", self.beyond_reach());
+        }
+    }
+
     fn wants_routes(&self) -> bool {
         self.cfg.feedback_hops > 0
     }
 
     fn routed(&mut self, flow: u32, kind: PacketKind, hop: u32, _reserved_bps: u64) -> std::result::Result<bool, String> {
-        if kind == PacketKind::Data {
-            let f = flow as usize;
-            if f >= self.distance.len() {
-                self.distance.resize(f + 1, u32::MAX);
-            }
-            self.distance[f] = self.distance[f].min(hop);
+        if let (Some(r), PacketKind::Data) = (self.reach.as_deref_mut(), kind) {
+            r.learn(flow, hop);
         }
         Ok(false)
     }
@@ -468,6 +343,7 @@ impl QueueDiscipline for Seif {
 mod tests {
     use super::*;
     use crate::net::packet::{Packet, EMPTY};
+    use crate::sim::PS_PER_SEC;
 
     const IDLE: InService = InService { bytes: None };
 

@@ -51,7 +51,8 @@
 //!   RTO = srtt + 4 x mean deviation, Karn's rule, a fine clock, initial RTO 3 s, floor 200 ms
 //!   (REAL's constants are unknown, A14).
 //!
-//! Trace columns: `cuts` (window cuts so far) and `feedback` (explicit feedback received).
+//! Trace columns: `cuts` (window cuts so far) and `feedback` (explicit feedback received,
+//! counting messages `follow_router` then ignores).
 
 use super::{AckInfo, AckResponse, Algorithm, CongestionControl, Feedback, Resend, TimeoutInfo};
 use crate::scenario::decode::Result;
@@ -413,6 +414,26 @@ mod tests {
         assert_eq!(s.cwnd(), 10.0);
         s.on_new_ack(&ack(20));
         assert_eq!(s.cwnd(), 11.0);
+    }
+
+    #[test]
+    fn following_the_busiest_router_ignores_the_others_feedback() {
+        // §6.1: with a 10 s period, router 7 sends two messages in [0, 10 s) and router 9 one;
+        // in [10, 20 s) only 7's cut the window.
+        let s_ = crate::sim::PS_PER_SEC;
+        let mut s = Seif::build(&SeifConfig { follow_router_period: 10 * s_, ..SeifConfig::default() }, 60);
+        s.window = 32.0;
+        s.stable = true;
+        let from = |router: u32, t: u64| Feedback { router, now: t * s_, ..Feedback::default() };
+        for (r, t) in [(7, 0), (9, 1), (7, 2)] {
+            s.on_feedback(&from(r, t));
+        }
+        assert_eq!(s.cwnd(), 4.0, "the first period follows every router");
+        s.window = 32.0;
+        s.on_feedback(&from(9, 11));
+        assert_eq!(s.cwnd(), 32.0, "router 9 is not followed");
+        s.on_feedback(&from(7, 12));
+        assert_eq!((s.cwnd(), s.feedback), (16.0, 5), "7 is; every message is counted");
     }
 
     #[test]

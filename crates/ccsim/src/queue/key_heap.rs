@@ -1,6 +1,6 @@
 //! An indexed binary min-heap of conversation ids, for Fair Queueing's three orders over
 //! conversations (active ones by F^α, backlogged ones by head bid, drop candidates by victim
-//! key).
+//! key) and Virtual Clock's two (backlogged ones by head stamp, drop candidates).
 //!
 //! Source: none in the thesis beyond §3.3's remark that the round-number computation keeps
 //! the finish numbers "in a heap" (O(log N_ac) per step). The heap is ours: keys are stored
