@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ._files import atomic_write
@@ -70,6 +71,11 @@ PROBE_COLUMNS_EMPTY = {c: [] for c in ("flow", "time_s", "probe", "probe_gap_s",
                                          "send_rate_pps", "alpha")}
 DROP_COLUMNS = ("time_s", "port", "flow", "seq", "ack", "retransmission", "queue_packets",
                 "conv_queued", "longest_other")
+
+
+def _take(labels, ids) -> np.ndarray:
+    """labels[i] for each i in ids, as an object array (numpy's indexing, not a Python loop)."""
+    return np.asarray(list(labels), dtype=object)[np.asarray(ids, dtype=np.int64)]
 
 
 def _drops_frame(raw: dict | None, flow_names: list[str], port_names: list[str]) -> pd.DataFrame:
@@ -139,10 +145,11 @@ class Results:
 
         def named(frame: pd.DataFrame, index: str, column: str, labels: list) -> pd.DataFrame:
             # The name column is there even when the table is empty, so code that groups by
-            # it works on every run.
-            ids = frame[index] if index in frame.columns else []
-            values = [labels[i] for i in ids]
-            frame.insert(1 if len(frame.columns) else 0, column, values if values else pd.Series([], dtype=str))
+            # it works on every run. Labels are taken by index in numpy (a departure log has
+            # millions of rows; a Python loop over them held the GIL for seconds).
+            ids = frame[index].to_numpy() if index in frame.columns else []
+            values = _take(labels, ids) if len(ids) else pd.Series([], dtype=str)
+            frame.insert(1 if len(frame.columns) else 0, column, values)
             return frame
 
         self.intervals = named(pd.DataFrame(raw["intervals"]), "flow", "flow_name", names)
@@ -161,8 +168,8 @@ class Results:
                                     "port", "port_name", pnames)
         dep = pd.DataFrame(raw.get("departures") or {c: [] for c in DEPARTURE_COLUMNS})
         dep = named(dep, "port", "port_name", pnames)
-        dep.insert(4, "flow_name", pd.Series([names[i] for i in dep["flow"]], index=dep.index, dtype="str"))
-        dep["kind"] = pd.Series([PACKET_KINDS[k] for k in dep["kind"]], index=dep.index, dtype="str")
+        dep.insert(4, "flow_name", pd.Series(_take(names, dep["flow"].to_numpy()), index=dep.index, dtype="str"))
+        dep["kind"] = pd.Series(_take(PACKET_KINDS, dep["kind"].to_numpy()), index=dep.index, dtype="str")
         self.departures = dep
         self.drops = _drops_frame(raw.get("drop_trace"), names, list(self.ports["name"]))
 
