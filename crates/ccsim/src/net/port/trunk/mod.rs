@@ -53,10 +53,13 @@
 //! a packet due at that very instant or is ignored. Each overtaking of the head leaves at
 //! most one such extra event.
 
+mod lines;
+
 use super::{feature, Port};
 use crate::net::{IdRing, PacketArena, PacketId};
 use crate::queue::{BufferLimit, DropTail, Qdisc, QueueDiscipline};
 use crate::sim::{EventKind, EventQueue, SimTime};
+use lines::Lines;
 
 /// Most channels a link may have.
 pub const MAX_CHANNELS: u32 = 4096;
@@ -87,59 +90,6 @@ impl ChannelBuffers {
             "private" => Some(ChannelBuffers::Private),
             _ => None,
         }
-    }
-}
-
-/// When each channel's line frees, in a tournament tree of minima: leaf `n + c` is channel
-/// c's end time (padding leaves never free), each inner node the least of its two children.
-struct Lines {
-    n: usize,
-    t: Vec<SimTime>,
-}
-
-impl Lines {
-    fn new(channels: usize) -> Self {
-        let n = channels.next_power_of_two();
-        let mut t = vec![SimTime::MAX; 2 * n];
-        t[n..n + channels].fill(0);
-        for i in (1..n).rev() {
-            t[i] = t[2 * i].min(t[2 * i + 1]);
-        }
-        Lines { n, t }
-    }
-
-    #[inline]
-    fn free_at(&self, c: usize) -> SimTime {
-        self.t[self.n + c]
-    }
-
-    /// The earliest time a channel is free (in the past if one is idle).
-    #[inline]
-    fn earliest(&self) -> SimTime {
-        self.t[1]
-    }
-
-    #[inline]
-    fn set(&mut self, c: usize, at: SimTime) {
-        let mut i = self.n + c;
-        self.t[i] = at;
-        while i > 1 {
-            i /= 2;
-            self.t[i] = self.t[2 * i].min(self.t[2 * i + 1]);
-        }
-    }
-
-    /// The lowest-index channel idle at `now`.
-    #[inline]
-    fn lowest_idle(&self, now: SimTime) -> Option<usize> {
-        if self.t[1] > now {
-            return None;
-        }
-        let mut i = 1;
-        while i < self.n {
-            i = if self.t[2 * i] <= now { 2 * i } else { 2 * i + 1 };
-        }
-        Some(i - self.n)
     }
 }
 
@@ -218,7 +168,7 @@ impl Trunk {
 
     pub fn memory_bytes(&self) -> usize {
         std::mem::size_of::<Trunk>()
-            + self.lines.t.capacity() * 8
+            + self.lines.capacity_bytes()
             + self.line_bytes.capacity() * 4
             + (self.last_arrival.capacity() + self.drain_at.capacity()) * 8
             + self.private.iter().map(|r| std::mem::size_of::<IdRing>() + r.capacity() * 4).sum::<usize>()
@@ -508,23 +458,6 @@ mod tests {
                 (crate::sim::time::from_secs(t), sizes[(rng.next_u64() % sizes.len() as u64) as usize])
             })
             .collect()
-    }
-
-    #[test]
-    fn the_tree_finds_the_lowest_idle_channel_and_the_earliest_end() {
-        let mut rng = Rng::stream(7, "lines");
-        for k in [1usize, 2, 3, 5, 8, 13, 64, 100] {
-            let mut lines = Lines::new(k);
-            let mut ends = vec![0u64; k];
-            for step in 0..2000u64 {
-                let c = (rng.next_u64() % k as u64) as usize;
-                ends[c] = step + rng.next_u64() % 50;
-                lines.set(c, ends[c]);
-                let now = step + rng.next_u64() % 10;
-                assert_eq!(lines.lowest_idle(now), ends.iter().position(|&e| e <= now), "k = {k}");
-                assert_eq!(lines.earliest(), *ends.iter().min().unwrap());
-            }
-        }
     }
 
     #[test]
