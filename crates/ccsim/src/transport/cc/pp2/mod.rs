@@ -85,11 +85,12 @@
 //!   out spuriously (seen with n_b = 5 at a 5 pkt/s share); the duplicates stay in the queue
 //!   as part of its level, since nothing removes them.
 
-use super::fuzzy::FuzzyConfig;
-use super::kalman::KalmanConfig;
+mod config;
+
+pub use config::{Carry, Pp2Config, RUpdate};
 use super::pp::PacketPair;
 use super::probe::{
-    decode_estimator, decode_timer, Estimator, PairMatcher, ProbeEstimator, ProbeLog, ProbeRecord, ProbeState, Smoothing, PROBE_COLUMNS,
+    Estimator, PairMatcher, ProbeEstimator, ProbeLog, ProbeRecord, ProbeState, PROBE_COLUMNS,
     PROBE_LOG,
 };
 use super::{AckInfo, AckResponse, Algorithm, CongestionControl, EventLog, PaceAdjust, Pacing, TimeoutInfo};
@@ -99,59 +100,6 @@ use crate::scenario::params::Params;
 use crate::transport::config::SenderConfig;
 use crate::sim::time::{from_secs, to_secs};
 use crate::sim::SimTime;
-
-/// How R_e is kept (scenario names "pair", "first").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RUpdate {
-    /// R_e = r_t − n_b·s_e from the first ACK of every pair (§4.4).
-    Pair,
-    /// The RTT of the first packet of the first pair, never updated.
-    First,
-}
-
-/// What is carried from one change of V to the next (scenario names "burst", "all").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Carry {
-    /// The rounding remainder of bursts (spec A12).
-    Burst,
-    /// Also the packets a skip withholds beyond the decrease of V.
-    All,
-}
-
-/// Parameters of 2P; each field is a scenario parameter of the same name.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Pp2Config {
-    /// n_b, the target number of this flow's packets at the bottleneck (= ΔV in §4.4): the
-    /// priming burst, and the queueing subtracted from r_t in R_e.
-    pub n_b: u32,
-    /// If set, n_b = round(fraction · V_e) at the end of the first RTT instead.
-    pub n_b_fraction: Option<f64>,
-    pub estimator: Estimator,
-    pub smooth: Smoothing,
-    pub r_estimate: RUpdate,
-    pub carry: Carry,
-    /// When the window has room for one packet only, send it alone in the slot (true) or
-    /// wait for room for the pair (false).
-    pub fill_window: bool,
-    pub fuzzy: FuzzyConfig,
-    pub kalman: KalmanConfig,
-}
-
-impl Default for Pp2Config {
-    fn default() -> Self {
-        Pp2Config {
-            n_b: 5,
-            n_b_fraction: None,
-            estimator: Estimator::Raw,
-            smooth: Smoothing::Rate,
-            r_estimate: RUpdate::Pair,
-            carry: Carry::Burst,
-            fill_window: false,
-            fuzzy: FuzzyConfig::default(),
-            kalman: KalmanConfig::default(),
-        }
-    }
-}
 
 /// Pair packets per pacing slot.
 const PAIR: u32 = 2;
@@ -206,27 +154,7 @@ impl Algorithm for Pp2 {
     }
 
     fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<Pp2Config> {
-        decode_timer(p, sender)?;
-        let d = Pp2Config::default();
-        let n_b = p.integer("n_b", d.n_b as u64, 0, 1_000_000, "n_b, the target number of the flow's packets at the bottleneck (the priming burst)")? as u32;
-        let n_b_fraction =
-            p.optional_number("n_b_fraction", 0.0, 100.0, "unset (n_b as given)", "if set, n_b = round(fraction x V_e) at the end of the first RTT")?;
-        let (estimator, smooth, kalman) = decode_estimator(p, d.estimator)?;
-        let r_estimate = p.choice(
-            "r_estimate",
-            d.r_estimate,
-            &[("pair", RUpdate::Pair), ("first", RUpdate::First)],
-            "how R_e is kept: from the first ACK of every pair, or the first packet's RTT only",
-        )?;
-        let carry = p.choice(
-            "carry",
-            d.carry,
-            &[("burst", Carry::Burst), ("all", Carry::All)],
-            "what is carried between changes of V: burst rounding only, or also withheld packets",
-        )?;
-        let fill_window = p.flag("fill_window", d.fill_window, "send a lone packet in a slot when the window has room for one only")?;
-        let fuzzy = super::fuzzy::decode(p)?;
-        Ok(Pp2Config { n_b, n_b_fraction, estimator, smooth, r_estimate, carry, fill_window, fuzzy, kalman })
+        Pp2Config::decode(p, sender)
     }
 
     fn build(cfg: &Pp2Config, max_window: u32) -> Self {
