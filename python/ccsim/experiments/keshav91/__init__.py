@@ -13,7 +13,7 @@
   windows over time, the packet-pair estimator), the kit's figure hook.
 - ``fq_buffers.py`` with ``fq_buffers_reference.toml`` and ``fq_buffers_findings.md``: chapter
   3's costs of the four FQ buffering structures, replayed from the engine's FQ on ordinary
-  runs (``ccsim experiment keshav91-fq-buffers``).
+  runs (``ccsim experiment keshav91-fq-buffers``); ``fq_buffers_render.py`` writes its tables.
 
 Running, judging and the report are the reproduction kit's (:mod:`ccsim.experiments.kit`);
 this module only describes the thesis to it (:data:`THESIS`).
