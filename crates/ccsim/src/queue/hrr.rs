@@ -187,12 +187,7 @@ impl Hrr {
     }
 
     fn fits(&self, size: u32, tx: InService) -> bool {
-        let svc = if self.count_in_service { tx.bytes } else { None };
-        match self.limit {
-            BufferLimit::Packets(n) => self.pkts as u64 + 1 + svc.is_some() as u64 <= n as u64,
-            BufferLimit::Bytes(b) => self.bytes + size as u64 + svc.unwrap_or(0) as u64 <= b,
-            BufferLimit::Unlimited => true,
-        }
+        self.limit.fits(self.pkts as u64 + 1, self.bytes + size as u64, self.count_in_service, tx)
     }
 
     /// The next eligible channel of level `l` at `now`, moving its round robin past it.

@@ -30,6 +30,20 @@ pub enum BufferLimit {
     Unlimited,
 }
 
+impl BufferLimit {
+    /// Whether a buffer holding `packets` packets of `bytes` bytes in all (an arrival
+    /// counted) is within the limit, the packet on the line counted as `count_in_service` says.
+    #[inline]
+    pub fn fits(self, packets: u64, bytes: u64, count_in_service: bool, tx: InService) -> bool {
+        let svc = if count_in_service { tx.bytes } else { None };
+        match self {
+            BufferLimit::Packets(n) => packets + svc.is_some() as u64 <= n as u64,
+            BufferLimit::Bytes(b) => bytes + svc.unwrap_or(0) as u64 <= b,
+            BufferLimit::Unlimited => true,
+        }
+    }
+}
+
 /// Result of offering a packet to a queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {

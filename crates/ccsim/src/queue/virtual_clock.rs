@@ -227,13 +227,9 @@ impl VirtualClock {
         (bytes as u128 * 8 * PS_PER_SEC as u128).div_ceil(self.rate_of(id) as u128)
     }
 
+    /// The buffer would overflow with `extra` more bytes (one more packet if any).
     fn over_limit(&self, tx: InService, extra: u32) -> bool {
-        let svc = if self.count_in_service { tx.bytes } else { None };
-        match self.limit {
-            BufferLimit::Packets(n) => self.pkts as u64 + (extra > 0) as u64 + svc.is_some() as u64 > n as u64,
-            BufferLimit::Bytes(b) => self.bytes + extra as u64 + svc.unwrap_or(0) as u64 > b,
-            BufferLimit::Unlimited => false,
-        }
+        !self.limit.fits(self.pkts as u64 + (extra > 0) as u64, self.bytes + extra as u64, self.count_in_service, tx)
     }
 
     #[inline]

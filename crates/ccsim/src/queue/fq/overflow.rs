@@ -103,12 +103,7 @@ impl FairQueue {
     /// Occupancy beyond the limit, counting the packet in service if configured.
     #[inline]
     pub(super) fn over_limit(&self, tx: InService) -> bool {
-        let svc = if self.count_in_service { tx.bytes } else { None };
-        match self.limit {
-            BufferLimit::Packets(n) => self.pkts as u64 + svc.is_some() as u64 > n as u64,
-            BufferLimit::Bytes(b) => self.bytes + svc.unwrap_or(0) as u64 > b,
-            BufferLimit::Unlimited => false,
-        }
+        !self.limit.fits(self.pkts as u64, self.bytes, self.count_in_service, tx)
     }
 
     /// The buffer overflowed after the arrival of `arrival` (already queued, in conversation
