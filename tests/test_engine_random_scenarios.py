@@ -1,5 +1,6 @@
 """Random small scenarios over the engine's less common paths: preemptive FQ, per-flow FQ
-weights, processing jitter, link delay changes mid-run, every congestion control, the AQMs
+weights, processing jitter, link delay changes mid-run, every congestion control (SACK recovery
+among them), the AQMs
 behind the second sink (RED, BLUE, RIO with flows' token-bucket profiles, Virtual Clock and HRR
 with reservations), FQ's conversation keys. Each must run to the end without an engine error and
 conserve packets (every packet sent is delivered, dropped or still in the network)."""
@@ -40,6 +41,13 @@ def random_scenario(it: int) -> ccsim.Scenario:
             f.update(cc=rnd.choice(["generic", "jk", "reno", "newreno", "dec", "pp", "pp2"]), max_window=rnd.randint(1, 40))
             if app == "telnet" and rnd.random() < 0.3:
                 f["source_buffer"] = rnd.randint(0, 5)
+            recovery = aqm.random()
+            if recovery < 0.2:  # SACK recovery, plain or under FAST
+                f["cc"] = "sack"
+                f["params"] = {"partial_ack": aqm.random() < 0.5, "rescue": aqm.choice([0, 2])}
+            elif recovery < 0.3:
+                f["cc"] = "fast"
+                f["params"] = {"alpha": aqm.choice([2, 20]), "recovery": "sack"}
         elif app == "cbr":
             f["rate"] = f"{rnd.uniform(0.5, 50):.2f}pps"
         else:

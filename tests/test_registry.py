@@ -36,7 +36,7 @@ def explicit_defaults(c: registry.Component) -> dict:
 
 def test_the_registry_lists_what_the_engine_has():
     names = [a.name for a in ccsim.algorithms()]
-    assert names[:7] == ["generic", "jk", "reno", "newreno", "dec", "pp", "pp2"]
+    assert names[:8] == ["generic", "jk", "reno", "newreno", "sack", "dec", "pp", "pp2"]
     assert len(set(names)) == len(names)
     qnames = [d.name for d in ccsim.disciplines()]
     assert qnames[:4] == ["droptail", "fq", "fqbit", "decbit"]

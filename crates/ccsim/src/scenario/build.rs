@@ -209,6 +209,9 @@ pub fn build_world_part(sc: &Scenario, side: Option<u8>) -> Result<World> {
             if t.sender.ecn {
                 s.enable_ecn();
             }
+            if let Some(c) = t.sender.sack {
+                s.enable_sack(c);
+            }
             s
         });
         let rng = Rng::stream(sc.seed, &format!("flow/{}", fs.name));

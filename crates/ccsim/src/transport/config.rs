@@ -62,6 +62,20 @@ pub struct SenderConfig {
     /// `on_ecn` at most once a window. Set by the algorithms that have a response (Reno's and
     /// NewReno's `ecn`).
     pub ecn: bool,
+    /// Recover from losses with a SACK scoreboard (`sender/sack.rs`). Set by the algorithms
+    /// whose window rules go with it (FAST's `recovery = "sack"`), never by a flow alone: an
+    /// algorithm that inflates its window in recovery would count the same packets twice.
+    pub sack: Option<SackConfig>,
+}
+
+/// SACK-based recovery's two choices (`sender/sack.rs`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SackConfig {
+    /// A partial ACK resends two packets at once (ns-2's `partial_ack_`; off by default there).
+    pub partial_ack: bool,
+    /// Resend the oldest unacknowledged packet again once its last copy is older than this
+    /// many average RTTs (the ns-2 FAST module's 2; 0 turns the rule off).
+    pub rescue: f64,
 }
 
 impl SenderConfig {

@@ -221,7 +221,7 @@ impl Sender {
         let Some(p) = self.pacer.as_deref() else { return NEVER };
         let Some(last) = p.last_start else { return NEVER };
         if p.spread {
-            let new_data = self.snd_nxt < self.app_limit && self.snd_nxt < self.snd_una + self.usable_window();
+            let new_data = self.snd_nxt < self.app_limit && self.snd_nxt < self.snd_una + self.usable_window() || self.sack_room();
             return match self.spread_interval() {
                 Some(interval) if new_data || self.has_retransmission() => last.saturating_add(interval),
                 _ => NEVER,

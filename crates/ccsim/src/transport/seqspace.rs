@@ -178,8 +178,14 @@ impl SeqBitmap {
         SeqBitmap { words: vec![0; 1], mask: 63 }
     }
 
-    fn bits(&self) -> u64 {
+    /// How many sequence numbers it can hold at once.
+    pub fn bits(&self) -> u64 {
         self.mask + 1
+    }
+
+    /// Clear every bit.
+    pub fn clear_all(&mut self) {
+        self.words.fill(0);
     }
 
     /// Make `seq` addressable while `base` is the lowest sequence number that may be set.

@@ -128,6 +128,7 @@ impl Algorithm for Dec {
             pacing: false,
             pacing_rtt: PacingRtt::Srtt,
             ecn: false,
+            sack: None,
         }
     }
 

@@ -77,6 +77,7 @@ impl Algorithm for Generic {
             pacing: false,
             pacing_rtt: PacingRtt::Srtt,
             ecn: false,
+            sack: None,
         }
     }
 

@@ -74,6 +74,7 @@ impl Algorithm for Jk {
             pacing: false,
             pacing_rtt: PacingRtt::Srtt,
             ecn: false,
+            sack: None,
         }
     }
 

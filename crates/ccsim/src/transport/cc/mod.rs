@@ -198,6 +198,11 @@ pub trait CongestionControl {
     fn recover_point(&self) -> u64 {
         0
     }
+    /// The algorithm's own average RTT, if it keeps one (FAST's avgRTT): what SACK recovery's
+    /// `rescue` rule measures against instead of the timer's smoothed RTT.
+    fn average_rtt(&self) -> Option<SimTime> {
+        None
+    }
     /// The values of [`Algorithm::TRACE_COLUMNS`], in that order (NaN where unknown). Read by
     /// the trace sampler only: cheap, and it must not change the state.
     fn trace_values(&self, _out: &mut [f64]) {}
@@ -258,6 +263,7 @@ algorithms! {
     Jk: jk::Jk,
     Reno: reno::Reno,
     NewReno: newreno::NewReno,
+    Sack: sack::Sack,
     Dec: dec::Dec boxed,
     PacketPair: pp::PacketPair boxed,
     PacketPair2: pp2::Pp2 boxed,
@@ -336,6 +342,9 @@ impl CongestionControl for Cc {
     #[inline]
     fn recover_point(&self) -> u64 {
         dispatch!(self, c => c.recover_point())
+    }
+    fn average_rtt(&self) -> Option<SimTime> {
+        dispatch!(self, c => c.average_rtt())
     }
     fn trace_values(&self, out: &mut [f64]) {
         dispatch!(self, c => c.trace_values(out))

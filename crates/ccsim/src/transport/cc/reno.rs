@@ -98,6 +98,7 @@ pub(crate) fn rfc6298_defaults() -> SenderConfig {
         pacing: false,
         pacing_rtt: PacingRtt::Srtt,
         ecn: false,
+        sack: None,
     }
 }
 

@@ -245,6 +245,7 @@ pub fn liang_timers() -> SenderConfig {
         pacing: false,
         pacing_rtt: PacingRtt::Srtt,
         ecn: false,
+        sack: None,
     }
 }
 

@@ -24,6 +24,10 @@ pub struct Recorder {
     pub feedback: Vec<Feedback>,
     /// (echo_seq, echo_retx, code) of every ACK.
     pub echoes: Vec<(u64, bool, u8)>,
+    /// Ask for a fast retransmission at this duplicate ACK (0: never).
+    pub fast_retransmit_at: u32,
+    /// The duplicate-ACK counts the sender reported.
+    pub dup_counts: Vec<u32>,
 }
 
 impl Algorithm for Recorder {
@@ -51,8 +55,9 @@ impl CongestionControl for Recorder {
     fn on_new_ack(&mut self, _ack: &AckInfo) -> AckResponse {
         AckResponse::Nothing
     }
-    fn on_dup_ack(&mut self, _count: u32, _ack: &AckInfo) -> bool {
-        false
+    fn on_dup_ack(&mut self, count: u32, _ack: &AckInfo) -> bool {
+        self.dup_counts.push(count);
+        count == self.fast_retransmit_at
     }
     fn on_timeout(&mut self, t: &TimeoutInfo) {
         self.timeouts.push(*t);

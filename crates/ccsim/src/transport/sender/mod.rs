@@ -22,7 +22,10 @@ use crate::sim::SimTime;
 use std::collections::VecDeque;
 
 mod feedback;
+mod sack;
 mod timers;
+
+use sack::{SackAck, SackBoard};
 
 pub(crate) use feedback::WAITS_FOR_WINDOW;
 
@@ -98,6 +101,8 @@ pub struct Sender {
     /// reached this (the data outstanding at the last reduction); NO_ECN when the flow does not
     /// respond to marks (`enable_ecn`).
     ecn_guard: u64,
+    /// SACK-based recovery's scoreboard (`enable_sack`); None for most flows.
+    sack: Option<Box<SackBoard>>,
 }
 
 /// `Sender::ecn_guard` of a flow without ECN.
@@ -136,6 +141,7 @@ impl Sender {
             timed: (0, NEVER),
             pacer,
             ecn_guard: NO_ECN,
+            sack: None,
         }
     }
 
@@ -185,21 +191,30 @@ impl Sender {
             }
             self.retransmit.pop_front();
         }
+        if self.sack.as_deref().is_some_and(|b| b.recovering) {
+            return self.sack_next(now);
+        }
         if self.snd_nxt < self.app_limit && self.snd_nxt < self.snd_una + self.usable_window() {
-            let code = if self.pacer.is_some() { self.paced_code(now)? } else { pair_code::UNPAIRED };
-            let seq = self.snd_nxt;
-            self.snd_nxt += 1;
-            let first = seq >= self.high_sent;
-            if first {
-                self.high_sent = seq + 1;
-                self.slots.ensure(self.snd_una, self.high_sent);
-                self.slots.get_mut(seq).first_tx = now;
-                self.slots.set_backoff(seq, 0);
-                self.slots.set_sampled(seq, false);
-            }
-            return Some(self.transmit(seq, now, !first, code));
+            return self.send_new(now);
         }
         None
+    }
+
+    /// Packet `snd_nxt`, which the window and the application allow, unless pacing holds it.
+    #[inline]
+    fn send_new(&mut self, now: SimTime) -> Option<Transmission> {
+        let code = if self.pacer.is_some() { self.paced_code(now)? } else { pair_code::UNPAIRED };
+        let seq = self.snd_nxt;
+        self.snd_nxt += 1;
+        let first = seq >= self.high_sent;
+        if first {
+            self.high_sent = seq + 1;
+            self.slots.ensure(self.snd_una, self.high_sent);
+            self.slots.get_mut(seq).first_tx = now;
+            self.slots.set_backoff(seq, 0);
+            self.slots.set_sampled(seq, false);
+        }
+        Some(self.transmit(seq, now, !first, code))
     }
 
     #[inline]
@@ -323,6 +338,7 @@ impl Sender {
         if ce {
             self.on_ce(&info);
         }
+        let sack = if self.sack.is_some() { Some(self.sack_on_ack(ack, echo_seq)) } else { None };
         if ack > self.snd_una {
             if self.rtt.cfg.samples.per_packet() {
                 for seq in self.snd_una..ack.min(self.high_sent) {
@@ -350,19 +366,37 @@ impl Sender {
             self.slots.shrink_to_fit(self.snd_una, self.high_sent);
             self.dupacks = 0;
             let response = self.cc.on_new_ack(&info);
-            if response != AckResponse::Nothing && self.snd_una < self.high_sent {
-                self.retransmit.push_back(self.snd_una);
-            }
-            if matches!(self.timer_mode, TimerMode::Single | TimerMode::SingleBsd) && response != AckResponse::RetransmitKeepTimer {
+            // A SACK recovery chooses its own retransmissions and timer restarts.
+            let restart = match sack {
+                Some(SackAck::Recovering { restart_timer }) => restart_timer,
+                _ => {
+                    if response != AckResponse::Nothing && self.snd_una < self.high_sent {
+                        self.retransmit.push_back(self.snd_una);
+                    }
+                    response != AckResponse::RetransmitKeepTimer
+                }
+            };
+            if matches!(self.timer_mode, TimerMode::Single | TimerMode::SingleBsd) && restart {
                 self.deadline = if self.snd_una < self.high_sent { now + self.rtt.rto() } else { NEVER };
             }
         } else if ack == self.snd_una && self.snd_una < self.high_sent {
-            self.dupacks += 1;
-            if self.cc.on_dup_ack(self.dupacks, &info) {
-                self.retransmit.push_back(self.snd_una);
-                if self.timer_mode == TimerMode::SingleBsd {
-                    self.deadline = NEVER; // re-armed by the retransmission
+            match sack {
+                None => {
+                    self.dupacks += 1;
+                    if self.cc.on_dup_ack(self.dupacks, &info) {
+                        self.retransmit.push_back(self.snd_una);
+                        if self.timer_mode == TimerMode::SingleBsd {
+                            self.deadline = NEVER; // re-armed by the retransmission
+                        }
+                    }
                 }
+                Some(SackAck::Open { new_info: true }) => {
+                    self.dupacks += 1;
+                    if self.cc.on_dup_ack(self.dupacks, &info) {
+                        self.sack_enter(now);
+                    }
+                }
+                Some(_) => {} // nothing new, or recovering: pipe has counted it
             }
         }
         if let Some(p) = self.pacer.as_deref_mut() {
@@ -377,6 +411,7 @@ impl Sender {
             + self.slots.memory_bytes()
             + self.retransmit.capacity() * 8
             + self.pacer.as_ref().map_or(0, |_| std::mem::size_of::<Pacer>())
+            + self.sack.as_ref().map_or(0, |b| b.memory_bytes())
     }
 }
 

@@ -33,6 +33,7 @@ impl Sender {
                 self.dupacks = 0;
                 self.deadline = NEVER; // re-armed by the retransmission
                 self.timeouts += 1;
+                self.sack_on_timeout();
                 true
             }
             TimerMode::PerPacket | TimerMode::PerPacketDoubling => {
@@ -59,6 +60,7 @@ impl Sender {
                     self.cc.on_timeout(&TimeoutInfo { now, flight, high_sent: self.high_sent, seq });
                     self.rtt.on_expiry();
                     self.timeouts += 1;
+                    self.sack_on_timeout();
                 }
                 expired.is_some()
             }

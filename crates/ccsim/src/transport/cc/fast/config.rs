@@ -10,7 +10,18 @@ use crate::transport::cc::loss::LossConfig;
 use crate::transport::cc::newreno::{NewReno, NewRenoConfig};
 use crate::transport::cc::reno::rfc6298_defaults;
 use crate::transport::cc::Algorithm;
-use crate::transport::config::SenderConfig;
+use crate::transport::config::{SackConfig, SenderConfig};
+
+/// How FAST repairs losses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    /// NewReno's fast recovery (RFC 6582), embedded: the thesis's "transplanted from TCP
+    /// NewReno" (§4.2); one hole repaired per round trip.
+    NewReno,
+    /// With a SACK scoreboard, as the ns-2 module from version 1.1 (`sender/sack.rs`): the
+    /// window halves at the third duplicate ACK and holes are resent as pipe allows.
+    Sack,
+}
 
 /// How a FAST update that lowers the window is applied.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,6 +55,7 @@ pub struct FastConfig {
     pub drain_r: f64,
     /// It starts at the first update that moves the window by less than this, packets. 1.
     pub drain_stable: f64,
+    pub recovery: Recovery,
 }
 
 impl Default for FastConfig {
@@ -60,6 +72,7 @@ impl Default for FastConfig {
             drain: false,
             drain_r: 0.0,
             drain_stable: 1.0,
+            recovery: Recovery::NewReno,
         }
     }
 }
@@ -108,6 +121,20 @@ impl Algorithm for Fast {
                 r
             },
             drain_stable: p.number_above("drain_stable", d.drain_stable, 0.0, 1e9, "it starts at the first update moving the window by less than this, packets")?,
+            recovery: {
+                let r = p.choice(
+                    "recovery",
+                    d.recovery,
+                    &[("sack", Recovery::Sack), ("newreno", Recovery::NewReno)],
+                    "loss repair: NewReno's fast recovery (the thesis's words), or a SACK scoreboard, halving at the third duplicate ACK (the ns-2 module from its version 1.1)",
+                )?;
+                let partial_ack = p.flag("partial_ack", false, "with recovery = \"sack\": a partial ACK resends two packets at once (ns-2's partial_ack_)")?;
+                let rescue = p.number("rescue", 2.0, 0.0, 1e6, "with recovery = \"sack\": resend the oldest hole again once its last copy is this many average RTTs old (the module's 2; 0: off)")?;
+                if r == Recovery::Sack {
+                    sender.sack = Some(SackConfig { partial_ack, rescue });
+                }
+                r
+            },
         })
     }
 
@@ -138,6 +165,7 @@ impl Algorithm for Fast {
             alpha_halved: false,
             drain: if cfg.drain { Drain::Waiting } else { Drain::Off },
             drain_rtt_before: f64::NAN,
+            recover: 0,
         }
     }
 }

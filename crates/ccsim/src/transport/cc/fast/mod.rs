@@ -30,10 +30,19 @@
 //!   ends the episode). α relaxes towards α₀ as α₀ − (α₀ − α) e^{−k Δt} at each update,
 //!   k = `alpha_k` (0.1 /s in §4.5.4).
 //! - `drain` (§4.4.2): the four-phase queue-draining algorithm, once per flow (drain.rs).
-//! - Loss: NewReno's fast retransmit and recovery (RFC 6582, embedded and fed the duplicate and
-//!   partial ACKs); FAST stands aside while it recovers and resumes from its window. A timeout
-//!   restarts from 2 packets (the module's `slowstart_`). The module repairs losses with SACK;
-//!   ccsim has no SACK, so a window with several losses takes a round trip per loss here.
+//! - Loss (`recovery`): NewReno's fast retransmit and recovery (`"newreno"`, the default: RFC
+//!   6582, embedded and fed the duplicate and partial ACKs), as the thesis says ("transplanted
+//!   from TCP NewReno"); FAST stands aside while it recovers and resumes from its window, and a
+//!   window with several losses takes a round trip per loss. Or, as the module's revision
+//!   history dates to its version 1.1 ("Add SACK function into Fast"), a SACK
+//!   scoreboard (`"sack"`; the sender's part is `sender/sack.rs`): at the third duplicate ACK
+//!   that reports new data, once the ACKs have passed the last response's `recover`, the
+//!   window halves (ns-2's `slowdown`) and the sender resends the holes as its pipe estimate
+//!   allows, the oldest again after 2 average RTTs (`rescue`), two at a partial ACK with
+//!   `partial_ack` (ns-2's default is off). A timeout restarts from 2 packets (the module's
+//!   `slowstart_`). Not modelled: the module's rule that sets the window to the flight plus
+//!   one at a new ACK after more than three duplicates once a timeout has happened (its
+//!   `newcwnd_` test).
 //!
 //! Choices where the sources are silent, each a parameter: α = 200 packets (E4.1 and EB1),
 //! γ = 0.5 (the module's default), `update_interval` 0 (the update gated by the rounds alone,
@@ -53,7 +62,7 @@ mod tests;
 use super::newreno::NewReno;
 use super::{AckInfo, AckResponse, CongestionControl, TimeoutInfo};
 use crate::sim::{time::to_secs, SimTime, PS_PER_SEC};
-pub use config::{Decrease, FastConfig};
+pub use config::{Decrease, FastConfig, Recovery};
 use drain::{Drain, DrainInput};
 
 /// No RTT measured yet.
@@ -99,6 +108,8 @@ pub struct Fast {
     /// The four-phase algorithm's phase, and the average RTT when its reduction began.
     drain: Drain,
     drain_rtt_before: f64,
+    /// SACK recovery: one past the highest sequence sent at the last loss response.
+    recover: u64,
 }
 
 impl Fast {
@@ -270,16 +281,30 @@ impl Fast {
 
 impl CongestionControl for Fast {
     fn cwnd(&self) -> f64 {
-        if self.in_recovery {
+        if self.in_recovery && self.cfg.recovery == Recovery::NewReno {
             self.newreno.cwnd()
         } else {
             self.cwnd
         }
     }
     fn recover_point(&self) -> u64 {
-        self.newreno.recover_point()
+        match self.cfg.recovery {
+            Recovery::NewReno => self.newreno.recover_point(),
+            Recovery::Sack => self.recover,
+        }
+    }
+    fn average_rtt(&self) -> Option<SimTime> {
+        (!self.avg_rtt.is_nan()).then_some(self.avg_rtt as SimTime)
     }
     fn on_new_ack(&mut self, ack: &AckInfo) -> AckResponse {
+        if self.in_recovery && self.cfg.recovery == Recovery::Sack {
+            // The sender repairs; FAST stands aside until the ACKs pass `recover`.
+            if ack.ack >= self.recover {
+                self.in_recovery = false;
+            }
+            self.last_update = ack.now;
+            return AckResponse::Nothing;
+        }
         if self.in_recovery {
             let response = self.newreno.on_new_ack(ack);
             if !self.newreno.in_recovery() {
@@ -295,6 +320,18 @@ impl CongestionControl for Fast {
         AckResponse::Nothing
     }
     fn on_dup_ack(&mut self, count: u32, ack: &AckInfo) -> bool {
+        if self.cfg.recovery == Recovery::Sack {
+            // ns-2's `dupack_action`: only once the ACKs have passed the last response's
+            // `recover`; the window and ssthresh halve (`slowdown`), nothing is inflated.
+            if self.in_recovery || count != self.cfg.loss.dupack_threshold || ack.ack <= self.recover {
+                return false;
+            }
+            self.in_recovery = true;
+            self.recover = ack.high_sent;
+            self.on_loss(ack.now);
+            self.cwnd = (self.cwnd.min(self.max_window) / 2.0).max(1.0);
+            return true;
+        }
         let retransmit = self.newreno.on_dup_ack(count, ack);
         if retransmit && !self.in_recovery {
             self.in_recovery = true;
@@ -304,6 +341,7 @@ impl CongestionControl for Fast {
     }
     fn on_timeout(&mut self, t: &TimeoutInfo) {
         self.newreno.on_timeout(t);
+        self.recover = t.high_sent;
         self.in_recovery = false;
         self.on_loss(t.now);
         self.cwnd = 2.0f64.min(self.max_window);

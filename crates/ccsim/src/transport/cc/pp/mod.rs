@@ -168,6 +168,7 @@ impl Algorithm for PacketPair {
             pacing: false,
             pacing_rtt: PacingRtt::Srtt,
             ecn: false,
+            sack: None,
         }
     }
 
