@@ -130,6 +130,7 @@ impl Sender {
 
     /// The scoreboard's part of an ACK (cumulative `ack`, caused by data packet `echo_seq`),
     /// before `snd_una` moves.
+    #[inline(never)]
     pub(super) fn sack_on_ack(&mut self, ack: u64, echo_seq: u64) -> SackAck {
         let (una, high) = (self.snd_una, self.high_sent);
         let b = self.sack.as_deref_mut().expect("SACK flow");
@@ -182,6 +183,7 @@ impl Sender {
     }
 
     /// The algorithm asked for a fast retransmission: recovery starts.
+    #[inline(never)]
     pub(super) fn sack_enter(&mut self, now: SimTime) {
         let (una, high, dupacks) = (self.snd_una, self.high_sent, self.dupacks);
         let b = self.sack.as_deref_mut().expect("SACK flow");
@@ -207,6 +209,7 @@ impl Sender {
     }
 
     /// While recovering, the next packet pipe lets go, if any.
+    #[inline(never)]
     pub(super) fn sack_next(&mut self, now: SimTime) -> Option<Transmission> {
         let window = self.usable_window() as i64;
         let avg = self.cc.average_rtt().or(self.rtt.srtt());
