@@ -44,10 +44,11 @@ def random_scenario(it: int) -> ccsim.Scenario:
             recovery = aqm.random()
             if recovery < 0.2:  # SACK recovery, plain or under FAST
                 f["cc"] = "sack"
-                f["params"] = {"partial_ack": aqm.random() < 0.5, "rescue": aqm.choice([0, 2])}
+                f["params"] = {"partial_ack": aqm.random() < 0.5, "rescue": aqm.choice([0, 2]),
+                               "pacing": aqm.random() < 0.3}
             elif recovery < 0.3:
                 f["cc"] = "fast"
-                f["params"] = {"alpha": aqm.choice([2, 20]), "recovery": "sack"}
+                f["params"] = {"alpha": aqm.choice([2, 20]), "recovery": "sack", "pacing": aqm.random() < 0.3}
         elif app == "cbr":
             f["rate"] = f"{rnd.uniform(0.5, 50):.2f}pps"
         else:

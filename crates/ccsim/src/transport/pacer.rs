@@ -221,7 +221,11 @@ impl Sender {
         let Some(p) = self.pacer.as_deref() else { return NEVER };
         let Some(last) = p.last_start else { return NEVER };
         if p.spread {
-            let new_data = self.snd_nxt < self.app_limit && self.snd_nxt < self.snd_una + self.usable_window() || self.sack_room();
+            let new_data = if self.sack_recovering() {
+                self.sack_has_next()
+            } else {
+                self.snd_nxt < self.app_limit && self.snd_nxt < self.snd_una + self.usable_window()
+            };
             return match self.spread_interval() {
                 Some(interval) if new_data || self.has_retransmission() => last.saturating_add(interval),
                 _ => NEVER,
@@ -239,13 +243,14 @@ impl Sender {
         last.saturating_add(interval.saturating_mul(1 + p.skip as u64))
     }
 
-    /// After a pump: Some(t) if the world must schedule a pacing event at t (none is armed
-    /// at or before t). Records t as armed.
+    /// After a pump at `now`: Some(t) if the world must schedule a pacing event at t (none is
+    /// armed at or before t). Records t as armed. A release at or before `now` is not pacing
+    /// holding anything back (the pump just found nothing to send), so nothing is armed.
     #[inline]
-    pub fn pace_arm(&mut self) -> Option<SimTime> {
+    pub fn pace_arm(&mut self, now: SimTime) -> Option<SimTime> {
         let t = self.pace_release();
         let p = self.pacer.as_mut()?;
-        if t != NEVER && t < p.armed_at {
+        if t != NEVER && t > now && t < p.armed_at {
             p.armed_at = t;
             Some(t)
         } else {

@@ -149,7 +149,7 @@ impl World {
                     }
                     let sender = self.flows[f as usize].sender.as_mut().expect("a sender");
                     if sender.is_paced() {
-                        if let Some(t) = sender.pace_arm() {
+                        if let Some(t) = sender.pace_arm(now) {
                             self.events.schedule(t, EventKind::PaceTick, f);
                         }
                     }

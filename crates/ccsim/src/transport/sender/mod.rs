@@ -335,8 +335,8 @@ mod tests {
         assert!(s.next_transmission(t1).is_none());
         // The next pair is due one interval later; the world arms one event for it.
         assert_eq!(s.pace_release(), t1 + interval);
-        assert_eq!(s.pace_arm(), Some(t1 + interval));
-        assert_eq!(s.pace_arm(), None, "already armed");
+        assert_eq!(s.pace_arm(t1), Some(t1 + interval));
+        assert_eq!(s.pace_arm(t1), None, "already armed");
         assert!(s.next_transmission(t1 + interval - 1).is_none());
         s.on_pace_event(t1 + interval);
         let e = s.next_transmission(t1 + interval).unwrap();

@@ -163,6 +163,7 @@ impl Sender {
         }
         // Two packets at once, so a partial ACK does no worse than slow start.
         b.next_partial = b.next_partial.max(ack);
+        let mut sent = 0;
         for _ in 0..2 {
             while b.next_partial < high && b.holds(b.next_partial) {
                 b.next_partial += 1;
@@ -171,12 +172,16 @@ impl Sender {
                 break;
             }
             let s = b.next_partial;
+            b.resent.ensure(ack, s);
             b.resent.set(s);
             b.next_partial += 1;
             self.retransmit.push_back(s);
+            sent += 1;
         }
         let b = self.sack.as_deref_mut().expect("SACK flow");
-        b.pipe += 1;
+        // ns-2 adds one for its two packets (having taken one for the ACK); fewer when the
+        // cursor ran out of packets to resend.
+        b.pipe += sent - 1;
         let restart_timer = !b.first_partial_done;
         b.first_partial_done = true;
         SackAck::Recovering { restart_timer }
@@ -193,6 +198,9 @@ impl Sender {
         b.next_hole = una;
         b.next_partial = una;
         b.first_partial_done = false;
+        // Marks of an earlier recovery (holes in data it sent past its `recover`) must not
+        // hide a hole from this one.
+        b.resent.clear_all();
         b.resent.ensure(una, una);
         b.resent.set(una);
         self.retransmit.push_back(una);
@@ -253,9 +261,16 @@ impl Sender {
         Some(tx)
     }
 
-    /// While recovering, whether pipe has room (the pacer's release test).
-    pub(crate) fn sack_room(&self) -> bool {
-        self.sack.as_deref().is_some_and(|b| b.recovering && b.pipe < self.usable_window() as i64)
+    /// While recovering, whether `sack_next` has a packet pipe would let go (the pacer's
+    /// release test; the time-driven rescue aside: an ACK brings that).
+    pub(crate) fn sack_has_next(&self) -> bool {
+        let Some(b) = self.sack.as_deref().filter(|b| b.recovering) else { return false };
+        if b.pipe >= self.usable_window() as i64 {
+            return false;
+        }
+        let end = b.high_sacked.min(self.high_sent);
+        let hole = (b.next_hole.max(self.snd_una)..end).any(|s| !b.sacked.test(s) && !b.resent.test(s));
+        hole || (self.snd_nxt < self.app_limit && self.snd_nxt < self.snd_una + self.max_window as u64)
     }
 }
 
@@ -266,6 +281,7 @@ mod tests {
     use crate::transport::cc::test_recorder::Recorder;
     use crate::transport::cc::{Algorithm, Cc};
     use crate::transport::config::TimerMode;
+    use crate::transport::sender::NEVER;
 
     /// A sender with a fixed window of 10 (receiver window 1000) that asks for a fast
     /// retransmission at the third duplicate ACK, recovering with SACK.
@@ -390,5 +406,75 @@ mod tests {
         assert!(s.on_timer(s.next_deadline()));
         assert!(!s.sack_recovering());
         assert!(!s.sack.as_ref().unwrap().holds(5));
+    }
+
+    /// Review finding: holes an earlier recovery resent (in data it sent past its `recover`)
+    /// must be resendable in the next one.
+    #[test]
+    fn a_hole_resent_in_one_recovery_is_resent_again_in_the_next() {
+        let mut s = sender(false, 0.0);
+        let ms = SEC / 1000;
+        sent(&mut s, 0);
+        // 0 lost; 1-3 arrive: recovery 1 (recover 10); new data 10-12 goes with the resent 0.
+        for (i, q) in [1u64, 2, 3].into_iter().enumerate() {
+            ack(&mut s, 0, q, (100 + i as u64) * ms);
+        }
+        assert_eq!(sent(&mut s, 103 * ms), [(0, true), (10, false), (11, false), (12, false)]);
+        let mut t = 104;
+        for q in 4u64..10 {
+            ack(&mut s, 0, q, t * ms);
+            sent(&mut s, t * ms);
+            t += 1;
+        }
+        // 10 and 12 are lost; 11 and 13 arrive and both are resent; both copies are lost too.
+        ack(&mut s, 0, 11, t * ms);
+        assert_eq!(sent(&mut s, t * ms), [(10, true)]);
+        ack(&mut s, 0, 13, (t + 1) * ms);
+        assert_eq!(sent(&mut s, (t + 1) * ms), [(12, true)]);
+        ack(&mut s, 0, 14, (t + 2) * ms);
+        sent(&mut s, (t + 2) * ms);
+        ack(&mut s, 10, 0, (t + 3) * ms); // the resent 0: recovery 1 ends
+        assert!(!s.sack_recovering());
+        sent(&mut s, (t + 3) * ms);
+        // 15-17 arrive: recovery 2 resends 10 at once and then the hole 12.
+        let mut all = vec![];
+        for (i, q) in [15u64, 16, 17].into_iter().enumerate() {
+            ack(&mut s, 10, q, (t + 4 + i as u64) * ms);
+            all.extend(sent(&mut s, (t + 4 + i as u64) * ms));
+        }
+        assert!(s.sack_recovering());
+        assert!(all.contains(&(10, true)) && all.contains(&(12, true)), "{all:?}");
+    }
+
+    /// Review finding: a paced flow recovering with nothing pipe would send must not ask for
+    /// a pacing event in the past (the world re-armed it forever).
+    #[test]
+    fn a_paced_recovery_with_nothing_to_send_asks_for_no_pacing_event() {
+        let mut r = Recorder::build(&(), 10);
+        r.window = 10.0;
+        r.fast_retransmit_at = 3;
+        let mut s = Sender::new(Cc::from(r), 10, Recorder::sender_defaults().rto, TimerMode::Single);
+        s.enable_sack(SackConfig { partial_ack: false, rescue: 0.0 });
+        s.spread_over_rtt(crate::transport::config::PacingRtt::Srtt);
+        s.app_limit = 1000;
+        let ms = SEC / 1000;
+        sent(&mut s, 0);
+        ack(&mut s, 1, 0, 100 * ms); // srtt 100 ms: one packet every 10 ms
+        let mut t = 100 * ms;
+        while s.high_sent < 11 {
+            sent(&mut s, t);
+            t += 10 * ms;
+        }
+        // 1-10 outstanding, the receiver window (10) full; 1 is lost, 2-6 arrive.
+        for q in 2u64..7 {
+            ack(&mut s, 1, q, t);
+            sent(&mut s, t);
+            t += 10 * ms;
+        }
+        assert!(s.sack_recovering());
+        let now = t + 500 * ms;
+        assert!(s.next_transmission(now).is_none(), "no hole, no room in the receiver window");
+        assert_eq!(s.pace_release(), NEVER);
+        assert_eq!(s.pace_arm(now), None);
     }
 }

@@ -2,6 +2,7 @@
 //! module header says where each default comes from).
 
 use super::drain::Drain;
+use super::w_old::SentFlights;
 use super::{Fast, HISTORY, NONE};
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
@@ -21,6 +22,18 @@ pub enum Recovery {
     /// With a SACK scoreboard, as the ns-2 module from version 1.1 (`sender/sack.rs`): the
     /// window halves at the third duplicate ACK and holes are resent as pipe allows.
     Sack,
+}
+
+/// Which window (4.2)'s w_old is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WOld {
+    /// Each packet's own: the flight estimated at the last new ACK before it left, read for the
+    /// packet the ACK names (the module's `cwnd_array_`; `w_old.rs`).
+    Packet,
+    /// The flight at the start of the round in which the acknowledged packet left.
+    Round,
+    /// The window now: (4.2) as the thesis prints it, w(t) in both terms.
+    Current,
 }
 
 /// How a FAST update that lowers the window is applied.
@@ -56,6 +69,7 @@ pub struct FastConfig {
     /// It starts at the first update that moves the window by less than this, packets. 1.
     pub drain_stable: f64,
     pub recovery: Recovery,
+    pub w_old: WOld,
 }
 
 impl Default for FastConfig {
@@ -73,6 +87,7 @@ impl Default for FastConfig {
             drain_r: 0.0,
             drain_stable: 1.0,
             recovery: Recovery::NewReno,
+            w_old: WOld::Round,
         }
     }
 }
@@ -83,6 +98,8 @@ impl Algorithm for Fast {
         "FAST TCP (Cui ch. 4 §4.2, its ns-2 module): every other RTT w <- (1-g)w + g(w d/D + alpha), alpha packets queued per flow";
     type Config = FastConfig;
     const TRACE_COLUMNS: &'static [&'static str] = &["base_rtt_s", "avg_rtt_s", "alpha", "target"];
+    /// For `code_for`, which records each packet's w_old (the code itself is left as it is).
+    const MARKS_PACKETS: bool = true;
 
     fn sender_defaults() -> SenderConfig {
         let mut s = rfc6298_defaults();
@@ -132,9 +149,19 @@ impl Algorithm for Fast {
                 let rescue = p.number("rescue", 2.0, 0.0, 1e6, "with recovery = \"sack\": resend the oldest hole again once its last copy is this many average RTTs old (the module's 2; 0: off)")?;
                 if r == Recovery::Sack {
                     sender.sack = Some(SackConfig { partial_ack, rescue });
+                } else if partial_ack || rescue != 2.0 {
+                    // Set to anything but its default, it would be silently ignored.
+                    let key = if partial_ack { "partial_ack" } else { "rescue" };
+                    return Err(p.error(key, "applies only with recovery = \"sack\""));
                 }
                 r
             },
+            w_old: p.choice(
+                "w_old",
+                d.w_old,
+                &[("packet", WOld::Packet), ("round", WOld::Round), ("current", WOld::Current)],
+                "(4.2)'s w_old: each packet's flight when it left (the module's cwnd_array_), the flight at the start of its round, or the window now (the thesis's (4.2) as printed)",
+            )?,
         })
     }
 
@@ -166,6 +193,8 @@ impl Algorithm for Fast {
             drain: if cfg.drain { Drain::Waiting } else { Drain::Off },
             drain_rtt_before: f64::NAN,
             recover: 0,
+            sent: SentFlights::new(),
+            flight_estimate: cfg.loss.initial_cwnd,
         }
     }
 }

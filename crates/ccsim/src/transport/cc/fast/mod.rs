@@ -47,8 +47,11 @@
 //! Choices where the sources are silent, each a parameter: α = 200 packets (E4.1 and EB1),
 //! γ = 0.5 (the module's default), `update_interval` 0 (the update gated by the rounds alone,
 //! so increases go one packet per ACK, "enlarged by one packet per ACK" as §4.2.1 says).
-//! w_old is the flight at the start of the round in which the acknowledged packet left (the
-//! module stores each packet's own). The sender: RFC 6298's timer with ns-2's 200 ms floor and
+//! w_old (`w_old`): the flight at the start of the round in which the acknowledged packet left
+//! (`"round"`, the default); each packet's own, as the module stores it (`"packet"`: the
+//! flight estimated at the last new ACK before the packet left, packets sent less the last
+//! acknowledged in order, read for the packet the cumulative ACK names; `w_old.rs`); or the
+//! window now (`"current"`, (4.2) as the thesis prints it). The sender: RFC 6298's timer with ns-2's 200 ms floor and
 //! 10 ms tick, initial RTO 3 s.
 //!
 //! Trace columns: `base_rtt_s`, `avg_rtt_s`, `alpha` (packets) and `target` (the last
@@ -58,12 +61,14 @@ mod config;
 mod drain;
 #[cfg(test)]
 mod tests;
+mod w_old;
 
 use super::newreno::NewReno;
 use super::{AckInfo, AckResponse, CongestionControl, TimeoutInfo};
 use crate::sim::{time::to_secs, SimTime, PS_PER_SEC};
-pub use config::{Decrease, FastConfig, Recovery};
+pub use config::{Decrease, FastConfig, Recovery, WOld};
 use drain::{Drain, DrainInput};
+use w_old::SentFlights;
 
 /// No RTT measured yet.
 const NONE: SimTime = SimTime::MAX;
@@ -110,6 +115,9 @@ pub struct Fast {
     drain_rtt_before: f64,
     /// SACK recovery: one past the highest sequence sent at the last loss response.
     recover: u64,
+    /// `w_old = "packet"`: each packet's w_old, and the flight estimate new packets take.
+    sent: SentFlights,
+    flight_estimate: f64,
 }
 
 impl Fast {
@@ -225,6 +233,34 @@ impl Fast {
         }
     }
 
+    /// A new ACK: the loss recovery's while it lasts, else FAST's own work.
+    fn new_ack(&mut self, ack: &AckInfo) -> AckResponse {
+        if self.in_recovery && self.cfg.recovery == Recovery::Sack {
+            // The sender repairs; FAST stands aside until the ACKs pass `recover`.
+            if ack.ack >= self.recover {
+                self.in_recovery = false;
+            }
+            self.last_update = ack.now;
+            return AckResponse::Nothing;
+        }
+        if self.in_recovery {
+            let response = self.newreno.on_new_ack(ack);
+            if !self.newreno.in_recovery() {
+                self.in_recovery = false;
+                self.cwnd = self.newreno.cwnd().min(self.max_window);
+                self.last_update = ack.now;
+            }
+            return response;
+        }
+        self.alpha_halved = false;
+        // The module's `avg_cwnd_last_RTT_`: packets sent less the last one acknowledged.
+        let next_to_send = ack.ack - ack.newly_acked + ack.flight_before;
+        self.flight_estimate = (next_to_send + 1).saturating_sub(ack.ack) as f64;
+        let rtt = self.sample(ack);
+        self.congestion_control(ack, rtt);
+        AckResponse::Nothing
+    }
+
     /// FAST's work at a new ACK outside loss recovery (the module's `fast_cc`).
     fn congestion_control(&mut self, ack: &AckInfo, rtt: SimTime) {
         let now = ack.now;
@@ -250,7 +286,12 @@ impl Fast {
         let pace = self.base_rtt >= PACE_MIN_BASE;
         if now >= self.last_update.saturating_add(self.cfg.update_interval) && self.update_round {
             self.relax_alpha(now);
-            let target = self.target(self.window_when_sent(ack.echo_seq)).min(self.max_window);
+            let w_old = match self.cfg.w_old {
+                WOld::Packet => self.sent.get(ack.ack - 1).unwrap_or(self.cwnd),
+                WOld::Round => self.window_when_sent(ack.echo_seq),
+                WOld::Current => self.cwnd,
+            };
+            let target = self.target(w_old).min(self.max_window);
             self.last_target = target;
             if self.drain == Drain::Waiting && (target - self.cwnd).abs() < self.cfg.drain_stable {
                 // Settled: the four-phase algorithm takes over (its reduction starts now).
@@ -296,28 +337,18 @@ impl CongestionControl for Fast {
     fn average_rtt(&self) -> Option<SimTime> {
         (!self.avg_rtt.is_nan()).then_some(self.avg_rtt as SimTime)
     }
+    fn code_for(&mut self, seq: u64, _retransmission: bool, code: u8) -> u8 {
+        if self.cfg.w_old == WOld::Packet {
+            self.sent.record(seq, self.flight_estimate);
+        }
+        code
+    }
     fn on_new_ack(&mut self, ack: &AckInfo) -> AckResponse {
-        if self.in_recovery && self.cfg.recovery == Recovery::Sack {
-            // The sender repairs; FAST stands aside until the ACKs pass `recover`.
-            if ack.ack >= self.recover {
-                self.in_recovery = false;
-            }
-            self.last_update = ack.now;
-            return AckResponse::Nothing;
+        let response = self.new_ack(ack);
+        if self.cfg.w_old == WOld::Packet {
+            self.sent.forget_below(ack.ack.saturating_sub(1));
         }
-        if self.in_recovery {
-            let response = self.newreno.on_new_ack(ack);
-            if !self.newreno.in_recovery() {
-                self.in_recovery = false;
-                self.cwnd = self.newreno.cwnd().min(self.max_window);
-                self.last_update = ack.now;
-            }
-            return response;
-        }
-        self.alpha_halved = false;
-        let rtt = self.sample(ack);
-        self.congestion_control(ack, rtt);
-        AckResponse::Nothing
+        response
     }
     fn on_dup_ack(&mut self, count: u32, ack: &AckInfo) -> bool {
         if self.cfg.recovery == Recovery::Sack {
