@@ -16,14 +16,16 @@
 //! - every ACK while recovering takes one from pipe; an ACK at or past `recover` ends it;
 //! - a partial ACK takes one more from pipe and restarts the timer (ns-2's default,
 //!   `partial_ack_` false), or with `partial_ack` resends the next two packets not known
-//!   received from its own cursor at once and adds one to pipe, restarting the timer at the
-//!   first partial ACK only;
+//!   received from its own cursor at once and adds one to pipe (ns-2's count for its two; one
+//!   less for each it could not find), restarting the timer at the first partial ACK only;
 //! - while pipe is below the window, send (pipe + 1 each): the oldest unacknowledged packet
 //!   again if its last copy left more than `rescue` average RTTs ago (the module's rule; the
 //!   algorithm's own average RTT, else the smoothed one); else the next hole below the highest
 //!   packet known received that this recovery has not resent; else new data, as far as the
 //!   receiver's window (the flow's `max_window`) allows;
-//! - a timeout ends recovery and empties the scoreboard (go-back-N resends everything).
+//! - a timeout ends recovery and empties the scoreboard (go-back-N resends everything);
+//! - a paced flow's resends take pacing slots as its other retransmissions do, and the pacer
+//!   waits for a slot only when pipe would let something go (`sack_has_next`).
 //!
 //! Choice where the model differs from real SACK: ccsim's receiver sends one ACK per data
 //! packet, and the ACK names that packet (`echo_seq`), which RFC 2018's first SACK block always
