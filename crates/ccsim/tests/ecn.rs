@@ -52,7 +52,7 @@ fn retransmitted(r: &ccsim::Results) -> u64 {
 
 #[test]
 fn red_marks_replace_drops_when_the_sources_respond_to_ecn() {
-    for cc in ["newreno", "reno"] {
+    for cc in ["newreno", "reno", "sack"] {
         let red = "{ mark = true, min_th = 20, max_th = 60 }";
         let with = run(&dumbbell(cc, "{ ecn = true }", "red", red));
         let without = run(&dumbbell(cc, "{}", "red", red));

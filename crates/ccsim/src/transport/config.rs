@@ -60,7 +60,7 @@ pub struct SenderConfig {
     pub pacing_rtt: PacingRtt,
     /// React to ECN marks (RFC 3168): the sender passes an echoed mark to the algorithm's
     /// `on_ecn` at most once a window. Set by the algorithms that have a response (Reno's and
-    /// NewReno's `ecn`).
+    /// NewReno's and SACK TCP's `ecn`).
     pub ecn: bool,
     /// Recover from losses with a SACK scoreboard (`sender/sack.rs`). Set by the algorithms
     /// whose window rules go with it (FAST's `recovery = "sack"`), never by a flow alone: an

@@ -14,7 +14,9 @@
 //!   left; the window stays put until the ACKs pass `recover`, and the ACK that passes it does
 //!   not grow it;
 //! - timeout: ssthresh = max(floor(W/2), 2), cwnd = 1, recover = the highest sequence sent, go
-//!   back to the oldest unacknowledged packet.
+//!   back to the oldest unacknowledged packet;
+//! - `ecn = true`: an echoed mark halves the window as a loss does (at most once a window, the
+//!   sender's guard; not during a recovery), without a retransmission.
 //!
 //! `partial_ack` (ns-2's `partial_ack_`, off by default) sends two packets at a partial ACK;
 //! `rescue` (0 here: Sack1 has no such rule; the ns-2 FAST module's 2) resends the oldest hole
@@ -50,6 +52,7 @@ impl Algorithm for Sack {
 
     fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<LossConfig> {
         let loss = LossConfig::decode(p, sender)?;
+        super::loss::decode_ecn(p, sender)?;
         let d = Self::sender_defaults().sack.expect("SACK");
         let partial_ack = p.flag("partial_ack", d.partial_ack, "a partial ACK resends two packets at once (ns-2's partial_ack_)")?;
         let rescue = p.number(
@@ -109,6 +112,17 @@ impl CongestionControl for Sack {
         self.cwnd = half.max(1.0);
         self.recover = ack.high_sent;
         self.in_recovery = true;
+        true
+    }
+    fn on_ecn(&mut self, _ack: &AckInfo) -> bool {
+        // As a loss would (ns-2's `ecn` with CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF), not while
+        // a recovery has already halved the window.
+        if self.in_recovery {
+            return false;
+        }
+        let half = self.half_window();
+        self.ssthresh = half.floor().max(2.0);
+        self.cwnd = half.max(1.0);
         true
     }
     fn on_timeout(&mut self, t: &TimeoutInfo) {
