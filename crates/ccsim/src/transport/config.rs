@@ -59,7 +59,7 @@ pub struct SenderConfig {
     /// The round trip `pacing` spreads the window over.
     pub pacing_rtt: PacingRtt,
     /// React to ECN marks (RFC 3168): the sender passes an echoed mark to the algorithm's
-    /// `on_ecn` at most once a window. Set by the algorithms that have a response (Reno's and
+    /// `on_ecn` at most once a window. Set by the algorithms that have a response (Reno's,
     /// NewReno's and SACK TCP's `ecn`).
     pub ecn: bool,
     /// Recover from losses with a SACK scoreboard (`sender/sack.rs`). Set by the algorithms
