@@ -63,7 +63,8 @@ pub struct SenderConfig {
     /// NewReno's and SACK TCP's `ecn`).
     pub ecn: bool,
     /// Recover from losses with a SACK scoreboard (`sender/sack.rs`). Set by the algorithms
-    /// whose window rules go with it (FAST's `recovery = "sack"`), never by a flow alone: an
+    /// whose window rules go with it (`cc = "sack"`, FAST's `recovery = "sack"`), never by a
+    /// flow alone: an
     /// algorithm that inflates its window in recovery would count the same packets twice.
     pub sack: Option<SackConfig>,
 }

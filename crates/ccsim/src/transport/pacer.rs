@@ -221,15 +221,14 @@ impl Sender {
         let Some(p) = self.pacer.as_deref() else { return NEVER };
         let Some(last) = p.last_start else { return NEVER };
         if p.spread {
+            let Some(interval) = self.spread_interval() else { return NEVER };
+            let slot = last.saturating_add(interval);
             let new_data = if self.sack_recovering() {
-                self.sack_has_next()
+                self.sack_has_next(slot)
             } else {
                 self.snd_nxt < self.app_limit && self.snd_nxt < self.snd_una + self.usable_window()
             };
-            return match self.spread_interval() {
-                Some(interval) if new_data || self.has_retransmission() => last.saturating_add(interval),
-                _ => NEVER,
-            };
+            return if new_data || self.has_retransmission() { slot } else { NEVER };
         }
         if p.sent < p.len || self.snd_nxt >= self.app_limit {
             return NEVER;

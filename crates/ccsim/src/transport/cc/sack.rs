@@ -16,7 +16,9 @@
 //! - timeout: ssthresh = max(floor(W/2), 2), cwnd = 1, recover = the highest sequence sent, go
 //!   back to the oldest unacknowledged packet;
 //! - `ecn = true`: an echoed mark halves the window as a loss does (at most once a window, the
-//!   sender's guard; not during a recovery), without a retransmission.
+//!   sender's guard; not during a recovery), without a retransmission, and moves `recover` to
+//!   the highest sequence sent: a loss in that window starts a recovery without halving again
+//!   (ns-2's `ecn` and `dupack_action`).
 //!
 //! `partial_ack` (ns-2's `partial_ack_`, off by default) sends two packets at a partial ACK;
 //! `rescue` (0 here: Sack1 has no such rule; the ns-2 FAST module's 2) resends the oldest hole
@@ -38,6 +40,9 @@ pub struct Sack {
     /// One past the highest sequence sent at the last loss response (0: none yet).
     recover: u64,
     in_recovery: bool,
+    /// The last response was to an ECN mark: a loss in the same window starts recovery
+    /// without halving again (ns-2's `last_cwnd_action_` CWND_ACTION_ECN).
+    after_ecn: bool,
 }
 
 impl Algorithm for Sack {
@@ -74,6 +79,7 @@ impl Algorithm for Sack {
             dupack_threshold: cfg.dupack_threshold,
             recover: 0,
             in_recovery: false,
+            after_ecn: false,
         }
     }
 }
@@ -104,9 +110,21 @@ impl CongestionControl for Sack {
         AckResponse::Nothing
     }
     fn on_dup_ack(&mut self, count: u32, ack: &AckInfo) -> bool {
-        if self.in_recovery || count != self.dupack_threshold || ack.ack <= self.recover {
+        if self.in_recovery || count != self.dupack_threshold {
             return false;
         }
+        if ack.ack <= self.recover {
+            // Within the window of the last response: only one that answered an ECN mark
+            // lets the loss be repaired by a recovery, without a second halving.
+            if !self.after_ecn {
+                return false;
+            }
+            self.after_ecn = false;
+            self.recover = ack.high_sent;
+            self.in_recovery = true;
+            return true;
+        }
+        self.after_ecn = false;
         let half = self.half_window();
         self.ssthresh = half.floor().max(2.0);
         self.cwnd = half.max(1.0);
@@ -114,15 +132,18 @@ impl CongestionControl for Sack {
         self.in_recovery = true;
         true
     }
-    fn on_ecn(&mut self, _ack: &AckInfo) -> bool {
-        // As a loss would (ns-2's `ecn` with CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF), not while
-        // a recovery has already halved the window.
+    fn on_ecn(&mut self, ack: &AckInfo) -> bool {
+        // As ns-2's `ecn`: the window halves as for a loss (not while a recovery has already
+        // halved it) and `recover` moves to what is sent, so a loss in the same window is
+        // repaired without a second halving.
         if self.in_recovery {
             return false;
         }
         let half = self.half_window();
         self.ssthresh = half.floor().max(2.0);
         self.cwnd = half.max(1.0);
+        self.recover = ack.high_sent;
+        self.after_ecn = true;
         true
     }
     fn on_timeout(&mut self, t: &TimeoutInfo) {
@@ -130,6 +151,7 @@ impl CongestionControl for Sack {
         self.cwnd = 1.0;
         self.recover = t.high_sent;
         self.in_recovery = false;
+        self.after_ecn = false;
     }
 }
 
@@ -140,6 +162,23 @@ mod tests {
     use crate::transport::config::TimerMode;
     use crate::sim::PS_PER_SEC as SEC;
     use crate::transport::Sender;
+
+    #[test]
+    fn a_loss_in_the_window_an_ecn_mark_halved_is_repaired_without_halving_again() {
+        let mut c = Sack::build(&LossConfig { initial_cwnd: 20.0, dupack_threshold: 3 }, 1000);
+        let ack = AckInfo { ack: 10, high_sent: 30, flight_before: 20, ..AckInfo::default() };
+        assert!(c.on_ecn(&ack));
+        assert_eq!((c.cwnd(), c.recover_point()), (10.0, 30));
+        // Three duplicates at 12 (below recover): a recovery, the window as the mark left it.
+        let dup = AckInfo { ack: 12, high_sent: 31, ..AckInfo::default() };
+        assert!(!c.on_dup_ack(2, &dup));
+        assert!(c.on_dup_ack(3, &dup));
+        assert_eq!((c.cwnd(), c.recover_point()), (10.0, 31));
+        // Without the mark, the same duplicates below recover do nothing (ns-2's bug_fix_).
+        let mut d = Sack::build(&LossConfig { initial_cwnd: 20.0, dupack_threshold: 3 }, 1000);
+        d.on_timeout(&TimeoutInfo { high_sent: 30, ..TimeoutInfo::default() });
+        assert!(!d.on_dup_ack(3, &dup));
+    }
 
     #[test]
     fn a_window_with_three_losses_halves_once_and_recovers_without_a_timeout() {

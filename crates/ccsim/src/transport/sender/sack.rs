@@ -263,12 +263,19 @@ impl Sender {
         Some(tx)
     }
 
-    /// While recovering, whether `sack_next` has a packet pipe would let go (the pacer's
-    /// release test; the time-driven rescue aside: an ACK brings that).
-    pub(crate) fn sack_has_next(&self) -> bool {
+    /// While recovering, whether `sack_next` will have a packet pipe lets go at `at` (the
+    /// pacer's release test, `at` its next slot).
+    pub(crate) fn sack_has_next(&self, at: SimTime) -> bool {
         let Some(b) = self.sack.as_deref().filter(|b| b.recovering) else { return false };
         if b.pipe >= self.usable_window() as i64 {
             return false;
+        }
+        let avg = self.cc.average_rtt().or(self.rtt.srtt());
+        if let Some(rtt) = avg.filter(|_| b.cfg.rescue > 0.0 && self.snd_una < self.high_sent) {
+            let last = self.slots.get(self.snd_una).last_tx;
+            if at.saturating_sub(last) as f64 > b.cfg.rescue * rtt as f64 {
+                return true;
+            }
         }
         let end = b.high_sacked.min(self.high_sent);
         let hole = (b.next_hole.max(self.snd_una)..end).any(|s| !b.sacked.test(s) && !b.resent.test(s));

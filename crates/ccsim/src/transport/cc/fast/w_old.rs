@@ -1,9 +1,11 @@
 //! w_old per packet, as the ns-2 module keeps it (`cwnd_array_`): when a packet leaves, the
 //! flight the sender estimated at the last new ACK (`avg_cwnd_last_RTT_` = packets sent less
-//! the last in order acknowledged, less duplicate ACKs) is stored under its sequence number;
+//! the last in order acknowledged, less duplicate ACKs, which are none at a new ACK: ns-2's
+//! `newack` clears them first) is stored under its sequence number;
 //! the update at a new ACK reads the value of the packet that ACK names. A power-of-two ring
-//! indexed by sequence number, grown (doubling) when the window outgrows it: no allocation in a
-//! steady state.
+//! indexed by sequence number, allocated at the first record (flows on another `w_old` never
+//! allocate it) and grown (doubling) when the window outgrows it: no allocation in a steady
+//! state.
 
 #[derive(Clone, Debug)]
 pub(super) struct SentFlights {
@@ -14,7 +16,7 @@ pub(super) struct SentFlights {
 
 impl SentFlights {
     pub(super) fn new() -> Self {
-        SentFlights { ring: vec![f32::NAN; 64], low: 0 }
+        SentFlights { ring: Vec::new(), low: 0 }
     }
 
     fn index(&self, seq: u64) -> usize {
@@ -26,7 +28,7 @@ impl SentFlights {
         if seq < self.low {
             return;
         }
-        if seq - self.low >= self.ring.len() as u64 {
+        if self.ring.is_empty() || seq - self.low >= self.ring.len() as u64 {
             self.grow(seq);
         }
         let i = self.index(seq);
@@ -35,7 +37,7 @@ impl SentFlights {
 
     #[cold]
     fn grow(&mut self, seq: u64) {
-        let mut len = self.ring.len();
+        let mut len = self.ring.len().max(64);
         while seq - self.low >= len as u64 {
             len *= 2;
         }
