@@ -48,7 +48,8 @@ def random_scenario(it: int) -> ccsim.Scenario:
                                "pacing": aqm.random() < 0.3}
             elif recovery < 0.3:
                 f["cc"] = "fast"
-                f["params"] = {"alpha": aqm.choice([2, 20]), "recovery": "sack", "pacing": aqm.random() < 0.3}
+                f["params"] = {"alpha": aqm.choice([2, 20]), "recovery": "sack", "pacing": aqm.random() < 0.3,
+                               "w_old": aqm.choice(["round", "packet", "current"])}
         elif app == "cbr":
             f["rate"] = f"{rnd.uniform(0.5, 50):.2f}pps"
         else:
