@@ -32,11 +32,25 @@ pub struct SlotRing {
     marks: Option<Box<SlotMarks>>,
 }
 
-/// The optional per-slot arrays, each empty unless enabled.
+/// The optional per-slot arrays, each empty unless enabled, and the per-packet timers' heap.
 #[derive(Clone, Debug, Default)]
 struct SlotMarks {
     backoff: Box<[u8]>,
     sampled: Box<[bool]>,
+    deadlines: DeadlineHeap,
+}
+
+/// Per-packet timers' deadlines as (deadline, seq), earliest first, for the sender's timer
+/// scan: entries go stale (the packet acknowledged, or its deadline moved) and are dropped
+/// when they reach the top, so a timer event costs O(log n) per entry rather than a scan of
+/// the window. Its vectors reach the size of the deadlines pending within one timeout and stay
+/// there: no allocation in a steady state.
+#[derive(Clone, Debug, Default)]
+pub struct DeadlineHeap {
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<(SimTime, u64)>>,
+    enabled: bool,
+    /// Reused by the timer scan for the packets that expire together.
+    scratch: Vec<u64>,
 }
 
 impl SlotRing {
@@ -72,6 +86,56 @@ impl SlotRing {
         if let Some(b) = self.marks.as_mut().and_then(|m| m.sampled.get_mut(i)) {
             *b = v;
         }
+    }
+
+    /// Keep a heap of per-packet deadlines (`push_deadline`, `deadlines_mut`).
+    pub fn enable_deadline_heap(&mut self) {
+        self.marks_mut().deadlines.enabled = true;
+    }
+
+    /// Record that `seq`'s timer now runs to `deadline` (a heap is kept only if enabled).
+    #[inline]
+    pub fn push_deadline(&mut self, seq: u64, deadline: SimTime) {
+        if let Some(m) = self.marks.as_mut().filter(|m| m.deadlines.enabled) {
+            m.deadlines.heap.push(std::cmp::Reverse((deadline, seq)));
+        }
+    }
+
+    /// The earliest deadline still running among `lo..hi` (its entry's deadline is the slot's
+    /// own), dropping the stale entries above it; None when the heap is off or holds none.
+    pub fn earliest_deadline(&mut self, lo: u64, hi: u64) -> Option<(SimTime, u64)> {
+        loop {
+            let m = self.marks.as_ref().filter(|m| m.deadlines.enabled)?;
+            let std::cmp::Reverse((d, seq)) = *m.deadlines.heap.peek()?;
+            if seq >= lo && seq < hi && self.slots[self.index(seq)].deadline == d {
+                return Some((d, seq));
+            }
+            self.pop_deadline();
+        }
+    }
+
+    /// Remove the heap's top entry (after `earliest_deadline` returned it).
+    pub fn pop_deadline(&mut self) {
+        if let Some(m) = self.marks.as_mut() {
+            m.deadlines.heap.pop();
+        }
+    }
+
+    /// The heap's scratch list (empty), for the caller to fill and hand back with `put_scratch`.
+    pub fn take_scratch(&mut self) -> Vec<u64> {
+        self.marks.as_mut().map(|m| std::mem::take(&mut m.deadlines.scratch)).unwrap_or_default()
+    }
+
+    pub fn put_scratch(&mut self, mut v: Vec<u64>) {
+        v.clear();
+        if let Some(m) = self.marks.as_mut() {
+            m.deadlines.scratch = v;
+        }
+    }
+
+    /// Whether the deadline heap is kept.
+    pub fn has_deadline_heap(&self) -> bool {
+        self.marks.as_ref().is_some_and(|m| m.deadlines.enabled)
     }
 
     /// Keep a back-off exponent per slot (all zero now).
@@ -133,12 +197,15 @@ impl SlotRing {
     /// Copy `lo..hi` into a ring of `cap` slots.
     fn move_to(&mut self, cap: usize, lo: u64, hi: u64) {
         let mut next = SlotRing::new(cap);
-        if let Some(m) = &self.marks {
+        if let Some(m) = self.marks.as_mut() {
             if !m.backoff.is_empty() {
                 next.enable_backoff();
             }
             if !m.sampled.is_empty() {
                 next.enable_sampled();
+            }
+            if m.deadlines.enabled {
+                next.marks_mut().deadlines = std::mem::take(&mut m.deadlines); // keyed by seq
             }
         }
         for s in lo..hi.min(lo + self.capacity()) {
@@ -161,7 +228,10 @@ impl SlotRing {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        let marks = self.marks.as_ref().map_or(0, |m| std::mem::size_of::<SlotMarks>() + m.backoff.len() + m.sampled.len());
+        let marks = self
+            .marks
+            .as_ref()
+            .map_or(0, |m| std::mem::size_of::<SlotMarks>() + m.backoff.len() + m.sampled.len() + m.deadlines.heap.capacity() * 16);
         self.slots.len() * std::mem::size_of::<SlotInfo>() + marks
     }
 }
@@ -297,6 +367,28 @@ mod tests {
         assert!(!r.sampled(3));
         assert!(r.capacity() >= 18);
     }
+    #[test]
+    fn the_deadline_heap_drops_stale_entries_and_survives_growth() {
+        let mut r = SlotRing::new(4);
+        r.enable_deadline_heap();
+        for (seq, d) in [(0u64, 50u64), (1, 30), (2, 40)] {
+            r.get_mut(seq).deadline = d;
+            r.push_deadline(seq, d);
+        }
+        assert_eq!(r.earliest_deadline(0, 3), Some((30, 1)));
+        r.get_mut(1).deadline = 70; // resent: its old entry is stale
+        r.push_deadline(1, 70);
+        assert_eq!(r.earliest_deadline(0, 3), Some((40, 2)));
+        r.ensure(0, 100); // growth carries the heap
+        assert_eq!(r.earliest_deadline(0, 3), Some((40, 2)));
+        assert_eq!(r.earliest_deadline(1, 2), Some((70, 1)), "0 and 2 acknowledged or not yet sent: skipped");
+        r.pop_deadline();
+        assert_eq!(r.earliest_deadline(1, 2), None);
+        let mut off = SlotRing::new(4);
+        off.push_deadline(0, 1);
+        assert_eq!(off.earliest_deadline(0, 1), None, "no heap unless enabled");
+    }
+
     #[test]
     fn bitmap_grows_and_keeps_bits() {
         let mut b = SeqBitmap::new();

@@ -115,6 +115,9 @@ impl Sender {
         if timer_mode == TimerMode::PerPacketDoubling {
             slots.enable_backoff();
         }
+        if matches!(timer_mode, TimerMode::PerPacket | TimerMode::PerPacketDoubling) {
+            slots.enable_deadline_heap();
+        }
         if rto.samples == RttSamples::EachPacket {
             slots.enable_sampled();
         }
@@ -214,6 +217,7 @@ impl Sender {
             TimerMode::PerPacket => {
                 let d = now + self.rtt.rto();
                 self.slots.get_mut(seq).deadline = d;
+                self.slots.push_deadline(seq, d);
                 self.deadline = self.deadline.min(d);
             }
             TimerMode::PerPacketDoubling => {
@@ -221,6 +225,7 @@ impl Sender {
                 let timeout = rto.saturating_mul(1u64 << self.slots.backoff(seq)).min(self.rtt.cfg.max_rto.max(rto));
                 let d = now.saturating_add(timeout);
                 self.slots.get_mut(seq).deadline = d;
+                self.slots.push_deadline(seq, d);
                 self.deadline = self.deadline.min(d);
             }
         }

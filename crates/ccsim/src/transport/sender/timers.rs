@@ -37,24 +37,30 @@ impl Sender {
                 true
             }
             TimerMode::PerPacket | TimerMode::PerPacketDoubling => {
+                // The packets whose deadlines have passed, from the deadline heap (stale
+                // entries dropped on the way), resent in sequence order.
                 let doubling = self.timer_mode == TimerMode::PerPacketDoubling;
-                let mut expired = None;
-                let mut earliest = NEVER;
-                for s in self.snd_una..self.high_sent {
-                    let slot = self.slots.get_mut(s);
-                    if slot.deadline <= now {
-                        slot.deadline = NEVER; // set again when it is resent
-                        self.retransmit.push_back(s);
-                        expired = expired.or(Some(s));
-                        if doubling {
-                            let b = self.slots.backoff(s);
-                            self.slots.set_backoff(s, (b + 1).min(MAX_PACKET_BACKOFF));
-                        }
-                    } else {
-                        earliest = earliest.min(slot.deadline);
+                let (lo, hi) = (self.snd_una, self.high_sent);
+                let mut due = self.slots.take_scratch();
+                while let Some((d, s)) = self.slots.earliest_deadline(lo, hi) {
+                    if d > now {
+                        break;
+                    }
+                    self.slots.pop_deadline();
+                    self.slots.get_mut(s).deadline = NEVER; // set again when it is resent
+                    due.push(s);
+                }
+                due.sort_unstable();
+                for &s in &due {
+                    self.retransmit.push_back(s);
+                    if doubling {
+                        let b = self.slots.backoff(s);
+                        self.slots.set_backoff(s, (b + 1).min(MAX_PACKET_BACKOFF));
                     }
                 }
-                self.deadline = earliest;
+                let expired = due.first().copied();
+                self.slots.put_scratch(due);
+                self.deadline = self.slots.earliest_deadline(lo, hi).map_or(NEVER, |(d, _)| d);
                 if let Some(seq) = expired {
                     let flight = self.snd_nxt.max(self.snd_una) - self.snd_una;
                     self.cc.on_timeout(&TimeoutInfo { now, flight, high_sent: self.high_sent, seq });
