@@ -41,6 +41,8 @@ def random_scenario(it: int) -> ccsim.Scenario:
             f.update(cc=rnd.choice(["generic", "jk", "reno", "newreno", "dec", "pp", "pp2"]), max_window=rnd.randint(1, 40))
             if app == "telnet" and rnd.random() < 0.3:
                 f["source_buffer"] = rnd.randint(0, 5)
+            if f["cc"] in ("generic", "jk", "reno", "newreno") and aqm.random() < 0.2:
+                f["params"] = {"pacing": True}  # per-packet timers (generic) and the pacer together
             recovery = aqm.random()
             if recovery < 0.2:  # SACK recovery, plain or under FAST
                 f["cc"] = "sack"
