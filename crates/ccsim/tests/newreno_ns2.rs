@@ -24,32 +24,6 @@ fn packet_bytes() -> u64 {
     text.trim_end_matches('B').parse().expect("NEWRENO_PACKET: bytes, e.g. 1500B")
 }
 
-fn overshoot(params: &str, secs: u32) -> String {
-    ScenarioText::new(&format!("{secs}s"))
-        .str("name", "newreno-overshoot")
-        .measure(&format!("{secs}s"))
-        .raw("discard", 0)
-        .str("trace_cwnd", "none")
-        .nodes(&["s", "r"], &["left", "right"])
-        .link("s", "left", "1Gbps")
-        .str("delay", "0.5ms")
-        .str("buffer", "10000pkt")
-        .link("left", "right", "100Mbps")
-        .str("delay", "20ms")
-        .str("buffer", "350pkt")
-        .link("right", "r", "1Gbps")
-        .str("delay", "0.5ms")
-        .str("buffer", "10000pkt")
-        .flow("s", "r")
-        .str("name", "f")
-        .str("cc", "newreno")
-        .raw("max_window", 100_000_000)
-        .str("packet_size", format!("{}B", packet_bytes()))
-        .str("ack_size", "40B")
-        .raw("params", format!("{{ {params} }}"))
-        .build()
-}
-
 /// What a reading did, sampled every millisecond.
 #[derive(Debug, Default)]
 struct Outcome {
@@ -72,7 +46,7 @@ fn in_recovery(s: &Sender) -> bool {
 }
 
 fn run_reading(params: &str, secs: u32) -> Outcome {
-    let sc = ccsim::Scenario::from_toml_str(&overshoot(params, secs)).unwrap();
+    let sc = ccsim::Scenario::from_toml_str(&overshoot("newreno", params, packet_bytes(), secs)).unwrap();
     let mut w = ccsim::scenario::build::build_world(&sc).unwrap();
     let mut o = Outcome::default();
     let (mut cut, mut first_over) = (false, false);

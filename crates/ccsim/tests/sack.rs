@@ -11,34 +11,14 @@
 mod common;
 use common::*;
 
-fn overshoot(cc: &str, params: &str) -> String {
-    ScenarioText::new("10s")
-        .measure("10s")
-        .raw("discard", 0)
-        .str("trace_cwnd", "none")
-        .nodes(&["s", "r"], &["left", "right"])
-        .link("s", "left", "1Gbps")
-        .str("delay", "0.5ms")
-        .str("buffer", "10000pkt")
-        .link("left", "right", "100Mbps")
-        .str("delay", "20ms")
-        .str("buffer", "350pkt")
-        .link("right", "r", "1Gbps")
-        .str("delay", "0.5ms")
-        .str("buffer", "10000pkt")
-        .flow("s", "r")
-        .str("name", "f")
-        .str("cc", cc)
-        .raw("max_window", 100_000_000)
-        .str("packet_size", "1040B")
-        .str("ack_size", "40B")
-        .raw("params", format!("{{ {params} }}"))
-        .build()
+/// The common overshoot network, 10 s of 1040-B packets.
+fn overshoot10(cc: &str, params: &str) -> String {
+    overshoot(cc, params, 1040, 10)
 }
 
 /// (timeouts, drops, goodput Mb/s) of one run.
 fn outcome(cc: &str, params: &str) -> (u64, u64, f64) {
-    let r = run(&overshoot(cc, params));
+    let r = run(&overshoot10(cc, params));
     let f = flow(&r, "f");
     let goodput = f.totals.delivered as f64 * 1000.0 * 8.0 / 10.0 / 1e6;
     (f.timeouts, f.totals.data_dropped, goodput)
@@ -75,12 +55,12 @@ fn fast_recovers_with_sack_when_asked() {
 
 #[test]
 fn sack_parameters_are_checked_and_named() {
-    let e = ccsim::run_toml(&overshoot("sack", "rescue = -1")).expect_err("a negative rescue must be refused");
+    let e = ccsim::run_toml(&overshoot10("sack", "rescue = -1")).expect_err("a negative rescue must be refused");
     assert_eq!(e.path, "flows[0].params.rescue");
-    let e = ccsim::run_toml(&overshoot("fast", "recovery = \"fack\"")).expect_err("an unknown recovery must be refused");
+    let e = ccsim::run_toml(&overshoot10("fast", "recovery = \"fack\"")).expect_err("an unknown recovery must be refused");
     assert_eq!(e.path, "flows[0].params.recovery");
     assert!(e.message.contains("sack") && e.message.contains("newreno"), "{}", e.message);
-    let e = ccsim::run_toml(&overshoot("fast", "partial_ack = true")).expect_err("partial_ack without SACK recovery means nothing");
+    let e = ccsim::run_toml(&overshoot10("fast", "partial_ack = true")).expect_err("partial_ack without SACK recovery means nothing");
     assert_eq!(e.path, "flows[0].params.partial_ack");
     assert!(e.message.contains("recovery = \"sack\""), "{}", e.message);
 }

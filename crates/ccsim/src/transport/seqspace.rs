@@ -133,11 +133,6 @@ impl SlotRing {
         }
     }
 
-    /// Whether the deadline heap is kept.
-    pub fn has_deadline_heap(&self) -> bool {
-        self.marks.as_ref().is_some_and(|m| m.deadlines.enabled)
-    }
-
     /// Keep a back-off exponent per slot (all zero now).
     pub fn enable_backoff(&mut self) {
         let n = self.slots.len();

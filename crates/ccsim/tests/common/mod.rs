@@ -151,6 +151,36 @@ pub fn assert_conserved(r: &Results) {
     assert!(r.conserved, "Results::conserved is false");
 }
 
+/// One flow `f` (`cc` with `params`) after a slow-start overshoot: a 100 Mb/s, 20 ms bottleneck
+/// with a 350-packet drop-tail buffer, 1 Gb/s, 0.5 ms access links (RTT 42 ms), packets of
+/// `packet_bytes` (40 of them headers), 40-B ACKs, an unlimited receiver window, `secs` long and
+/// measured as one interval. tests/newreno_ns2.rs and tests/sack.rs.
+pub fn overshoot(cc: &str, params: &str, packet_bytes: u64, secs: u32) -> String {
+    ScenarioText::new(&format!("{secs}s"))
+        .str("name", "overshoot")
+        .measure(&format!("{secs}s"))
+        .raw("discard", 0)
+        .str("trace_cwnd", "none")
+        .nodes(&["s", "r"], &["left", "right"])
+        .link("s", "left", "1Gbps")
+        .str("delay", "0.5ms")
+        .str("buffer", "10000pkt")
+        .link("left", "right", "100Mbps")
+        .str("delay", "20ms")
+        .str("buffer", "350pkt")
+        .link("right", "r", "1Gbps")
+        .str("delay", "0.5ms")
+        .str("buffer", "10000pkt")
+        .flow("s", "r")
+        .str("name", "f")
+        .str("cc", cc)
+        .raw("max_window", 100_000_000)
+        .str("packet_size", format!("{packet_bytes}B"))
+        .str("ack_size", "40B")
+        .raw("params", format!("{{ {params} }}"))
+        .build()
+}
+
 /// The (time, cwnd, ssthresh) samples of one flow's cwnd trace.
 pub fn cwnd_series(r: &Results, flow: u32) -> Vec<(f64, f64, f64)> {
     let t = &r.cwnd_trace;

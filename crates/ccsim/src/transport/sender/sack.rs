@@ -106,6 +106,16 @@ impl SackBoard {
         self.resent.clear_all();
         self.high_sacked = 0;
     }
+
+    /// The first hole from the cursor (and `una`) on, below the highest packet reported and not
+    /// resent by this recovery; and where the search stopped (the cursor's next place).
+    fn first_hole(&self, una: u64, high: u64) -> (Option<u64>, u64) {
+        let mut s = self.next_hole.max(una);
+        while s < self.high_sacked && (self.sacked.test(s) || self.resent.test(s)) {
+            s += 1;
+        }
+        ((s < self.high_sacked.min(high)).then_some(s), s)
+    }
 }
 
 /// What the scoreboard made of an ACK, for the rest of `on_ack`.
@@ -221,28 +231,18 @@ impl Sender {
     /// While recovering, the next packet pipe lets go, if any.
     #[inline(never)]
     pub(super) fn sack_next(&mut self, now: SimTime) -> Option<Transmission> {
-        let window = self.usable_window() as i64;
-        let avg = self.cc.average_rtt().or(self.rtt.srtt());
         let (una, high) = (self.snd_una, self.high_sent);
-        let b = self.sack.as_deref_mut().expect("SACK flow");
-        if b.pipe >= window {
+        if self.sack.as_deref().expect("SACK flow").pipe >= self.usable_window() as i64 {
             return None;
         }
-        let rescue = match avg {
-            Some(rtt) if b.cfg.rescue > 0.0 && una < high => {
-                let last = self.slots.get(una).last_tx;
-                (now.saturating_sub(last) as f64 > b.cfg.rescue * rtt as f64).then_some(una)
-            }
-            _ => None,
+        let resend = if self.rescue_due(now) {
+            Some(una)
+        } else {
+            let b = self.sack.as_deref_mut().expect("SACK flow");
+            let (hole, cursor) = b.first_hole(una, high);
+            b.next_hole = cursor;
+            hole
         };
-        let b = self.sack.as_deref_mut().expect("SACK flow");
-        let resend = rescue.or_else(|| {
-            b.next_hole = b.next_hole.max(una);
-            while b.next_hole < b.high_sacked && (b.sacked.test(b.next_hole) || b.resent.test(b.next_hole)) {
-                b.next_hole += 1;
-            }
-            (b.next_hole < b.high_sacked.min(high)).then_some(b.next_hole)
-        });
         let tx = match resend {
             Some(seq) => {
                 if self.pacer.is_some() && !self.retransmission_slot(now) {
@@ -270,16 +270,22 @@ impl Sender {
         if b.pipe >= self.usable_window() as i64 {
             return false;
         }
-        let avg = self.cc.average_rtt().or(self.rtt.srtt());
-        if let Some(rtt) = avg.filter(|_| b.cfg.rescue > 0.0 && self.snd_una < self.high_sent) {
-            let last = self.slots.get(self.snd_una).last_tx;
-            if at.saturating_sub(last) as f64 > b.cfg.rescue * rtt as f64 {
-                return true;
+        self.rescue_due(at)
+            || b.first_hole(self.snd_una, self.high_sent).0.is_some()
+            || (self.snd_nxt < self.app_limit && self.snd_nxt < self.snd_una + self.max_window as u64)
+    }
+
+    /// The rescue rule: the oldest unacknowledged packet's last copy left more than `rescue`
+    /// average RTTs before `at` (the algorithm's own average, else the smoothed RTT).
+    fn rescue_due(&self, at: SimTime) -> bool {
+        let Some(b) = self.sack.as_deref().filter(|b| b.cfg.rescue > 0.0) else { return false };
+        match self.cc.average_rtt().or(self.rtt.srtt()) {
+            Some(rtt) if self.snd_una < self.high_sent => {
+                let last = self.slots.get(self.snd_una).last_tx;
+                at.saturating_sub(last) as f64 > b.cfg.rescue * rtt as f64
             }
+            _ => false,
         }
-        let end = b.high_sacked.min(self.high_sent);
-        let hole = (b.next_hole.max(self.snd_una)..end).any(|s| !b.sacked.test(s) && !b.resent.test(s));
-        hole || (self.snd_nxt < self.app_limit && self.snd_nxt < self.snd_una + self.max_window as u64)
     }
 }
 

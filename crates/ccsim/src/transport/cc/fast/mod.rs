@@ -34,8 +34,8 @@
 //!   6582, embedded and fed the duplicate and partial ACKs), as the thesis says ("transplanted
 //!   from TCP NewReno"); FAST stands aside while it recovers and resumes from its window, and a
 //!   window with several losses takes a round trip per loss. Or, as the module's revision
-//!   history dates to its version 1.1 ("Add SACK function into Fast"), a SACK
-//!   scoreboard (`"sack"`; the sender's part is `sender/sack.rs`): at the third duplicate ACK
+//!   history dates to its version 1.1 ("Add SACK function into Fast"), a SACK scoreboard
+//!   (`"sack"`; the sender's part is `sender/sack.rs`): at the third duplicate ACK
 //!   that reports new data, once the ACKs have passed the last response's `recover`, the
 //!   window halves (ns-2's `slowdown`) and the sender resends the holes as its pipe estimate
 //!   allows, the oldest again after 2 average RTTs (`rescue`), two at a partial ACK with
@@ -51,8 +51,8 @@
 //! (`"round"`, the default); each packet's own, as the module stores it (`"packet"`: the
 //! flight estimated at the last new ACK before the packet left, packets sent less the last
 //! acknowledged in order, read for the packet the cumulative ACK names; `w_old.rs`); or the
-//! window now (`"current"`, (4.2) as the thesis prints it). The sender: RFC 6298's timer with ns-2's 200 ms floor and
-//! 10 ms tick, initial RTO 3 s.
+//! window now (`"current"`, (4.2) as the thesis prints it). The sender: RFC 6298's timer with
+//! ns-2's 200 ms floor and 10 ms tick, initial RTO 3 s.
 //!
 //! Trace columns: `base_rtt_s`, `avg_rtt_s`, `alpha` (packets) and `target` (the last
 //! update's window).

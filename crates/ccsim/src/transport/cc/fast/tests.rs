@@ -1,4 +1,4 @@
-//! FAST's alpha adjustment (§4.5.3, spec §6 item 23): once per loss episode.
+//! FAST's alpha adjustment (§4.5.3, spec §6 item 23): once per loss episode; w_old per packet.
 
 use super::*;
 use crate::transport::cc::Algorithm;
@@ -28,4 +28,19 @@ fn alpha_halves_once_per_loss_episode() {
     f.on_new_ack(&AckInfo { ack: 21, newly_acked: 20, high_sent: 21, flight_before: 1, now: 4_000, echo_tx: 3_500, ..AckInfo::default() });
     f.on_timeout(&TimeoutInfo { now: 5_000, flight: 1, high_sent: 21, ..TimeoutInfo::default() });
     assert!(close(f.alpha, 50.0), "{}", f.alpha);
+}
+
+#[test]
+fn w_old_packet_records_each_packets_flight_from_the_last_new_ack() {
+    let cfg = FastConfig { w_old: WOld::Packet, ..FastConfig::default() };
+    let mut f = Fast::build(&cfg, 1_000_000);
+    // A new ACK up to 10 with 8 packets out before it (sent up to 12): flight estimate 12 - 10 + 1.
+    f.on_new_ack(&AckInfo { ack: 10, newly_acked: 6, flight_before: 8, high_sent: 12, now: 1_000, echo_tx: 500, ..AckInfo::default() });
+    assert_eq!(f.code_for(12, false, 7), 7, "the code is left as it is");
+    assert_eq!(f.sent.get(12), Some(3.0));
+    // The round reading records nothing.
+    let mut r = Fast::build(&FastConfig::default(), 1_000_000);
+    r.on_new_ack(&AckInfo { ack: 10, newly_acked: 6, flight_before: 8, high_sent: 12, now: 1_000, echo_tx: 500, ..AckInfo::default() });
+    r.code_for(12, false, 0);
+    assert_eq!(r.sent.get(12), None);
 }
