@@ -123,3 +123,17 @@ def test_source_buffer_discards_reach_the_flows_table():
     assert held["source_discards"] == 0
     assert dropped["source_discards"] > 400      # about 800 made in 20 s, the line carries 10/s
     assert abs(dropped["goodput_pps"] - held["goodput_pps"]) < 2
+
+
+def test_nagle_example_coalesces_keystrokes_and_every_byte_is_accounted(examples):
+    """The example of Nagle's scheme (small-packet rule and Source Quench): the typist under the
+    rule sends several keystrokes a packet, the plain one a packet each, and the rule's user
+    data delivered plus held is what was written (41-byte writes: 40 of header, 1 of data)."""
+    f = ccsim.run(examples / "nagle-source-quench.toml").flows.set_index("name")
+    nagle, plain = f.loc["nagle"], f.loc["plain"]
+    assert plain["nagle_writes"] == 0 and nagle["nagle_writes"] > 1000   # ten a second for 120 s
+    assert nagle["sent"] * 3 < nagle["nagle_writes"]                     # measured: 217 for 1164
+    assert plain["sent"] > 0.9 * nagle["nagle_writes"]                   # measured: 1181
+    in_flight = nagle["nagle_writes"] - (nagle["delivered_bytes"] - 40 * nagle["delivered"]) - nagle["nagle_held_bytes"]
+    assert 0 <= in_flight <= 8 * 536, in_flight                          # at most a window of data unacknowledged
+    assert f["conserved"].all()

@@ -58,7 +58,8 @@ FLOW_COLUMNS = ["name", "src", "dst", "app", "cc", "packet_size"] + [
     m + sd for m in ("goodput_pps", "original_pps", "goodput_bps", "delay_s", "owd_s", "drop_rate", "retx_rate")
     for sd in ("", "_sd")] + ["intervals_used", "sent", "retransmitted", "delivered", "delivered_bytes", "received",
                              "originals", "data_dropped", "acks_sent", "acks_received", "acks_dropped",
-                             "data_in_network", "acks_in_network", "timeouts", "source_discards", "control_sent",
+                             "data_in_network", "acks_in_network", "timeouts", "source_discards", "nagle_writes",
+                             "nagle_held_bytes", "control_sent",
                              "control_received", "control_dropped", "control_unroutable", "control_in_network",
                              "final_cwnd", "price_estimate", "conserved"]
 PORT_COLUMNS = ["name", "bandwidth_bps", "channels", "delay_s", "departures", "bytes_departed", "drops", "utilisation",

@@ -108,6 +108,8 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &Results, wall: f64) -> PyResult<B
         totals.set_item("acks_in_network", f.acks_in_network)?;
         totals.set_item("timeouts", f.timeouts)?;
         totals.set_item("source_discards", f.source_discards)?;
+        totals.set_item("nagle_writes", f.nagle_writes)?;
+        totals.set_item("nagle_held_bytes", f.nagle_held_bytes)?;
         totals.set_item("control_sent", f.control.sent)?;
         totals.set_item("control_received", f.control.received)?;
         totals.set_item("control_dropped", f.control.dropped)?;

@@ -35,6 +35,10 @@ pub struct FlowSummary {
     pub timeouts: u64,
     /// Packets its source made but discarded because its `source_buffer` was full.
     pub source_discards: u64,
+    /// Under Nagle's rule (`nagle`): the writes its source made, and the bytes of user data
+    /// held at the end, not yet sent (0 and 0 for other flows).
+    pub nagle_writes: u64,
+    pub nagle_held_bytes: u64,
     pub final_cwnd: f64,
     /// The receiver's ADPM estimate of its path's largest marking probability at the end (0
     /// unless an ADPM router marked its packets).
@@ -195,6 +199,8 @@ impl Results {
                 retx_rate: bm(i as u32, &tables.intervals.retx_rate),
                 timeouts: f.sender.as_ref().map(|s| s.timeouts).unwrap_or(0),
                 source_discards: f.app.discarded(),
+                nagle_writes: f.nagle().map_or(0, |n| n.writes),
+                nagle_held_bytes: f.nagle().map_or(0, |n| n.held()),
                 final_cwnd: f.sender.as_ref().map(|s| crate::transport::cc::CongestionControl::cwnd(&s.cc)).unwrap_or(f64::NAN),
                 price_estimate: f.sink.price_estimate,
                 data_in_network: d_net,

@@ -137,4 +137,12 @@ fn scenarios_that_cannot_be_split_are_refused_naming_the_field() {
     let all: Vec<String> = (0..24).map(|i| format!("\"h{i}\"")).chain(["\"d\"", "\"e1\"", "\"e2\"", "\"sw\""].map(String::from)).collect();
     let e = err(&small_cui(&format!("[parallel]\nsecond = [{}]\n", all.join(", "))));
     assert_eq!(e.path, "parallel.second");
+    // Nagle's rule keeps its packets' sizes at the sender, which the sink reads.
+    let coalescing = small_cui("[parallel]\nsecond = [\"sw\", \"d\"]\n").replacen(
+        "start = \"1.1s\"",
+        "start = \"1.1s\"\napp = \"telnet\"\npacket_size = \"41B\"\nnagle = true",
+        1,
+    );
+    let e = err(&coalescing);
+    assert_eq!(e.path, "flows[24].nagle", "{}", e.message);
 }

@@ -572,3 +572,21 @@ fn a_reservation_needs_a_virtual_clock_port_with_room_for_it() {
     );
     assert!(ccsim::run_toml(&vc.replace("max_window = 5", &reserve("40kbps"))).is_ok());
 }
+
+#[test]
+fn nagle_needs_a_window_a_writing_source_and_sizes_that_carry_data() {
+    let telnet =
+        |extra: &str| with("app = \"ftp\"\ncc = \"jk\"", &format!("app = \"telnet\"\ncc = \"jk\"\npacket_size = \"41B\"\n{extra}"));
+    assert!(ccsim::run_toml(&telnet("nagle = true")).is_ok());
+    assert_err(&with("app = \"ftp\"", "app = \"ftp\"\nnagle = true"), "flows[0].nagle", &["ftp"]);
+    assert_err(
+        &with("app = \"ftp\"\ncc = \"jk\"", "app = \"cbr\"\nrate = \"10pps\"\ncc = \"none\"\nnagle = true"),
+        "flows[0].nagle",
+        &["window"],
+    );
+    assert_err(&telnet("nagle_header = \"20B\""), "flows[0].nagle_header", &["nagle = true"]);
+    assert_err(&telnet("nagle = true\nnagle_header = \"41B\""), "flows[0].nagle_header", &["smaller", "41 B"]);
+    assert_err(&telnet("nagle = true\nnagle_segment = \"40B\""), "flows[0].nagle_segment", &["at least"]);
+    assert_err(&telnet("nagle = true\nsource_buffer = 3"), "flows[0].nagle", &["source_buffer"]);
+    assert_err(&telnet("nagle = \"yes\""), "flows[0].nagle", &["true or false"]);
+}

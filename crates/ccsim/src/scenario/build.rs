@@ -10,7 +10,8 @@ use crate::net::routing::{explicit_path, Adjacency, Router};
 use crate::net::{PacketArena, Port};
 use crate::queue::{PortSetup, Qdisc, QueueDiscipline};
 use crate::sim::{events::MAX_TARGET, EventKind, EventQueue, Rng};
-use crate::traffic::sizes::PacketSizes;
+use crate::traffic::nagle::Nagle;
+use crate::traffic::sizes::{PacketSizes, VariableSizes};
 use crate::traffic::App;
 use crate::transport::cc::CongestionControl;
 use crate::transport::cc::{AlgorithmInfo, ALGORITHMS};
@@ -217,10 +218,11 @@ pub fn build_world_part(sc: &Scenario, side: Option<u8>) -> Result<World> {
         let rng = Rng::stream(sc.seed, &format!("flow/{}", fs.name));
         let start = fs.start_time(sc.seed);
         // A stream of its own, so a size mix changes no other random numbers.
-        let sizes = fs.packet_sizes.as_ref().map(|mix| {
+        let mix = fs.packet_sizes.as_ref().map(|mix| {
             let seed = Rng::stream(sc.seed, &format!("flow/{}/packet_sizes", fs.name)).next_u64();
-            Box::new(PacketSizes::new(mix, seed))
+            Box::new(VariableSizes::Mix(PacketSizes::new(mix, seed)))
         });
+        let sizes = mix.or_else(|| fs.nagle.map(|cfg| Box::new(VariableSizes::Coalesced(Nagle::new(cfg, fs.packet_size)))));
         flows.push(Flow {
             name: fs.name.clone(),
             src: fs.src as u32,
@@ -238,7 +240,7 @@ pub fn build_world_part(sc: &Scenario, side: Option<u8>) -> Result<World> {
                 }
                 app
             },
-            // 0 marks a size mix (`Flow::data_size`).
+            // 0 marks variable sizes (`Flow::data_size`).
             packet_size: if sizes.is_some() { 0 } else { fs.packet_size },
             sizes,
             ack_size: fs.ack_size,

@@ -2,13 +2,13 @@
 //! and routes, as a scenario describes them.
 
 use super::decode::{join_path, string_list, Obj, Result, ScenarioError};
+use super::flow_sizes::{decode_nagle, decode_packet_sizes, MAX_PACKET_BYTES};
 use super::params::Params;
 use super::schema::{FlowSpec, NameIndex, NodeKind, NodeSpec, TransportSpec};
 use super::topology::node_ref;
 use super::units;
 use crate::sim::{time::from_secs, SimTime, PS_PER_SEC};
 use crate::traffic::pareto::{ParetoOnOff, DEFAULT_MEAN_OFF, DEFAULT_MEAN_ON, DEFAULT_SHAPE};
-use crate::traffic::sizes::{SizeMix, MAX_SIZES, SHARE_SUM_TOLERANCE};
 use crate::traffic::{AppKind, APP_NAMES};
 use crate::transport::cc::{algorithm, newreno::NewReno, Algorithm, CongestionControl, ALGORITHMS};
 use std::collections::HashSet;
@@ -58,60 +58,6 @@ fn decode_transport(params: Option<Obj>, name: &str, path: String) -> Result<Tra
     };
     p.finish()?;
     Ok(spec)
-}
-
-/// Most bytes in a packet.
-const MAX_PACKET_BYTES: u64 = 65_535;
-
-/// A flow's data packet sizes: one (`packet_size`, else `default_size`) or a mix
-/// (`packet_sizes`, a list of `{size, share}` tables; traffic::sizes), not both. Returns the
-/// mean size and the mix; a mix of one size is that size.
-fn decode_packet_sizes(o: &mut Obj, default_size: u64) -> Result<(f64, Option<SizeMix>)> {
-    let single = o.quantity("packet_size", units::size)?;
-    if single.is_some_and(|v| v > MAX_PACKET_BYTES) {
-        return Err(ScenarioError::new(o.at("packet_size"), format!("expected at most {MAX_PACKET_BYTES} bytes, got {}", single.unwrap())));
-    }
-    let path = o.at("packet_sizes");
-    let Some(items) = o.array("packet_sizes")? else { return Ok((single.unwrap_or(default_size) as f64, None)) };
-    if single.is_some() {
-        return Err(ScenarioError::new(path, "give either packet_size (one size) or packet_sizes (a mix), not both"));
-    }
-    if items.is_empty() || items.len() > MAX_SIZES {
-        return Err(ScenarioError::new(
-            path,
-            format!("expected a list of 1 to {MAX_SIZES} sizes with their shares, e.g. [{{size = \"100B\", share = 0.4}}, {{size = \"1000B\", share = 0.6}}]"),
-        ));
-    }
-    let mut entries: Vec<(u32, f64)> = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let mut e = Obj::new(item, &format!("{path}[{i}]"))?;
-        let size = e.quantity("size", units::size)?.ok_or_else(|| e.missing("size", "a size such as \"500B\""))?;
-        if size > MAX_PACKET_BYTES {
-            return Err(ScenarioError::new(e.at("size"), format!("expected at most {MAX_PACKET_BYTES} bytes, got {size}")));
-        }
-        if entries.iter().any(|&(s, _)| s as u64 == size) {
-            return Err(ScenarioError::new(
-                e.at("size"),
-                format!("size {size} B is listed twice; give each size once, with its whole share"),
-            ));
-        }
-        let share = e.float("share")?.ok_or_else(|| e.missing("share", "the fraction of packets of this size, e.g. 0.4"))?;
-        if !(share > 0.0 && share <= 1.0) {
-            return Err(ScenarioError::new(e.at("share"), format!("expected a fraction of packets in (0, 1], got {share}")));
-        }
-        e.finish()?;
-        entries.push((size as u32, share));
-    }
-    let sum: f64 = entries.iter().map(|e| e.1).sum();
-    if (sum - 1.0).abs() > SHARE_SUM_TOLERANCE {
-        return Err(ScenarioError::new(path, format!("expected shares summing to 1 (within {SHARE_SUM_TOLERANCE:e}), got {sum}")));
-    }
-    if entries.len() == 1 {
-        return Ok((entries[0].0 as f64, None));
-    }
-    entries.iter_mut().for_each(|e| e.1 /= sum);
-    let mix = SizeMix { entries };
-    Ok((mix.mean(), Some(mix)))
 }
 
 /// The packet spacing of a `rate` (packets/s) or a `bitrate` (of packets of the flow's mean size).
@@ -334,6 +280,7 @@ pub fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex, durati
                 "source_buffer is for telnet, poisson and pareto sources under a window (cc other than \"none\")",
             ));
         }
+        let nagle = decode_nagle(&mut o, app_name, cc_name, mean_size, packet_sizes.is_some(), source_buffer.is_some())?;
         let profile_rate = o.quantity("profile_rate", units::bandwidth)?;
         let profile_burst = o.quantity("profile_burst", units::size)?;
         if profile_burst.is_some() && profile_rate.is_none() {
@@ -385,6 +332,7 @@ pub fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex, durati
             class,
             source_buffer,
             profile,
+            nagle,
         });
     }
     Ok(flows)

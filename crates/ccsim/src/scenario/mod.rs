@@ -2,6 +2,7 @@
 //! that turns a validated scenario into a [`crate::world::World`].
 pub mod build;
 pub mod decode;
+pub mod flow_sizes;
 pub mod flows;
 pub mod limits;
 pub mod measure;

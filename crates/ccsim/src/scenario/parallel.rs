@@ -18,7 +18,7 @@
 //! for is an error naming the field; so are delay changes and jitter on the links of the cut.
 
 use super::decode::{string_list, Obj, Result, ScenarioError};
-use super::schema::{LinkSpec, MeasureSpec, NameIndex, Selection};
+use super::schema::{FlowSpec, LinkSpec, MeasureSpec, NameIndex, Selection};
 use crate::sim::SimTime;
 
 #[derive(Clone, Debug)]
@@ -42,6 +42,7 @@ pub fn decode_parallel(
     node_index: &NameIndex,
     nodes: usize,
     links: &[LinkSpec],
+    flows: &[FlowSpec],
     measure: &MeasureSpec,
 ) -> Result<Option<ParallelSpec>> {
     let Some(mut t) = top.table("parallel")? else { return Ok(None) };
@@ -89,6 +90,13 @@ pub fn decode_parallel(
         if !matches!(sel, Selection::None) {
             return Err(ScenarioError::new(field, "expected no traces in a parallel run (drop [parallel] to trace)"));
         }
+    }
+    // A coalescing flow's sizes are kept at its sender, which its sink reads too.
+    if let Some(i) = flows.iter().position(|f| f.nagle.is_some() && second[f.src] != second[f.dst]) {
+        return Err(ScenarioError::new(
+            format!("flows[{i}].nagle"),
+            "expected both ends of a flow under Nagle's rule on one thread (parallel.second), or no nagle",
+        ));
     }
     Ok(Some(ParallelSpec { second, lookahead }))
 }

@@ -12,6 +12,7 @@ use super::units;
 use crate::net::port::ChannelBuffers;
 use crate::queue::{BufferLimit, QdiscConfig};
 use crate::sim::SimTime;
+use crate::traffic::nagle::NagleConfig;
 use crate::traffic::sizes::SizeMix;
 use crate::traffic::AppKind;
 use crate::transport::cc::CcConfig;
@@ -109,6 +110,8 @@ pub struct FlowSpec {
     /// Its edge profile for RIO (`profile_rate`, `profile_burst`): bits a second and bucket
     /// bytes; None: every packet out of profile.
     pub profile: Option<(u64, u64)>,
+    /// Nagle's small-packet rule (`nagle = true` and its `nagle_*` fields), if on.
+    pub nagle: Option<NagleConfig>,
 }
 
 impl FlowSpec {
@@ -253,7 +256,7 @@ fn decode_scenario(v: &Value) -> Result<Scenario> {
     let ports = port_names(&nodes, &links);
     let traces_by_default = !top.has("parallel");
     let measure = super::measure::decode_measure(&mut top, duration, &ports, &flows, traces_by_default)?;
-    let parallel = super::parallel::decode_parallel(&mut top, &node_index, nodes.len(), &links, &measure)?;
+    let parallel = super::parallel::decode_parallel(&mut top, &node_index, nodes.len(), &links, &flows, &measure)?;
     top.finish()?;
     Ok(Scenario { name, description, seed, duration, measure, nodes, links, flows, limits, parallel, ports })
 }

@@ -15,6 +15,7 @@
 //! Whether a source is flow-controlled is the flow's transport (`cc = "none"` or not), not the
 //! source's; Telnet and Poisson differ only in their defaults.
 
+pub mod nagle;
 pub mod pareto;
 pub mod sizes;
 

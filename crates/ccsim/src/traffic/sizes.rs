@@ -102,6 +102,48 @@ impl PacketSizes {
     }
 }
 
+/// Where the sizes of a flow's packets come from when they are not all one size: a mix, or
+/// Nagle's rule coalescing the source's writes (`nagle`).
+#[derive(Clone, Debug)]
+pub enum VariableSizes {
+    Mix(PacketSizes),
+    Coalesced(super::nagle::Nagle),
+}
+
+impl VariableSizes {
+    /// Bytes of data packet `seq`.
+    pub fn size_of(&self, seq: u64) -> u32 {
+        match self {
+            VariableSizes::Mix(m) => m.size_of(seq),
+            VariableSizes::Coalesced(n) => n.size_of(seq),
+        }
+    }
+
+    /// Bytes of the `count` data packets from `first` on.
+    pub fn bytes(&self, first: u64, count: u64) -> u64 {
+        match self {
+            VariableSizes::Mix(m) => m.bytes(first, count),
+            VariableSizes::Coalesced(n) => (first..first + count).map(|seq| n.size_of(seq) as u64).sum(),
+        }
+    }
+
+    /// Whether `seq`'s size can be told (a coalescing flow forgets acknowledged packets').
+    pub fn knows(&self, seq: u64) -> bool {
+        match self {
+            VariableSizes::Mix(_) => true,
+            VariableSizes::Coalesced(n) => n.knows(seq),
+        }
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+            + match self {
+                VariableSizes::Mix(m) => m.memory_bytes(),
+                VariableSizes::Coalesced(n) => n.memory_bytes(),
+            }
+    }
+}
+
 /// splitmix64's output number `index` (counting from 0) from the state `seed`: the state
 /// advanced index + 1 times by the golden-ratio increment, then finalised (Steele et al. 2014).
 #[inline]

@@ -6,7 +6,6 @@ use crate::measure::{DropTrace, PortIntervalTable};
 use crate::net::packet::flags;
 use crate::net::{Packet, PacketId, PacketKind, Port};
 use crate::sim::{time::to_secs, EventKind};
-use crate::traffic::sizes::PacketSizes;
 use crate::transport::cc::CongestionControl;
 
 impl World {
@@ -137,7 +136,7 @@ impl World {
                         + f.sender.as_ref().map_or(0, |s| s.memory_bytes())
                         + f.sink.memory_bytes()
                         + f.app.memory_bytes()
-                        + f.sizes.as_ref().map_or(0, |s| std::mem::size_of::<PacketSizes>() + s.memory_bytes())
+                        + f.sizes.as_ref().map_or(0, |s| s.memory_bytes())
                 })
                 .sum::<usize>();
         let ports: usize = self.ports.capacity() * size_of::<Port>() + self.ports.iter().map(|p| p.memory_bytes()).sum::<usize>();

@@ -10,7 +10,8 @@ use crate::measure::{CwndTrace, DropTrace, EventTrace, FlowCounters, IntervalTab
 use crate::net::{Packet, PacketArena, PacketKind, Port};
 use crate::queue::Signal;
 use crate::sim::{Event, EventKind, EventQueue, SimTime};
-use crate::traffic::sizes::PacketSizes;
+use crate::traffic::nagle::Nagle;
+use crate::traffic::sizes::VariableSizes;
 use crate::traffic::App;
 use crate::transport::sender::NEVER;
 use crate::transport::{Sender, Sink};
@@ -30,11 +31,11 @@ pub struct Flow {
     pub sender: Option<Sender>,
     pub sink: Sink,
     pub app: App,
-    /// Bytes of its data packets; 0 when they follow a size mix (`sizes`; use `data_size`).
+    /// Bytes of its data packets; 0 when their sizes vary (`sizes`; use `data_size`).
     pub packet_size: u32,
-    /// Its packet-size mix, if it has one: then a packet's size is a function of its sequence
-    /// number ([`Flow::data_size`]).
-    pub sizes: Option<Box<PacketSizes>>,
+    /// Its packets' sizes when they vary: a size mix (a packet's size is a function of its
+    /// sequence number) or Nagle's rule coalescing its source's writes ([`Flow::data_size`]).
+    pub sizes: Option<Box<VariableSizes>>,
     pub ack_size: u32,
     /// Traffic class of its packets.
     pub class: u8,
@@ -103,7 +104,7 @@ impl Flow {
     #[cold]
     #[inline(never)]
     fn mixed_size(&self, seq: u64) -> u32 {
-        self.sizes.as_ref().expect("a flow of packet_size 0 has a size mix").size_of(seq)
+        self.sizes.as_ref().expect("a flow of packet_size 0 has variable sizes").size_of(seq)
     }
 
     /// Bytes of its `count` data packets from sequence number `first` on.
@@ -119,7 +120,25 @@ impl Flow {
     #[cold]
     #[inline(never)]
     fn mixed_bytes(&self, first: u64, count: u64) -> u64 {
-        self.sizes.as_ref().expect("a flow of packet_size 0 has a size mix").bytes(first, count)
+        self.sizes.as_ref().expect("a flow of packet_size 0 has variable sizes").bytes(first, count)
+    }
+
+    /// Whether the size of its data packet `seq` can still be told (for a check on arrival).
+    pub fn size_known(&self, seq: u64) -> bool {
+        self.sizes.as_ref().is_none_or(|s| s.knows(seq))
+    }
+
+    /// Whether it coalesces its source's writes by Nagle's rule (`nagle`).
+    pub fn coalesces(&self) -> bool {
+        matches!(self.sizes.as_deref(), Some(VariableSizes::Coalesced(_)))
+    }
+
+    /// Nagle's rule, if the flow coalesces its source's writes.
+    pub fn nagle(&self) -> Option<&Nagle> {
+        match self.sizes.as_deref() {
+            Some(VariableSizes::Coalesced(n)) => Some(n),
+            _ => None,
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 
 use super::World;
 use crate::sim::{EventKind, SimTime};
+use crate::traffic::sizes::VariableSizes;
 
 impl World {
     pub(super) fn on_flow_start(&mut self, f: u32) {
@@ -56,7 +57,7 @@ impl World {
     pub(super) fn on_source_tick(&mut self, f: u32) {
         let now = self.now;
         let flow = &mut self.flows[f as usize];
-        if let (true, Some(s)) = (flow.app.is_countable(), flow.sender.as_ref()) {
+        if let (true, Some(s)) = (flow.app.is_countable() && !flow.coalesces(), flow.sender.as_ref()) {
             if s.snd_nxt < s.app_limit {
                 // Its earlier packets still wait for the window: stop ticking, count later.
                 flow.app.paused_at = now;
@@ -68,7 +69,11 @@ impl World {
         }
         match flow.sender.as_mut() {
             Some(s) => {
-                s.app_limit += 1;
+                s.app_limit += match flow.sizes.as_deref_mut() {
+                    // Nagle's rule: the write may be held, or go with others.
+                    Some(VariableSizes::Coalesced(n)) => n.on_write(s.app_limit == s.snd_una, s.app_limit, s.snd_una),
+                    _ => 1,
+                };
                 self.pump(f);
                 let flow = &mut self.flows[f as usize];
                 if let Some(s) = flow.sender.as_mut() {
@@ -92,6 +97,18 @@ impl World {
                     None => self.stop_full(f),
                 }
             }
+        }
+    }
+
+    /// Nagle's rule: an ACK that leaves a coalescing flow idle (everything it made is
+    /// acknowledged) sends what its source wrote meanwhile. Called for every flow whose sizes
+    /// vary; a flow with a size mix returns at once.
+    #[cold]
+    pub(super) fn release_held(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        let (Some(s), Some(VariableSizes::Coalesced(n))) = (flow.sender.as_mut(), flow.sizes.as_deref_mut()) else { return };
+        if s.app_limit == s.snd_una && n.held() > 0 {
+            s.app_limit += n.on_idle(s.app_limit, s.snd_una);
         }
     }
 }

@@ -17,8 +17,8 @@
 //!   would otherwise wait for ACKs that can never come. The defect Liang names survives it: a
 //!   source quenched with fewer packets out than the count gets every ACK, then has nothing
 //!   outstanding and no timer running, and stops for good;
-//! - the timer is RFC 6298's (as Reno's); the small-packet rule of Nagle's scheme (one small
-//!   segment outstanding at a time) is not modelled.
+//! - the timer is RFC 6298's (as Reno's). The small-packet rule of Nagle's scheme is the flow's
+//!   (`nagle = true`, traffic/nagle.rs), so any source can use it.
 
 use super::{AckInfo, AckResponse, Algorithm, CongestionControl, Feedback, Resend, TimeoutInfo};
 use crate::scenario::decode::Result;
