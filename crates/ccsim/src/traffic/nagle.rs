@@ -21,8 +21,9 @@
 //! - `full_segments` = false: Liang's stop-and-wait, nothing leaves while anything is
 //!   unacknowledged; true: RFC 1122 §4.2.3.4's statement of the rule, a full segment
 //!   (`segment_size`) goes as soon as there is data for it;
-//! - no timer flushes the held data (RFC 896: "no timers ... are required"); data still held
-//!   when the flow stops is never sent.
+//! - no timer flushes the held data (RFC 896: "no timers ... are required"); when the flow
+//!   stops (`stop`), what is held is never sent, as the packets a stopped source made and
+//!   its window had not let go are not.
 //!
 //! A packet's size is fixed when it is made, and a retransmission has its original's: the sizes
 //! of the packets not yet acknowledged are kept in a ring (the window's length).
@@ -60,6 +61,8 @@ pub struct Nagle {
     /// Writes the application made, and packets they went in (counters for reports and tests).
     pub writes: u64,
     pub packets: u64,
+    /// The flow has stopped: held data is never sent.
+    stopped: bool,
 }
 
 impl Nagle {
@@ -67,7 +70,7 @@ impl Nagle {
     /// included; more than `cfg.header`, at most `cfg.segment`: checked when decoded).
     pub fn new(cfg: NagleConfig, packet_size: u32) -> Self {
         assert!(cfg.header < packet_size && packet_size <= cfg.segment, "sizes are checked when decoded");
-        Nagle { cfg, write: packet_size - cfg.header, held: 0, base: 0, sizes: VecDeque::new(), writes: 0, packets: 0 }
+        Nagle { cfg, write: packet_size - cfg.header, held: 0, base: 0, sizes: VecDeque::new(), writes: 0, packets: 0, stopped: false }
     }
 
     /// The application wrote one packet's data. `idle`: nothing is unacknowledged or waiting;
@@ -90,13 +93,28 @@ impl Nagle {
         self.release(next_seq, acked, false)
     }
 
-    /// Data held now, bytes.
+    /// Data held now, bytes (at the end of a run: written and never sent).
     pub fn held(&self) -> u64 {
         self.held
     }
 
+    /// The flow stopped: nothing more is sent. Packets made from `next_seq` on, never sent, are
+    /// dropped and their data counted as held again, so that held data stays what was written
+    /// and never sent.
+    pub fn stop(&mut self, next_seq: u64) {
+        self.stopped = true;
+        let keep = next_seq.saturating_sub(self.base).min(self.sizes.len() as u64) as usize;
+        for size in self.sizes.drain(keep..) {
+            self.held += (size - self.cfg.header) as u64;
+            self.packets -= 1;
+        }
+    }
+
     /// Make packets of the held data, full ones only if `full_only`.
     fn release(&mut self, next_seq: u64, acked: u64, full_only: bool) -> u64 {
+        if self.stopped {
+            return 0;
+        }
         while self.base < acked && !self.sizes.is_empty() {
             self.sizes.pop_front();
             self.base += 1;
@@ -188,6 +206,22 @@ mod tests {
         }
         assert_eq!((a, strict.held()), (0, 61));
         assert_eq!((b, rfc.held(), rfc.size_of(1)), (1, 1, 100));
+    }
+
+    #[test]
+    fn a_stopped_flow_sends_nothing_more_and_counts_unsent_packets_as_held() {
+        let mut n = rule(false);
+        n.on_write(true, 0, 0);
+        for _ in 0..3 {
+            n.on_write(false, 1, 0);
+        }
+        assert_eq!(n.on_idle(1, 1), 1); // packet 1 (43 bytes) made, not sent: the window is shut
+        n.on_write(false, 2, 1);
+        n.stop(1); // the sender drops packet 1 from what it may send
+        assert_eq!((n.held(), n.packets), (4, 1));
+        assert_eq!(n.on_idle(1, 1), 0);
+        assert_eq!(n.on_write(true, 1, 1), 0);
+        assert!(!n.knows(1));
     }
 
     #[test]

@@ -26,8 +26,12 @@ impl World {
 
     pub(super) fn on_flow_stop(&mut self, f: u32) {
         self.catch_up_offers(f);
-        if let Some(s) = self.flows[f as usize].sender.as_mut() {
+        let flow = &mut self.flows[f as usize];
+        if let Some(s) = flow.sender.as_mut() {
             s.app_limit = s.app_limit.min(s.high_sent);
+            if let Some(VariableSizes::Coalesced(n)) = flow.sizes.as_deref_mut() {
+                n.stop(s.app_limit);
+            }
         }
     }
 
