@@ -86,12 +86,11 @@
 
 use super::kalman::Kalman;
 pub use super::probe::{Estimator, Smoothing};
-use super::probe::{decode_estimator, decode_timer, PairMatcher, ProbeEstimator, ProbeLog, ProbeRecord, ProbeState, PROBE_COLUMNS, PROBE_LOG};
+use super::probe::{decode_timer, PairMatcher, ProbeEstimator, ProbeLog, ProbeRecord, ProbeState, PROBE_COLUMNS, PROBE_LOG};
 use super::{AckInfo, AckResponse, Algorithm, CongestionControl, EventLog, Pacing, TimeoutInfo};
 use crate::net::packet::pair_code;
 use crate::scenario::decode::Result;
-use crate::scenario::params::{text, Params};
-use crate::scenario::units;
+use crate::scenario::params::Params;
 use crate::sim::time::to_secs;
 use crate::sim::{SimTime, PS_PER_SEC};
 use crate::transport::config::{PacingRtt, SenderConfig, TimerMode};
@@ -174,78 +173,7 @@ impl Algorithm for PacketPair {
 
     fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<PpConfig> {
         decode_timer(p, sender)?;
-        let d = PpConfig::default();
-        let setpoint = p.number("setpoint", d.setpoint, 0.0, 1e6, "n*, the target number of the flow's packets queued at the bottleneck")?;
-        let (estimator, smooth, kalman) = decode_estimator(p, d.estimator)?;
-        let names = [("r_plus_s_over_mu", Horizon::RPlusSOverMu), ("s_over_mu", Horizon::SOverMu), ("srtt", Horizon::Srtt)];
-        let horizon = p.custom(
-            "horizon",
-            d.horizon,
-            "\"r_plus_s_over_mu\"",
-            "one of: r_plus_s_over_mu, s_over_mu, srtt, or a positive duration",
-            "the pole-placement horizon J of law (5.14)",
-            |v| {
-                let expected = "one of: r_plus_s_over_mu, s_over_mu, srtt, or a positive duration".to_string();
-                let s = text(v).ok_or_else(|| expected.clone())?;
-                if let Some(&(_, h)) = names.iter().find(|(n, _)| *n == s) {
-                    return Ok(h);
-                }
-                match units::duration(s) {
-                    Ok(t) if t > 0 => Ok(Horizon::Fixed(to_secs(t))),
-                    _ => Err(expected),
-                }
-            },
-        )?;
-        let r_estimate = p.choice(
-            "r_estimate",
-            d.r_estimate,
-            &[("first", REstimate::FirstPacket), ("min", REstimate::MinRtt)],
-            "how R is estimated: the first packet's RTT (§5.7) or the smallest RTT so far",
-        )?;
-        let rate_floor = p.number("rate_floor", d.rate_floor, 1e-6, 1e9, "lowest sending rate, packets/s")?;
-        let fill_window = p.flag("fill_window", d.fill_window, "send a lone packet when the window has room for one only")?;
-        let fuzzy = super::fuzzy::decode(p)?;
-        let law = p.choice(
-            "law",
-            d.law,
-            &[("per_probe", Law::PerProbe), ("epoch", Law::Epoch)],
-            "the control law: (5.14) on every probe (chapter 6), or (5.9) once a round trip with gain epoch_gain (§5.3)",
-        )?;
-        let epoch_gain = p.number_above("epoch_gain", d.epoch_gain, 0.0, 2.0, "law (5.9): the loop gain α of §5.3.5 (stable below 1 by the thesis)")?;
-        let accumulate = p.choice(
-            "queue_estimate",
-            d.accumulate,
-            &[("direct", false), ("accumulate", true)],
-            "law (5.9)'s queue estimate: §5.7's direct S - R mu (direct) or §5.2's state equation, clamped (accumulate; needs law = \"epoch\")",
-        )?;
-        if accumulate && law != Law::Epoch {
-            return Err(p.error("queue_estimate", "\"accumulate\" is law (5.9)'s estimate: it needs law = \"epoch\""));
-        }
-        let drift_reset = p.integer(
-            "drift_reset",
-            d.drift_reset as u64,
-            0,
-            1_000_000,
-            "with queue_estimate = \"accumulate\": epochs between §5.8.1's drift resets (a special pair, silence until it is acknowledged, n_b = 0); 0 = none",
-        )? as u32;
-        if drift_reset > 0 && !accumulate {
-            return Err(p.error("drift_reset", "a drift reset corrects the accumulating estimate: it needs queue_estimate = \"accumulate\""));
-        }
-        Ok(PpConfig {
-            setpoint,
-            estimator,
-            smooth,
-            horizon,
-            r_estimate,
-            rate_floor,
-            fill_window,
-            fuzzy,
-            kalman,
-            law,
-            epoch_gain,
-            accumulate,
-            drift_reset,
-        })
+        PpConfig::decode(p)
     }
 
     fn build(cfg: &PpConfig, max_window: u32) -> Self {
