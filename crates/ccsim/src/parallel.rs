@@ -217,7 +217,10 @@ fn join_worlds(w: &mut World, other: &mut World, shipped: &[(u64, u64)]) {
     for (f, g) in w.flows.iter_mut().zip(other.flows.iter_mut()) {
         f.total.add(&g.total);
         if w.side_of[f.src as usize] == 1 {
+            // The sender's side keeps what the source did too (discards, Nagle's counts).
             std::mem::swap(&mut f.sender, &mut g.sender);
+            std::mem::swap(&mut f.app, &mut g.app);
+            std::mem::swap(&mut f.sizes, &mut g.sizes);
         }
     }
     for ((c, d), last) in w.control.iter_mut().zip(&other.control).zip(shipped) {

@@ -36,7 +36,8 @@ pub struct FlowSummary {
     /// Packets its source made but discarded because its `source_buffer` was full.
     pub source_discards: u64,
     /// Under Nagle's rule (`nagle`): the writes its source made, and the bytes of user data
-    /// held at the end, not yet sent (0 and 0 for other flows).
+    /// written and not yet sent once at the end, held by the rule or in packets the window has
+    /// not let go (0 and 0 for other flows).
     pub nagle_writes: u64,
     pub nagle_held_bytes: u64,
     pub final_cwnd: f64,
@@ -200,7 +201,7 @@ impl Results {
                 timeouts: f.sender.as_ref().map(|s| s.timeouts).unwrap_or(0),
                 source_discards: f.app.discarded(),
                 nagle_writes: f.nagle().map_or(0, |n| n.writes),
-                nagle_held_bytes: f.nagle().map_or(0, |n| n.held()),
+                nagle_held_bytes: f.nagle().map_or(0, |n| n.unsent(f.sender.as_ref().map_or(0, |s| s.high_sent))),
                 final_cwnd: f.sender.as_ref().map(|s| crate::transport::cc::CongestionControl::cwnd(&s.cc)).unwrap_or(f64::NAN),
                 price_estimate: f.sink.price_estimate,
                 data_in_network: d_net,

@@ -146,3 +146,38 @@ fn scenarios_that_cannot_be_split_are_refused_naming_the_field() {
     let e = err(&coalescing);
     assert_eq!(e.path, "flows[24].nagle", "{}", e.message);
 }
+
+#[test]
+fn what_a_source_did_on_the_second_thread_comes_back_with_its_flow() {
+    // Telnet flows under Nagle's rule and a Poisson source with no room to wait, on both sides
+    // of a cut between r1 and r2: their writes, held data and discards come back whole.
+    let mut s = ScenarioText::new("30s")
+        .raw("seed", 2)
+        .measure("5s")
+        .str("trace_cwnd", "none")
+        .str("trace_queues", "none")
+        .nodes(&["a", "b", "c", "d"], &["r1", "r2"])
+        .link("a", "r1", "10Mbps")
+        .link("b", "r1", "10Mbps")
+        .link("r1", "r2", "1Mbps")
+        .str("delay", "20ms")
+        .link("c", "r2", "10Mbps")
+        .link("d", "r2", "64kbps")
+        .str("delay", "50ms");
+    for (src, dst) in [("a", "b"), ("c", "d")] {
+        s = s.flow(src, dst).str("name", format!("nagle-{src}")).str("app", "telnet").str("mean_gap", "30ms").raw("nagle", true);
+        s = s.flow(src, dst).str("name", format!("poisson-{src}")).str("app", "poisson").str("cc", "jk").raw("max_window", 2);
+        s = s.str("rate", "20pps").str("packet_size", "500B").raw("source_buffer", 0);
+    }
+    let text = s.build();
+    let serial = run(&text);
+    let parallel = run(&(text + "[parallel]\nsecond = [\"r2\", \"c\", \"d\"]\n"));
+    for f in &serial.flows {
+        let g = parallel.flows.iter().find(|g| g.name == f.name).unwrap();
+        let counts = |x: &ccsim::results::FlowSummary| (x.nagle_writes, x.nagle_held_bytes, x.source_discards, x.totals.delivered_bytes);
+        eprintln!("{}: {:?} against {:?}", f.name, counts(f), counts(g));
+        assert_eq!(counts(f), counts(g), "{}", f.name);
+    }
+    let flow = |name: &str| serial.flows.iter().find(|f| f.name == name).unwrap();
+    assert!(flow("nagle-c").nagle_writes > 500 && flow("poisson-c").source_discards > 0);
+}

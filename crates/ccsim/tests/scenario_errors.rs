@@ -585,7 +585,13 @@ fn nagle_needs_a_window_a_writing_source_and_sizes_that_carry_data() {
         &["window"],
     );
     assert_err(&telnet("nagle_header = \"20B\""), "flows[0].nagle_header", &["nagle = true"]);
-    assert_err(&telnet("nagle = true\nnagle_header = \"41B\""), "flows[0].nagle_header", &["smaller", "41 B"]);
+    assert_err(&telnet("nagle = true\nnagle_header = \"41B\""), "flows[0].nagle_header", &["above nagle_header", "41 B"]);
+    // Telnet's keystroke is 41 B under the rule unless given; 40 B carries no data.
+    assert!(ccsim::run_toml(&with("app = \"ftp\"\ncc = \"jk\"", "app = \"telnet\"\ncc = \"jk\"\nnagle = true")).is_ok());
+    let forty = with("app = \"ftp\"\ncc = \"jk\"", "app = \"telnet\"\ncc = \"jk\"\npacket_size = \"40B\"\nnagle = true");
+    assert_err(&forty, "flows[0].packet_size", &["(the default)", "\"41B\""]);
+    // A 1000-byte write fits the default segment, which grows to the packet.
+    assert!(ccsim::run_toml(&with("app = \"ftp\"", "app = \"cbr\"\nrate = \"5pps\"\nnagle = true")).is_ok());
     assert_err(&telnet("nagle = true\nnagle_segment = \"40B\""), "flows[0].nagle_segment", &["at least"]);
     assert_err(&telnet("nagle = true\nsource_buffer = 3"), "flows[0].nagle", &["source_buffer"]);
     assert_err(&telnet("nagle = \"yes\""), "flows[0].nagle", &["true or false"]);

@@ -60,12 +60,21 @@ pub fn decode_packet_sizes(o: &mut Obj, default_size: u64) -> Result<(f64, Optio
     Ok((mix.mean(), Some(mix)))
 }
 
-/// Nagle's rule (`nagle = true`; `nagle_header`, `nagle_segment`, `nagle_full_segments`) for a
-/// flow whose source writes packets of `packet_size` bytes: None when off. It holds data while
-/// some is unacknowledged, so it needs a window and a source that writes (not FTP's full
-/// packets), one size of write, and no `source_buffer` (held data is not packets waiting).
-pub fn decode_nagle(o: &mut Obj, app: &str, cc: &str, packet_size: f64, mix: bool, source_buffer: bool) -> Result<Option<NagleConfig>> {
-    let on = o.boolean("nagle")?.unwrap_or(false);
+/// Nagle's rule (`nagle = true`, read by the caller as `on`; `nagle_header`, `nagle_segment`,
+/// `nagle_full_segments`) for a flow whose source writes packets of `packet_size` bytes: None
+/// when off. It holds data while some is unacknowledged, so it needs a window and a source that
+/// writes (not FTP's full packets), one size of write, and no `source_buffer` (held data is not
+/// packets waiting). The segment defaults to the larger of 576 B and the flow's packet.
+#[allow(clippy::too_many_arguments)]
+pub fn decode_nagle(
+    o: &mut Obj,
+    on: bool,
+    app: &str,
+    cc: &str,
+    packet_size: f64,
+    mix: bool,
+    source_buffer: bool,
+) -> Result<Option<NagleConfig>> {
     let d = NagleConfig::default();
     let header = o.quantity("nagle_header", units::size)?;
     let segment = o.quantity("nagle_segment", units::size)?;
@@ -93,16 +102,20 @@ pub fn decode_nagle(o: &mut Obj, app: &str, cc: &str, packet_size: f64, mix: boo
     if source_buffer {
         return refuse("Nagle's rule holds the source's data itself; drop source_buffer");
     }
-    let header = header.unwrap_or(d.header as u64);
-    let segment = segment.unwrap_or(d.segment as u64);
+    let size = packet_size.round() as u64;
+    let (header_given, header) = (header.is_some(), header.unwrap_or(d.header as u64));
+    let segment = segment.unwrap_or((d.segment as u64).max(size));
     if segment > MAX_PACKET_BYTES {
         return Err(ScenarioError::new(o.at("nagle_segment"), format!("expected at most {MAX_PACKET_BYTES} bytes, got {segment}")));
     }
-    let size = packet_size.round() as u64;
     if header >= size {
+        let what = if header_given { "" } else { " (the default)" };
         return Err(ScenarioError::new(
-            o.at("nagle_header"),
-            format!("expected a header smaller than the flow's packet_size ({size} B), so that each write carries data; got {header} B"),
+            o.at(if header_given { "nagle_header" } else { "packet_size" }),
+            format!(
+                "expected a packet_size above nagle_header ({header} B{what}), so that each write carries data; got {size} B (e.g. packet_size = \"{}B\": one byte a write)",
+                header + 1
+            ),
         ));
     }
     if segment < size {

@@ -245,7 +245,13 @@ pub fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex, durati
                 "app \"ftp\" needs flow control (an infinite source without it has no rate); use app \"cbr\" for an uncontrolled source",
             ));
         }
-        let default_size = if app_name == "telnet" { 40 } else { 1000 };
+        // Nagle's rule: a Telnet keystroke is then 40 bytes of header and one of data.
+        let nagle_on = o.boolean("nagle")?.unwrap_or(false);
+        let default_size = match app_name {
+            "telnet" if nagle_on => 41,
+            "telnet" => 40,
+            _ => 1000,
+        };
         let (mean_size, packet_sizes) = decode_packet_sizes(&mut o, default_size)?;
         let ack_size = o.quantity("ack_size", units::size)?.unwrap_or(40);
         if ack_size > MAX_PACKET_BYTES {
@@ -280,7 +286,7 @@ pub fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex, durati
                 "source_buffer is for telnet, poisson and pareto sources under a window (cc other than \"none\")",
             ));
         }
-        let nagle = decode_nagle(&mut o, app_name, cc_name, mean_size, packet_sizes.is_some(), source_buffer.is_some())?;
+        let nagle = decode_nagle(&mut o, nagle_on, app_name, cc_name, mean_size, packet_sizes.is_some(), source_buffer.is_some())?;
         let profile_rate = o.quantity("profile_rate", units::bandwidth)?;
         let profile_burst = o.quantity("profile_burst", units::size)?;
         if profile_burst.is_some() && profile_rate.is_none() {

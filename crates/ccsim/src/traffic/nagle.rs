@@ -98,6 +98,13 @@ impl Nagle {
         self.held
     }
 
+    /// Data written and not yet sent once: held, or in packets made from `first_unsent` on (the
+    /// sender's `high_sent`) that the window has not let go.
+    pub fn unsent(&self, first_unsent: u64) -> u64 {
+        let skip = first_unsent.saturating_sub(self.base).min(self.sizes.len() as u64) as usize;
+        self.held + self.sizes.iter().skip(skip).map(|&size| (size - self.cfg.header) as u64).sum::<u64>()
+    }
+
     /// The flow stopped: nothing more is sent. Packets made from `next_seq` on, never sent, are
     /// dropped and their data counted as held again, so that held data stays what was written
     /// and never sent.
@@ -217,8 +224,9 @@ mod tests {
         }
         assert_eq!(n.on_idle(1, 1), 1); // packet 1 (43 bytes) made, not sent: the window is shut
         n.on_write(false, 2, 1);
+        assert_eq!((n.held(), n.unsent(1)), (1, 4));
         n.stop(1); // the sender drops packet 1 from what it may send
-        assert_eq!((n.held(), n.packets), (4, 1));
+        assert_eq!((n.held(), n.packets, n.unsent(1)), (4, 1, 4));
         assert_eq!(n.on_idle(1, 1), 0);
         assert_eq!(n.on_write(true, 1, 1), 0);
         assert!(!n.knows(1));
