@@ -69,6 +69,10 @@ pub struct FastConfig {
     /// It starts at the first update that moves the window by less than this, packets. 1.
     pub drain_stable: f64,
     pub recovery: Recovery,
+    /// With SACK recovery, the module's `newcwnd_` test: once a timeout has happened, a new
+    /// ACK after more than `dupack_threshold` duplicates sets the window to the packets sent
+    /// beyond it (see mod.rs).
+    pub flight_reset: bool,
     pub w_old: WOld,
 }
 
@@ -87,6 +91,7 @@ impl Default for FastConfig {
             drain_r: 0.0,
             drain_stable: 1.0,
             recovery: Recovery::NewReno,
+            flight_reset: false,
             w_old: WOld::Round,
         }
     }
@@ -115,6 +120,7 @@ impl Algorithm for Fast {
             initial_cwnd: p.number("initial_cwnd", d.loss.initial_cwnd, 1.0, 1e6, "congestion window at start, packets")?,
             dupack_threshold: p.integer("dupack_threshold", 3, 1, 1000, "duplicate ACKs that trigger a fast retransmission")? as u32,
         };
+        let flight_reset;
         Ok(FastConfig {
             loss,
             alpha: p.number_above("alpha", d.alpha, 0.0, 1e9, "packets each flow aims to keep queued (4.4)")?,
@@ -147,15 +153,27 @@ impl Algorithm for Fast {
                 )?;
                 let partial_ack = p.flag("partial_ack", false, "with recovery = \"sack\": a partial ACK resends two packets at once (ns-2's partial_ack_)")?;
                 let rescue = p.number("rescue", 2.0, 0.0, 1e6, "with recovery = \"sack\": resend the oldest hole again once its last copy is this many average RTTs old (the module's 2; 0: off)")?;
+                flight_reset = p.flag(
+                    "flight_reset",
+                    false,
+                    "with recovery = \"sack\": once a timeout has happened, a new ACK after more than dupack_threshold duplicates sets the window to the packets sent beyond it plus two, or 1 if it passed them all (the module's newcwnd_ test)",
+                )?;
                 if r == Recovery::Sack {
                     sender.sack = Some(SackConfig { partial_ack, rescue });
-                } else if partial_ack || rescue != 2.0 {
+                } else if partial_ack || rescue != 2.0 || flight_reset {
                     // Set to anything but its default, it would be silently ignored.
-                    let key = if partial_ack { "partial_ack" } else { "rescue" };
+                    let key = if partial_ack {
+                        "partial_ack"
+                    } else if flight_reset {
+                        "flight_reset"
+                    } else {
+                        "rescue"
+                    };
                     return Err(p.error(key, "applies only with recovery = \"sack\""));
                 }
                 r
             },
+            flight_reset,
             w_old: p.choice(
                 "w_old",
                 d.w_old,
@@ -193,6 +211,8 @@ impl Algorithm for Fast {
             drain: if cfg.drain { Drain::Waiting } else { Drain::Off },
             drain_rtt_before: f64::NAN,
             recover: 0,
+            timed_out: false,
+            dups_outside_recovery: 0,
             sent: SentFlights::new(),
             flight_estimate: cfg.loss.initial_cwnd,
         }

@@ -40,9 +40,11 @@
 //!   window halves (ns-2's `slowdown`) and the sender resends the holes as its pipe estimate
 //!   allows, the oldest again after 2 average RTTs (`rescue`), two at a partial ACK with
 //!   `partial_ack` (ns-2's default is off). A timeout restarts from 2 packets (the module's
-//!   `slowstart_`). Not modelled: the module's rule that sets the window to the flight plus
-//!   one at a new ACK after more than three duplicates once a timeout has happened (its
-//!   `newcwnd_` test).
+//!   `slowstart_`). `flight_reset` (off by default) adds the module's `newcwnd_` test: once a
+//!   timeout has happened (the module's `newcwnd_` is 0 from then on), a new ACK outside
+//!   recovery that follows more than three duplicates (the go-back-N after a timeout makes
+//!   them, within its window, where no new recovery starts) sets the window to the packets
+//!   sent beyond that ACK plus two, or 1 when the ACK jumps past what the go-back-N has resent.
 //!
 //! Choices where the sources are silent, each a parameter: α = 200 packets (E4.1 and EB1),
 //! γ = 0.5 (the module's default), `update_interval` 0 (the update gated by the rounds alone,
@@ -115,6 +117,10 @@ pub struct Fast {
     drain_rtt_before: f64,
     /// SACK recovery: one past the highest sequence sent at the last loss response.
     recover: u64,
+    /// `flight_reset`: a timeout has happened; duplicate ACKs counted since the last new ACK
+    /// outside recovery.
+    timed_out: bool,
+    dups_outside_recovery: u32,
     /// `w_old = "packet"`: each packet's w_old, and the flight estimate new packets take.
     sent: SentFlights,
     flight_estimate: f64,
@@ -255,10 +261,27 @@ impl Fast {
         self.alpha_halved = false;
         // The module's `avg_cwnd_last_RTT_`: packets sent less the last one acknowledged.
         let next_to_send = ack.ack - ack.newly_acked + ack.flight_before;
+        if std::mem::take(&mut self.dups_outside_recovery) > self.cfg.loss.dupack_threshold && self.timed_out && self.cfg.flight_reset {
+            self.reset_to_flight(next_to_send, ack.ack);
+        }
         self.flight_estimate = (next_to_send + 1).saturating_sub(ack.ack) as f64;
         let rtt = self.sample(ack);
         self.congestion_control(ack, rtt);
         AckResponse::Nothing
+    }
+
+    /// The module's `newcwnd_` test passed: the window becomes the packets sent beyond the
+    /// ACK's (the module's `t_seqno_ - seqno + 1` with its ACK numbering, the last packet
+    /// received rather than the next expected; at least 1), and so does every packet's w_old.
+    #[cold]
+    fn reset_to_flight(&mut self, next_to_send: u64, ack: u64) {
+        let last_received = ack - 1;
+        self.cwnd = ((next_to_send.max(last_received) - last_received + 1) as f64).min(self.max_window);
+        self.sent.fill(self.cwnd);
+        for h in self.history.iter_mut() {
+            h.1 = self.cwnd;
+        }
+        self.flight_estimate = self.cwnd;
     }
 
     /// FAST's work at a new ACK outside loss recovery (the module's `fast_cc`).
@@ -352,6 +375,9 @@ impl CongestionControl for Fast {
     }
     fn on_dup_ack(&mut self, count: u32, ack: &AckInfo) -> bool {
         if self.cfg.recovery == Recovery::Sack {
+            if !self.in_recovery {
+                self.dups_outside_recovery = count;
+            }
             // ns-2's `dupack_action`: only once the ACKs have passed the last response's
             // `recover`; the window and ssthresh halve (`slowdown`), nothing is inflated.
             if self.in_recovery || count != self.cfg.loss.dupack_threshold || ack.ack <= self.recover {
@@ -371,6 +397,8 @@ impl CongestionControl for Fast {
         retransmit
     }
     fn on_timeout(&mut self, t: &TimeoutInfo) {
+        self.timed_out = true;
+        self.dups_outside_recovery = 0;
         self.newreno.on_timeout(t);
         self.recover = t.high_sent;
         self.in_recovery = false;

@@ -44,3 +44,28 @@ fn w_old_packet_records_each_packets_flight_from_the_last_new_ack() {
     r.code_for(12, false, 0);
     assert_eq!(r.sent.get(12), None);
 }
+
+#[test]
+fn flight_reset_after_a_timeout_sets_the_window_to_the_packets_beyond_the_ack() {
+    // Updates gated off (a long update_interval), so the window moves by the reset alone.
+    let cfg = FastConfig { recovery: Recovery::Sack, flight_reset: true, update_interval: u64::MAX / 4, ..FastConfig::default() };
+    let after_timeout = |dups: u32, ack: u64, next_to_send: u64, reset: bool| {
+        let mut f = Fast::build(&FastConfig { flight_reset: reset, ..cfg }, 1_000_000);
+        f.on_timeout(&TimeoutInfo { now: 1_000, flight: 30, high_sent: 40, seq: 10 });
+        let dup = AckInfo { ack: 10, high_sent: 40, flight_before: next_to_send - 10, now: 2_000, ..AckInfo::default() };
+        for c in 1..=dups {
+            assert!(!f.on_dup_ack(c, &dup), "no recovery within the timed-out window");
+        }
+        let before = f.cwnd;
+        let new = AckInfo { ack, newly_acked: ack - 10, high_sent: 40, flight_before: next_to_send - 10, now: 3_000, echo_tx: 2_500, ..AckInfo::default() };
+        f.on_new_ack(&new);
+        (before, f.cwnd)
+    };
+    // Resent up to 21 (next 22), ACK 15: the module's t_seqno_ - seqno + 1 = 22 - 14 + 1.
+    assert_eq!(after_timeout(5, 15, 22, true), (2.0, 9.0));
+    // The ACK jumps past the resends: 1.
+    assert_eq!(after_timeout(5, 30, 12, true), (2.0, 1.0));
+    // Three duplicates are not more than three; and the rule is off by default.
+    assert_eq!(after_timeout(3, 15, 22, true), (2.0, 2.0));
+    assert_eq!(after_timeout(5, 15, 22, false), (2.0, 2.0));
+}

@@ -59,6 +59,13 @@ impl SentFlights {
         (!v.is_nan()).then_some(v as f64)
     }
 
+    /// Every packet still kept now has `flight` (the module's reset of `cwnd_array_`).
+    pub(super) fn fill(&mut self, flight: f64) {
+        for v in self.ring.iter_mut().filter(|v| !v.is_nan()) {
+            *v = flight as f32;
+        }
+    }
+
     /// Nothing below `seq` will be read again.
     pub(super) fn forget_below(&mut self, seq: u64) {
         if seq <= self.low {
