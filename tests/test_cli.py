@@ -469,3 +469,20 @@ def test_shipped_scenario_paths_work_from_any_directory(cli, tmp_path):
     (local / "dumbbell.toml").write_text("name = \"mine\"\n")
     r = cli("validate", "scenarios/examples/dumbbell.toml", cwd=tmp_path)
     assert r.returncode == 2 and "duration" in r.stderr, r.stderr
+
+
+def test_run_set_changes_one_field_and_bad_sets_exit_2(cli, examples, tmp_path):
+    """`ccsim run --set PATH=VALUE` runs the file with fields changed (here Nagle's rule off for
+    the example's first typist, whose packets then match its keystrokes); a path that does not
+    exist, several values or a value the scenario refuses exit 2 naming it."""
+    ex = examples / "nagle-source-quench.toml"
+    out = tmp_path / "off"
+    r = cli("run", ex, "--set", "flows[0].nagle=false", "--set", "duration=\"60s\"", "--out", out, "--no-plots", "-q")
+    assert r.returncode == 0, r.stderr
+    f = pd.read_parquet(out / "flows.parquet").set_index("name")
+    assert f.loc["nagle", "nagle_writes"] == 0 and f.loc["nagle", "sent"] > 500   # ten keystrokes a second
+    assert json.loads((out / "summary.json").read_text())["run"]["duration_s"] == 60
+    for bad, words in [("flows[9].nagle=false", "has 3 elements"), ("flows[0].max_window=4,8", "one value"),
+                       ("flows[0].nagle=3", "flows[0].nagle"), ("seed=3", "--seed"), ("nagle", "PATH=VALUE")]:
+        r = cli("run", ex, "--set", bad, "-q")
+        assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, (bad, r.stderr)

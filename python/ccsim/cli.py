@@ -1,6 +1,6 @@
 """The ``ccsim`` command.
 
-    ccsim run FILE [--out DIR] [--seed N] [--duration D] [--no-plots]
+    ccsim run FILE [--out DIR] [--seed N] [--duration D] [--set PATH=VALUE ...] [--no-plots]
     ccsim validate FILE...
     ccsim list [NAME] [--markdown]
     ccsim bench dumbbell [--flows N] [--duration S] [--seed N]
@@ -25,14 +25,33 @@ from ._cli_common import _check_out, _err, _print_table, _seed, _text, _with_fil
 from .cli_theses import EXPERIMENTS, cmd_compare, cmd_experiment, cmd_reproduce
 
 
+def _with_sets(file, specs: list[str]):
+    """The scenario to run: the file, or its fields changed by --set PATH=VALUE (one value each;
+    PATH as in error messages). A bad --set is a ValueError naming it."""
+    from . import api, sweep
+
+    if not specs:
+        return file
+    data = api.load_scenario(file)
+    for spec in specs:
+        if spec.split("=", 1)[0].strip() == "seed":
+            raise ValueError("--set seed: give the seed with --seed")
+        path, values = sweep.parse_set(spec)
+        if len(values) != 1:
+            raise ValueError(f"--set {path}: expected one value in a run, got {len(values)} (ccsim sweep runs several)")
+        sweep.set_path(data, path, values[0])
+    return data
+
+
 def cmd_run(a) -> int:
     from . import api
 
+    scenario = _with_sets(a.file, a.set)
     if a.out:
-        api.validate(a.file, seed=a.seed, duration=a.duration)  # a bad scenario fails before --out exists
+        api.validate(scenario, seed=a.seed, duration=a.duration)  # a bad scenario fails before --out exists
         _check_out(a.out)
     try:
-        res = api.run(a.file, seed=a.seed, duration=a.duration, progress=True if sys.stderr.isatty() else "notice")
+        res = api.run(scenario, seed=a.seed, duration=a.duration, progress=True if sys.stderr.isatty() else "notice")
     except api.RunInterrupted as stop:
         # Ctrl-C or SIGTERM: keep what was measured, say so, and exit as interrupted.
         res = stop.results
@@ -192,6 +211,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", metavar="DIR", help="write summary.json, Parquet tables and PNG plots here")
     r.add_argument("--seed", type=_seed, help="override the scenario's seed")
     r.add_argument("--duration", help="override the scenario's duration, e.g. 100s")
+    r.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
+                   help="change one field of the scenario, PATH as in error messages (repeatable), e.g. "
+                        "flows[0].max_window=20 or links[1].buffer=\"50pkt\"")
     r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     r.add_argument("-q", "--quiet", action="store_true", help="do not print the results table")
     r.set_defaults(func=cmd_run)
