@@ -3,8 +3,9 @@ Control/Avoidance": chapters 4 and 5, ``ccsim reproduce liang91``.
 
 - ``reference.toml``: the thesis's Tables 4.1-5.18 as data, with the spec's tolerances, and
   the §6 targets that are orderings or properties as qualitative checks. Scenarios are the
-  tables ("T4.1".."T4.10"), the three workload classes of chapter 5 ("C1".."C3") and the
-  Tri-S comparison ("TRIS").
+  tables ("T4.1".."T4.10"), the three workload classes of chapter 5 ("C1".."C3"), the
+  Tri-S comparison ("TRIS"), §6.1's future work ("F6.1", "F6.2") and the defects §2.1 names in
+  the Source Quench scheme ("SQ", with Nagle's small-packet rule).
 - ``findings/*.toml``: why the cells that differ from the thesis differ.
 - ``make_scenarios.py``: writes ``ccsim/scenarios/liang91/*.toml``, one file per run.
 - ``figures.py``: windows over time in the thesis's form (Figs 4.3-4.5, 5.2-5.7).

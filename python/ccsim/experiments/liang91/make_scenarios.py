@@ -8,7 +8,8 @@ One file per run of chapters 4 and 5: the threshold sweep (t41-*), reacting agai
 predicting (t42-*, t43-*), static against dynamic (t44-*), filtering (t45-*), byte against
 packet buffers (t46-*), the cut-back sweeps (t47-*, t48-*, t410-*), Classes 1-3 (c1-*, c2-*,
 c3-*: each experiment with DEC, Slow Start and SEIF), the Tri-S comparison (tris-*) and §6.1's
-future work (c2-*-k2: the slower increase; f62-*: several bottlenecks). Each
+future work (c2-*-k2: the slower increase; f62-*: several bottlenecks) and §2.1's review of
+Source Quench (sq-*, review_scenarios.py). Each
 file's header says what the thesis states and which readings of spec
 shared/specs/liang91-seif.md (§3, §5 item numbers A1-A22) fill its gaps. The output is
 deterministic: same script, same bytes.
@@ -118,8 +119,9 @@ def scenario(stem: str, title: str, notes: list[str], *, hosts: list[tuple[str, 
         "measure": {"interval": f"{warmup:g}s" if warmup else "10s", "discard": 1, "trace_period": "50ms"},
         "nodes": {"hosts": [h for h, _ in hosts], "switches": switches},
         "links": links,
-        "flows": [{**f, **flow_common, "max_window": max_window, "packet_size": f"{data}B", "ack_size": f"{ACK}B"}
-                  for f in flows],
+        # A flow's "own" settings win over the common ones (the §2.1 runs' per-source windows).
+        "flows": [{**{k: v for k, v in f.items() if k != "own"}, **flow_common, "max_window": max_window,
+                   "packet_size": f"{data}B", "ack_size": f"{ACK}B", **f.get("own", {})} for f in flows],
     }
     header = [f"Liang 1991, {title}.", ""] + notes + [
         "",
@@ -378,7 +380,9 @@ def chapter5() -> list[tuple[str, str]]:
 
 
 def build_all() -> dict[str, str]:
-    files = dict(chapter4() + chapter5() + multi_bottleneck())
+    from .review_scenarios import source_quench
+
+    files = dict(chapter4() + chapter5() + multi_bottleneck() + source_quench(scenario, DATA))
     return dict(sorted(files.items()))
 
 
