@@ -283,6 +283,7 @@ pub mod kalman;
 pub mod loss;
 pub mod probe;
 pub mod router_choice;
+pub mod sack_loss;
 
 impl CongestionControl for Cc {
     #[inline]

@@ -7,7 +7,8 @@
 //! for FAST's `recovery = "sack"`, which shares its sender half (`sender/sack.rs`: the
 //! scoreboard, pipe, what is resent).
 //! - slow start and congestion avoidance as Reno (+1 per ACK below ssthresh, +1/cwnd above);
-//! - the third duplicate ACK that reports a packet not known received, once the cumulative ACK
+//! - when to respond (`sack_loss.rs`, shared with CUBIC, HighSpeed and Scalable TCP):
+//!   the third duplicate ACK that reports a packet not known received, once the cumulative ACK
 //!   has passed `recover` (ns-2's `bug_fix_`): recover = the highest sequence sent, ssthresh =
 //!   max(floor(W/2), 2) and cwnd = W/2 from the window W (ns-2's `slowdown` with
 //!   CLOSE_SSTHRESH_HALF and CLOSE_CWND_HALF), no inflation: the sender's pipe counts what has
@@ -25,6 +26,7 @@
 //! again once its copy is that many smoothed RTTs old.
 
 use super::loss::{aimd_increase, LossConfig};
+use super::sack_loss::{DupResponse, SackLoss};
 use super::reno::rfc6298_defaults;
 use super::{AckInfo, AckResponse, Algorithm, CongestionControl, TimeoutInfo};
 use crate::scenario::decode::Result;
@@ -36,13 +38,8 @@ pub struct Sack {
     cwnd: f64,
     ssthresh: f64,
     max_window: f64,
-    dupack_threshold: u32,
-    /// One past the highest sequence sent at the last loss response (0: none yet).
-    recover: u64,
-    in_recovery: bool,
-    /// The last response was to an ECN mark: a loss in the same window starts recovery
-    /// without halving again (ns-2's `last_cwnd_action_` CWND_ACTION_ECN).
-    after_ecn: bool,
+    /// When the window is reduced and when a recovery only repairs.
+    loss: SackLoss,
 }
 
 impl Algorithm for Sack {
@@ -76,18 +73,18 @@ impl Algorithm for Sack {
             cwnd: cfg.initial_cwnd.min(max_window as f64),
             ssthresh: max_window as f64,
             max_window: max_window as f64,
-            dupack_threshold: cfg.dupack_threshold,
-            recover: 0,
-            in_recovery: false,
-            after_ecn: false,
+            loss: SackLoss::new(cfg.dupack_threshold),
         }
     }
 }
 
 impl Sack {
-    /// ns-2's `window() / 2`: half the window in use.
-    fn half_window(&self) -> f64 {
-        self.cwnd.min(self.max_window) / 2.0
+    /// ns-2's `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF)`: ssthresh = max(floor(W/2), 2)
+    /// and cwnd = W/2 from the window in use W.
+    fn halve(&mut self) {
+        let half = self.cwnd.min(self.max_window) / 2.0;
+        self.ssthresh = half.floor().max(2.0);
+        self.cwnd = half.max(1.0);
     }
 }
 
@@ -99,59 +96,37 @@ impl CongestionControl for Sack {
         self.ssthresh
     }
     fn recover_point(&self) -> u64 {
-        self.recover
+        self.loss.recover_point()
     }
     fn on_new_ack(&mut self, ack: &AckInfo) -> AckResponse {
-        if self.in_recovery {
-            self.in_recovery = ack.ack < self.recover;
-        } else {
+        if self.loss.on_new_ack(ack) {
             self.cwnd = aimd_increase(self.cwnd, self.ssthresh, self.max_window);
         }
         AckResponse::Nothing
     }
     fn on_dup_ack(&mut self, count: u32, ack: &AckInfo) -> bool {
-        if self.in_recovery || count != self.dupack_threshold {
-            return false;
-        }
-        if ack.ack <= self.recover {
-            // Within the window of the last response: only one that answered an ECN mark
-            // lets the loss be repaired by a recovery, without a second halving.
-            if !self.after_ecn {
-                return false;
+        match self.loss.on_dup_ack(count, ack) {
+            DupResponse::None => false,
+            DupResponse::Repair => true,
+            DupResponse::Reduce => {
+                self.halve();
+                true
             }
-            self.after_ecn = false;
-            self.recover = ack.high_sent;
-            self.in_recovery = true;
-            return true;
         }
-        self.after_ecn = false;
-        let half = self.half_window();
-        self.ssthresh = half.floor().max(2.0);
-        self.cwnd = half.max(1.0);
-        self.recover = ack.high_sent;
-        self.in_recovery = true;
-        true
     }
     fn on_ecn(&mut self, ack: &AckInfo) -> bool {
         // As ns-2's `ecn`: the window halves as for a loss (not while a recovery has already
-        // halved it) and `recover` moves to what is sent, so a loss in the same window is
-        // repaired without a second halving.
-        if self.in_recovery {
-            return false;
+        // halved it), and a loss in the same window is repaired without a second halving.
+        let reduce = self.loss.on_ecn(ack);
+        if reduce {
+            self.halve();
         }
-        let half = self.half_window();
-        self.ssthresh = half.floor().max(2.0);
-        self.cwnd = half.max(1.0);
-        self.recover = ack.high_sent;
-        self.after_ecn = true;
-        true
+        reduce
     }
     fn on_timeout(&mut self, t: &TimeoutInfo) {
-        self.ssthresh = self.half_window().floor().max(2.0);
+        self.ssthresh = (self.cwnd.min(self.max_window) / 2.0).floor().max(2.0);
         self.cwnd = 1.0;
-        self.recover = t.high_sent;
-        self.in_recovery = false;
-        self.after_ecn = false;
+        self.loss.on_timeout(t);
     }
 }
 
