@@ -273,6 +273,7 @@ algorithms! {
     Tris: tris::Tris boxed,
     Jcc: jcc::Jcc boxed,
     Fast: fast::Fast boxed,
+    Cubic: cubic::Cubic boxed,
     #[cfg(test)]
     TestRecorder: test_recorder::Recorder boxed,
 }

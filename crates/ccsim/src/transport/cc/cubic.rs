@@ -1,0 +1,297 @@
+//! CUBIC: the window grows as a cubic function of the time since the last reduction, flat
+//! around the window where the last loss came and steep away from it.
+//!
+//! Source: RFC 9438 (Xu, Ha, Rhee, Goel and Eggert 2023; Ha, Rhee and Xu, "CUBIC: a new
+//! TCP-friendly high-speed TCP variant", ACM SIGOPS OSR 42(5), 2008), one of the high-speed
+//! TCPs Cui §2.2.3 reviews ("BIC/CUBIC TCP search a suitable window size between two limits";
+//! all of them "decrease the window size by a factor when a loss occurs" and "revert to TCP
+//! Reno at small window sizes"). In congestion avoidance, t seconds into the current epoch:
+//!
+//!   W_cubic(t) = C (t − K)³ + W_max,   K = ∛((W_max − cwnd_epoch) / C)              (RFC 9438 §4.2)
+//!
+//! each ACK moves cwnd by (target − cwnd)/cwnd towards target = W_cubic(t + RTT), held within
+//! [cwnd, 1.5 cwnd]; where W_cubic(t) is below W_est, Reno's window estimated with the increase
+//! α = 3(1 − β)/(1 + β) per window (1 once W_est reaches W_max), cwnd = W_est (§4.3, the
+//! "Reno-friendly region"). A loss or an ECN mark: W_max = cwnd, or cwnd (1 + β)/2 if cwnd is
+//! below the last W_max (fast convergence, §4.7); ssthresh = cwnd = max(β cwnd, 2) (§4.6).
+//! Slow start below ssthresh, +1 per ACK. A timeout: ssthresh as at a loss, cwnd = 1, and the
+//! first epoch after it starts with K = 0 and W_max = its starting window (§4.8).
+//!
+//! Choices where the RFC leaves room, each a parameter or stated here:
+//! - `c` = 0.4, `beta` = 0.7, `fast_convergence` = true, `reno_friendly` = true (the RFC's);
+//! - loss recovery is SACK's, as ns-2's Sack1 (`sack_loss.rs`, the sender's scoreboard): one
+//!   reduction per window of data, none inside the window of the last; the window does not
+//!   grow during a recovery; the epoch starts at the first ACK of congestion avoidance after it;
+//! - RTT in W_cubic(t + RTT) is the algorithm's own smoothed RTT (gain 1/8) of samples from
+//!   packets sent once; 0 before the first;
+//! - one ACK counts as one packet acknowledged (as the other window algorithms here);
+//! - HyStart++ (which the RFC allows in slow start) is not modelled.
+
+use super::loss::LossConfig;
+use super::reno::rfc6298_defaults;
+use super::sack_loss::{DupResponse, SackLoss};
+use super::{AckInfo, AckResponse, Algorithm, CongestionControl, TimeoutInfo};
+use crate::scenario::decode::Result;
+use crate::scenario::params::Params;
+use crate::sim::time::to_secs;
+use crate::sim::SimTime;
+use crate::transport::config::{SackConfig, SenderConfig};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CubicConfig {
+    pub loss: LossConfig,
+    /// C, packets per second cubed. 0.4.
+    pub c: f64,
+    /// β, the window kept at a reduction. 0.7.
+    pub beta: f64,
+    pub fast_convergence: bool,
+    pub reno_friendly: bool,
+}
+
+impl Default for CubicConfig {
+    fn default() -> Self {
+        CubicConfig { loss: LossConfig::default(), c: 0.4, beta: 0.7, fast_convergence: true, reno_friendly: true }
+    }
+}
+
+/// No epoch under way (the next ACK of congestion avoidance starts one).
+const NO_EPOCH: SimTime = SimTime::MAX;
+
+#[derive(Clone, Debug)]
+pub struct Cubic {
+    cfg: CubicConfig,
+    cwnd: f64,
+    ssthresh: f64,
+    max_window: f64,
+    loss: SackLoss,
+    /// The window before the last reduction (0: none yet).
+    w_max: f64,
+    /// The current epoch: its start, K, and Reno's estimated window.
+    epoch_start: SimTime,
+    k: f64,
+    w_est: f64,
+    /// The first epoch after a timeout takes K = 0 and its starting window as W_max.
+    after_timeout: bool,
+    /// Smoothed RTT, seconds (NaN before the first sample).
+    srtt: f64,
+}
+
+impl Algorithm for Cubic {
+    const NAME: &'static str = "cubic";
+    const SUMMARY: &'static str =
+        "CUBIC (RFC 9438; Cui §2.2.3 reviews it): the window a cubic function of the time since the last reduction, to beta = 0.7";
+    type Config = CubicConfig;
+
+    fn sender_defaults() -> SenderConfig {
+        SenderConfig { sack: Some(SackConfig { partial_ack: false, rescue: 0.0 }), ..rfc6298_defaults() }
+    }
+
+    fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<CubicConfig> {
+        let loss = LossConfig::decode(p, sender)?;
+        super::loss::decode_ecn(p, sender)?;
+        let d = CubicConfig::default();
+        Ok(CubicConfig {
+            loss,
+            c: p.number_above("c", d.c, 0.0, 1e6, "C of W_cubic(t) = C (t - K)^3 + W_max, packets per second cubed")?,
+            beta: p.number_above("beta", d.beta, 0.0, 1.0, "the fraction of the window kept at a loss or an ECN mark, in (0, 1)")?,
+            fast_convergence: p.flag("fast_convergence", d.fast_convergence, "a loss below the last W_max sets W_max to cwnd (1 + beta)/2, releasing bandwidth to newer flows (RFC 9438 §4.7)")?,
+            reno_friendly: p.flag("reno_friendly", d.reno_friendly, "grow at least as Reno would with the same beta (RFC 9438 §4.3)")?,
+        })
+    }
+
+    fn build(cfg: &CubicConfig, max_window: u32) -> Self {
+        Cubic {
+            cfg: *cfg,
+            cwnd: cfg.loss.initial_cwnd.min(max_window as f64),
+            ssthresh: max_window as f64,
+            max_window: max_window as f64,
+            loss: SackLoss::new(cfg.loss.dupack_threshold),
+            w_max: 0.0,
+            epoch_start: NO_EPOCH,
+            k: 0.0,
+            w_est: 0.0,
+            after_timeout: false,
+            srtt: f64::NAN,
+        }
+    }
+}
+
+impl Cubic {
+    /// W_cubic(t), t seconds into the epoch.
+    fn w_cubic(&self, t: f64) -> f64 {
+        self.cfg.c * (t - self.k).powi(3) + self.w_max
+    }
+
+    /// One ACK of congestion avoidance at `now`.
+    fn avoid(&mut self, now: SimTime) {
+        if self.epoch_start == NO_EPOCH {
+            self.epoch_start = now;
+            self.w_est = self.cwnd;
+            if self.after_timeout || self.w_max <= 0.0 {
+                self.w_max = self.cwnd;
+                self.after_timeout = false;
+            }
+            self.k = ((self.w_max - self.cwnd) / self.cfg.c).cbrt();
+        }
+        let t = to_secs(now.saturating_sub(self.epoch_start));
+        let rtt = if self.srtt.is_nan() { 0.0 } else { self.srtt };
+        let target = self.w_cubic(t + rtt).clamp(self.cwnd, 1.5 * self.cwnd);
+        if self.cfg.reno_friendly {
+            let beta = self.cfg.beta;
+            let alpha = if self.w_est >= self.w_max { 1.0 } else { 3.0 * (1.0 - beta) / (1.0 + beta) };
+            self.w_est += alpha / self.cwnd;
+            if self.w_cubic(t) < self.w_est {
+                self.cwnd = self.w_est.min(self.max_window);
+                return;
+            }
+        }
+        self.cwnd = (self.cwnd + (target - self.cwnd) / self.cwnd).min(self.max_window);
+    }
+
+    /// A loss or an ECN mark (RFC 9438 §4.6-4.7): W_max, then ssthresh = cwnd = β cwnd.
+    fn reduce(&mut self) {
+        let w = self.cwnd.min(self.max_window);
+        self.w_max = if self.cfg.fast_convergence && w < self.w_max { w * (1.0 + self.cfg.beta) / 2.0 } else { w };
+        self.ssthresh = (w * self.cfg.beta).max(2.0);
+        self.cwnd = self.ssthresh;
+        self.epoch_start = NO_EPOCH;
+    }
+}
+
+impl CongestionControl for Cubic {
+    fn cwnd(&self) -> f64 {
+        self.cwnd
+    }
+    fn ssthresh(&self) -> f64 {
+        self.ssthresh
+    }
+    fn recover_point(&self) -> u64 {
+        self.loss.recover_point()
+    }
+    fn average_rtt(&self) -> Option<SimTime> {
+        (!self.srtt.is_nan()).then(|| crate::sim::time::from_secs(self.srtt))
+    }
+    fn on_new_ack(&mut self, ack: &AckInfo) -> AckResponse {
+        if !ack.echo_retx && ack.now > ack.echo_tx {
+            let sample = to_secs(ack.now - ack.echo_tx);
+            self.srtt = if self.srtt.is_nan() { sample } else { self.srtt + (sample - self.srtt) / 8.0 };
+        }
+        if self.loss.on_new_ack(ack) {
+            if self.cwnd < self.ssthresh {
+                self.cwnd = (self.cwnd + 1.0).min(self.max_window);
+            } else {
+                self.avoid(ack.now);
+            }
+        }
+        AckResponse::Nothing
+    }
+    fn on_dup_ack(&mut self, count: u32, ack: &AckInfo) -> bool {
+        match self.loss.on_dup_ack(count, ack) {
+            DupResponse::None => false,
+            DupResponse::Repair => true,
+            DupResponse::Reduce => {
+                self.reduce();
+                true
+            }
+        }
+    }
+    fn on_ecn(&mut self, ack: &AckInfo) -> bool {
+        let reduce = self.loss.on_ecn(ack);
+        if reduce {
+            self.reduce();
+        }
+        reduce
+    }
+    fn on_timeout(&mut self, t: &TimeoutInfo) {
+        self.reduce();
+        self.cwnd = 1.0;
+        self.after_timeout = true;
+        self.loss.on_timeout(t);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::PS_PER_SEC;
+
+    /// A flow in congestion avoidance: `w` packets acknowledged in each `rtt`, evenly, for
+    /// `secs`; the window at each whole second.
+    fn grow(c: &mut Cubic, rtt: f64, secs: u32) -> Vec<f64> {
+        let mut now = 0.0;
+        let mut at = vec![];
+        let mut next_mark = 0.0;
+        while now <= secs as f64 {
+            let w = c.cwnd().floor().max(1.0);
+            for i in 0..w as u64 {
+                let t = now + rtt * (i as f64 + 1.0) / w;
+                let ps = (t * PS_PER_SEC as f64) as SimTime;
+                c.on_new_ack(&AckInfo { now: ps, echo_tx: ps - (rtt * PS_PER_SEC as f64) as SimTime, ack: 1, ..AckInfo::default() });
+                if t >= next_mark {
+                    at.push(c.cwnd());
+                    next_mark += 1.0;
+                }
+            }
+            now += rtt;
+        }
+        at
+    }
+
+    fn after_loss_at(w: f64, cfg: CubicConfig) -> Cubic {
+        let mut c = Cubic::build(&cfg, 1_000_000);
+        c.cwnd = w;
+        c.ssthresh = 1.0; // in congestion avoidance
+        c.on_dup_ack(3, &AckInfo { ack: 1, high_sent: 100, ..AckInfo::default() });
+        c.loss.on_new_ack(&AckInfo { ack: 100, ..AckInfo::default() }); // the recovery ends
+        c
+    }
+
+    #[test]
+    fn a_loss_keeps_beta_and_the_window_returns_to_w_max_after_k() {
+        let mut c = after_loss_at(1000.0, CubicConfig::default());
+        assert_eq!((c.cwnd(), c.ssthresh(), c.w_max), (700.0, 700.0, 1000.0));
+        // K = cbrt(300 / 0.4) = 9.09 s: the window is flat near W_max there, then grows again.
+        let w = grow(&mut c, 0.1, 14);
+        let k = (300.0f64 / 0.4).cbrt();
+        let at = |t: usize| w[t];
+        assert!((at(9) - 1000.0).abs() < 15.0, "at 9 s: {}", at(9));
+        assert!(at(4) > 880.0 && at(4) < 980.0, "concave: most of the way back at 4 s, {}", at(4));
+        assert!(at(13) - at(11) > at(10) - at(8), "convex beyond K = {k:.2} s: {w:?}");
+    }
+
+    #[test]
+    fn fast_convergence_lowers_w_max_when_a_loss_comes_below_it() {
+        let mut c = after_loss_at(1000.0, CubicConfig::default());
+        c.cwnd = 800.0; // a second loss before the window got back to 1000
+        c.on_dup_ack(3, &AckInfo { ack: 101, high_sent: 900, ..AckInfo::default() });
+        assert_eq!(c.w_max, 800.0 * 1.7 / 2.0);
+        let mut slow = after_loss_at(1000.0, CubicConfig { fast_convergence: false, ..CubicConfig::default() });
+        slow.cwnd = 800.0;
+        slow.on_dup_ack(3, &AckInfo { ack: 101, high_sent: 900, ..AckInfo::default() });
+        assert_eq!(slow.w_max, 800.0);
+    }
+
+    #[test]
+    fn short_round_trips_grow_at_least_as_reno_with_the_same_beta() {
+        // W_max 20 at an RTT of 10 ms: the cubic curve stays below W_max for K = cbrt(6 / 0.4) =
+        // 2.5 s, while Reno with beta 0.7 adds 3(0.3)/1.7 = 0.53 a round trip from 14 up to
+        // W_max (0.11 s), then 1 a round trip: about 108 at 1 s.
+        let mut c = after_loss_at(20.0, CubicConfig::default());
+        let friendly = grow(&mut c, 0.01, 1);
+        let mut p = after_loss_at(20.0, CubicConfig { reno_friendly: false, ..CubicConfig::default() });
+        let pure = grow(&mut p, 0.01, 1);
+        assert!(pure[1] < 20.0, "{pure:?}");
+        assert!((95.0..115.0).contains(&friendly[1]), "{friendly:?}");
+    }
+
+    #[test]
+    fn a_timeout_restarts_from_one_and_the_next_epoch_starts_flat() {
+        let mut c = after_loss_at(100.0, CubicConfig::default());
+        c.on_timeout(&TimeoutInfo { high_sent: 200, ..TimeoutInfo::default() });
+        assert_eq!((c.cwnd(), c.ssthresh()), (1.0, 49.0));
+        assert!(c.after_timeout);
+        c.cwnd = 49.0; // slow start reached ssthresh
+        c.on_new_ack(&AckInfo { now: PS_PER_SEC, echo_tx: 0, ack: 201, ..AckInfo::default() });
+        assert_eq!((c.w_max, c.k), (49.0, 0.0));
+    }
+}
