@@ -42,7 +42,7 @@ BAD = [
     ("links[0].bandwidth = '-5Mbps'", "links[0].bandwidth", "expected a positive bandwidth"),
     ("flows[0].dst = 'nowhere'", "flows[0].dst", "no node named"),
     ("flows[0].dst = 'island'", "flows[0].dst", "no route"),
-    ("flows[0].cc = 'cubic2'", "flows[0].cc", "expected one of: generic, jk, reno, newreno, sack, dec, pp, pp2, sq, seif, vegas, tris, jcc, fast, none"),
+    ("flows[0].cc = 'cubic2'", "flows[0].cc", "expected one of: generic, jk, reno, newreno, sack, dec, pp, pp2, sq, seif, vegas, tris, jcc, fast, cubic, stcp, hstcp, none"),
     ("flows[0].app = 'video'", "flows[0].app", "expected one of: ftp, telnet"),
     ("flows[0].max_window = 0", "flows[0].max_window", "expected an integer in [1"),
     ("flows[0].params = {rto_k = -1}", "flows[0].params.rto_k", "expected a number in [0, 100]"),
@@ -215,7 +215,7 @@ def test_sweep_runs_the_grid_and_resumes(cli, examples, tmp_path):
     before = {p: p.stat().st_mtime_ns for p in (out / "runs").glob("*.json")}
     r = cli(*args, "--set", "duration=300s", "--set", "measure.interval=50s")
     assert r.returncode == 0 and {p: p.stat().st_mtime_ns for p in (out / "runs").glob("*.json")} == before
-    r = cli("sweep", examples / "keshav-s1-jk-fcfs.toml", "--set", "flows[0].cc=cubic", "--out", out)
+    r = cli("sweep", examples / "keshav-s1-jk-fcfs.toml", "--set", "flows[0].cc=bbr", "--out", out)
     assert r.returncode == 2 and "flows[0].cc" in r.stderr and "Traceback" not in r.stderr
 
 
@@ -481,8 +481,10 @@ def test_run_set_changes_one_field_and_bad_sets_exit_2(cli, examples, tmp_path):
     assert r.returncode == 0, r.stderr
     f = pd.read_parquet(out / "flows.parquet").set_index("name")
     assert f.loc["nagle", "nagle_writes"] == 0 and f.loc["nagle", "sent"] > 500   # ten keystrokes a second
-    assert json.loads((out / "summary.json").read_text())["run"]["duration_s"] == 60
+    run = json.loads((out / "summary.json").read_text())["run"]
+    assert run["duration_s"] == 60 and run["set"] == ["flows[0].nagle=false", 'duration="60s"']
     for bad, words in [("flows[9].nagle=false", "has 3 elements"), ("flows[0].max_window=4,8", "one value"),
                        ("flows[0].nagle=3", "flows[0].nagle"), ("seed=3", "--seed"), ("nagle", "PATH=VALUE")]:
         r = cli("run", ex, "--set", bad, "-q")
         assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, (bad, r.stderr)
+    assert "as changed by --set flows[0].nagle=3" in cli("run", ex, "--set", "flows[0].nagle=3").stderr

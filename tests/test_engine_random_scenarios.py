@@ -1,6 +1,6 @@
 """Random small scenarios over the engine's less common paths: preemptive FQ, per-flow FQ
 weights, processing jitter, link delay changes mid-run, every congestion control (SACK recovery
-among them), Nagle's small-packet rule on Telnet flows, the AQMs
+and the high-speed TCPs among them), Nagle's small-packet rule on Telnet flows, the AQMs
 behind the second sink (RED, BLUE, RIO with flows' token-bucket profiles, Virtual Clock and HRR
 with reservations), FQ's conversation keys. Each must run to the end without an engine error and
 conserve packets (every packet sent is delivered, dropped or still in the network)."""
@@ -52,6 +52,9 @@ def random_scenario(it: int) -> ccsim.Scenario:
                 f["cc"] = "fast"
                 f["params"] = {"alpha": aqm.choice([2, 20]), "recovery": "sack", "pacing": aqm.random() < 0.3,
                                "w_old": aqm.choice(["round", "packet", "current"])}
+            elif recovery < 0.4:  # the high-speed TCPs, on the same SACK recovery
+                f["cc"] = aqm.choice(["cubic", "stcp", "hstcp"])
+                f["params"] = {"pacing": aqm.random() < 0.3}
             size = int(f["packet_size"][:-1])
             if app == "telnet" and "source_buffer" not in f and size > 40 and aqm.random() < 0.3:
                 f.update(nagle=True, nagle_segment=f"{max(576, size) * aqm.choice([1, 3])}B",

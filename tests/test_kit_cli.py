@@ -53,8 +53,9 @@ def test_param_targets_are_the_engines_registry():
     t = param_targets()
     assert t.cc == tuple(a.name for a in registry.algorithms()) and "generic" in t.cc
     assert t.queues == tuple(d.name for d in registry.disciplines()) and "fq" in t.queues
-    with pytest.raises(ValueError, match="unknown target 'cubic'"):
-        parse_param("cubic.beta=0.7")
+    with pytest.raises(ValueError, match="unknown target 'bbr'"):
+        parse_param("bbr.beta=0.7")
+    assert parse_param("cubic.beta=0.8").value == 0.8
 
 
 def test_add_jitter_keeps_a_links_own_value():

@@ -44,7 +44,7 @@ def test_the_registry_lists_what_the_engine_has():
     assert ccsim.algorithm("pp").trace_columns == ("probe_gap_s", "rate_est_pps", "send_rate_pps", "alpha")
     assert ccsim.algorithm("pp").event_log == "probes"
     with pytest.raises(KeyError, match="expected one of: generic, jk"):
-        ccsim.algorithm("cubic")
+        ccsim.algorithm("bbr")
 
 
 @pytest.mark.parametrize("name", [a.name for a in registry.algorithms()])
@@ -98,8 +98,8 @@ def test_list_command(cli):
         assert c.name in r.stdout
     r = cli("list", "dec")
     assert r.returncode == 0 and "decrease_factor" in r.stdout and "0.875" in r.stdout
-    r = cli("list", "cubic")
-    assert r.returncode == 2 and "no algorithm or discipline named 'cubic'" in r.stderr
+    r = cli("list", "bbr")
+    assert r.returncode == 2 and "no algorithm or discipline named 'bbr'" in r.stderr
 
 
 def test_the_parameter_reference_in_docs_is_current():

@@ -228,7 +228,7 @@ def test_reproduce_with_param_overrides_runs_the_variant(cli, tmp_path):
 def test_reproduce_param_errors_name_the_problem(cli, tmp_path):
     cases = [
         (["--param", "generic"], "expected TARGET.KEY=VALUE"),
-        (["--param", "cubic.beta=0.7"], "unknown target 'cubic'"),
+        (["--param", "bbr.beta=0.7"], "unknown target 'bbr'"),
         (["--param", "generic.retransmit=sideways"], "flows[0].params.retransmit"),
         (["--param", "fq.delta=-5", "--only", "S1"], "links[0].queue_params.delta"),
         (["--param", "pp2.n_b=3"], "no flow with cc = \"pp2\""),

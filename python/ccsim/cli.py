@@ -47,6 +47,14 @@ def cmd_run(a) -> int:
     from . import api
 
     scenario = _with_sets(a.file, a.set)
+    if a.set:
+        # An error in the changed scenario says the change made it.
+        from ._core import ScenarioError
+
+        try:
+            api.validate(scenario, seed=a.seed, duration=a.duration)
+        except ScenarioError as e:
+            raise ScenarioError(f"{e} (in the scenario as changed by --set {' --set '.join(a.set)})") from None
     if a.out:
         api.validate(scenario, seed=a.seed, duration=a.duration)  # a bad scenario fails before --out exists
         _check_out(a.out)
@@ -64,6 +72,8 @@ def cmd_run(a) -> int:
             print(f"kept {len(paths)} files in {a.out}/ (the run up to the interruption): "
                   + ", ".join(p.name for p in paths))
         return 130
+    if a.set:
+        res.run["set"] = list(a.set)  # summary.json records the changes
     if not a.quiet:
         _print_table(res)
     if a.out:
@@ -213,7 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--duration", help="override the scenario's duration, e.g. 100s")
     r.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
                    help="change one field of the scenario, PATH as in error messages (repeatable), e.g. "
-                        "flows[0].max_window=20 or links[1].buffer=\"50pkt\"")
+                        "flows[0].max_window=20 or links[1].buffer=\"50pkt\"; --seed and --duration apply after it")
     r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     r.add_argument("-q", "--quiet", action="store_true", help="do not print the results table")
     r.set_defaults(func=cmd_run)

@@ -172,7 +172,7 @@ fn explicit_route_through_unlinked_nodes() {
 
 #[test]
 fn unknown_algorithm_names() {
-    let e = assert_err(&with("cc = \"jk\"", "cc = \"cubic\""), "flows[0].cc", &["cubic"]);
+    let e = assert_err(&with("cc = \"jk\"", "cc = \"bbr\""), "flows[0].cc", &["bbr"]);
     for name in ["generic", "jk", "reno", "newreno", "none"] {
         assert!(e.message.contains(name), "allowed names in {:?} should include {name}", e.message);
     }
@@ -287,7 +287,7 @@ fn invalid_toml_syntax() {
 #[test]
 fn from_toml_str_agrees_with_run_toml() {
     // Errors found during validation come back from from_toml_str as well.
-    let text = with("cc = \"jk\"", "cc = \"cubic\"");
+    let text = with("cc = \"jk\"", "cc = \"bbr\"");
     let a = ccsim::Scenario::from_toml_str(&text).unwrap_err();
     let b = ccsim::run_toml(&text).unwrap_err();
     assert_eq!(a, b);

@@ -25,8 +25,9 @@ def source_quench(scenario, data: int) -> list[tuple[str, str]]:
             routers = {"queue": "sq_router", "buffer": f"{buffer_packets}pkt", "count_in_service": False}
             common = {"cc": "sq", "params": {**SQ_TIMERS, **(flow_params or {})}}
         else:  # SEIF, for the feedback comparison
+            # At the quench's threshold, half the buffer: the filter is the difference.
             routers = {"queue": "seif_router", "buffer": f"{buffer_packets * data}B", "count_in_service": False,
-                       "queue_params": {"routing_interval": "10s"}}
+                       "queue_params": {"routing_interval": "10s", "threshold": 0.5}}
             common = {"cc": "seif"}
         specs = [{"name": f"{f['n']} S{f['n']}", "src": f"s{f['n']}", "dst": f"d{f['n']}", "own": f.get("own", {})}
                  for f in flows]
@@ -43,16 +44,18 @@ def source_quench(scenario, data: int) -> list[tuple[str, str]]:
     windows = {1: 4, 2: 8, 3: 16}
     run("sq-windows", "§2.1.2, Source Quench with advertised windows 4, 8 and 16",
         [where, "Buffer 30 packets, which the three windows together never overflow; three FTP sources at R1",
-         "with advertised (maximum) windows 4, 8 and 16, each below 10: they resume after min(10,",
-         "outstanding) ACKs, as the scheme's 10 would stall them."],
+         "with advertised (maximum) windows 4, 8 and 16 (28 in all, more than the 15 waiting that start",
+         "the quenches). They resume after min(10, outstanding) ACKs: the scheme's 10 would stall the",
+         "two below 10."],
         [{"n": n, "own": {"max_window": w}} for n, w in windows.items()], buffer_packets=30,
         flow_params={"resume": "outstanding"})
     for slug, scheme, words in (("sq", "sq", "Source Quench (resume after min(10, outstanding) ACKs)"),
-                                ("seif", "seif", "SEIF (80% threshold, filter), for the feedback count")):
+                                ("seif", "seif", "SEIF at the same threshold (half the buffer) with its filter, for the feedback count")):
         run(f"sq-feedback-{slug}", f"§2.1.2, three sources with windows of 30: {words}",
-            [where if scheme == "sq" else "Class 1's chain (Fig. 5.1) with SEIF's routers and sources.",
-             "Buffer 20 packets; three FTP sources at R1, maximum window 30 each."],
-            [{"n": n} for n in (1, 2, 3)], buffer_packets=20, scheme=scheme, flow_params={"resume": "outstanding"})
+            [where if scheme == "sq" else "Class 1's chain (Fig. 5.1) with SEIF's routers (threshold 50%, filter) and sources.",
+             "Buffer 100 packets, which the three windows never overflow (no drop: the feedback is the",
+             "difference); three FTP sources at R1, maximum window 30 each."],
+            [{"n": n} for n in (1, 2, 3)], buffer_packets=100, scheme=scheme, flow_params={"resume": "outstanding"})
     for slug, nagle in (("plain", False), ("nagle", True)):
         extra = {"app": "telnet", "mean_gap": "20ms", "packet_size": "41B", "max_window": 20}
         if nagle:

@@ -274,6 +274,8 @@ algorithms! {
     Jcc: jcc::Jcc boxed,
     Fast: fast::Fast boxed,
     Cubic: cubic::Cubic boxed,
+    Stcp: stcp::Stcp boxed,
+    Hstcp: hstcp::Hstcp boxed,
     #[cfg(test)]
     TestRecorder: test_recorder::Recorder boxed,
 }
@@ -284,6 +286,7 @@ pub mod kalman;
 pub mod loss;
 pub mod probe;
 pub mod router_choice;
+pub mod sack_aimd;
 pub mod sack_loss;
 
 impl CongestionControl for Cc {

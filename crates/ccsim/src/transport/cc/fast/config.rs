@@ -71,7 +71,7 @@ pub struct FastConfig {
     pub recovery: Recovery,
     /// With SACK recovery, the module's `newcwnd_` test: once a timeout has happened, a new
     /// ACK after more than `dupack_threshold` duplicates sets the window to the packets sent
-    /// beyond it (see mod.rs).
+    /// beyond it plus two (see mod.rs).
     pub flight_reset: bool,
     pub w_old: WOld,
 }
@@ -213,6 +213,7 @@ impl Algorithm for Fast {
             recover: 0,
             timed_out: false,
             dups_outside_recovery: 0,
+            counting_dups: true,
             sent: SentFlights::new(),
             flight_estimate: cfg.loss.initial_cwnd,
         }

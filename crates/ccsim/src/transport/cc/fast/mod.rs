@@ -43,7 +43,8 @@
 //!   `slowstart_`). `flight_reset` (off by default) adds the module's `newcwnd_` test: once a
 //!   timeout has happened (the module's `newcwnd_` is 0 from then on), a new ACK outside
 //!   recovery that follows more than three duplicates (the go-back-N after a timeout makes
-//!   them, within its window, where no new recovery starts) sets the window to the packets
+//!   them, within its window, where no new recovery starts; duplicates count only from the
+//!   first new ACK after the timeout, the module's `timeout_`) sets the window to the packets
 //!   sent beyond that ACK plus two, or 1 when the ACK jumps past what the go-back-N has resent.
 //!
 //! Choices where the sources are silent, each a parameter: α = 200 packets (E4.1 and EB1),
@@ -118,9 +119,11 @@ pub struct Fast {
     /// SACK recovery: one past the highest sequence sent at the last loss response.
     recover: u64,
     /// `flight_reset`: a timeout has happened; duplicate ACKs counted since the last new ACK
-    /// outside recovery.
+    /// outside recovery; whether they are counted (not between a timeout and the next new
+    /// ACK: the module's `timeout_`).
     timed_out: bool,
     dups_outside_recovery: u32,
+    counting_dups: bool,
     /// `w_old = "packet"`: each packet's w_old, and the flight estimate new packets take.
     sent: SentFlights,
     flight_estimate: f64,
@@ -264,6 +267,7 @@ impl Fast {
         if std::mem::take(&mut self.dups_outside_recovery) > self.cfg.loss.dupack_threshold && self.timed_out && self.cfg.flight_reset {
             self.reset_to_flight(next_to_send, ack.ack);
         }
+        self.counting_dups = true;
         self.flight_estimate = (next_to_send + 1).saturating_sub(ack.ack) as f64;
         let rtt = self.sample(ack);
         self.congestion_control(ack, rtt);
@@ -281,7 +285,6 @@ impl Fast {
         for h in self.history.iter_mut() {
             h.1 = self.cwnd;
         }
-        self.flight_estimate = self.cwnd;
     }
 
     /// FAST's work at a new ACK outside loss recovery (the module's `fast_cc`).
@@ -375,7 +378,7 @@ impl CongestionControl for Fast {
     }
     fn on_dup_ack(&mut self, count: u32, ack: &AckInfo) -> bool {
         if self.cfg.recovery == Recovery::Sack {
-            if !self.in_recovery {
+            if !self.in_recovery && self.counting_dups {
                 self.dups_outside_recovery = count;
             }
             // ns-2's `dupack_action`: only once the ACKs have passed the last response's
@@ -399,6 +402,7 @@ impl CongestionControl for Fast {
     fn on_timeout(&mut self, t: &TimeoutInfo) {
         self.timed_out = true;
         self.dups_outside_recovery = 0;
+        self.counting_dups = false;
         self.newreno.on_timeout(t);
         self.recover = t.high_sent;
         self.in_recovery = false;
