@@ -2,7 +2,9 @@
 chapter 4 and Appendix B: FAST TCP.
 
 - ``make_scenarios.py``: Appendix B's validation runs (EB1, EB2 as the shipped examples, EB4,
-  EB5) and chapter 4's experiments E4.1-E4.7 as scenario files.
+  EB5) and chapter 4's experiments E4.1-E4.7 as scenario files, and runs of §2.2.3's review of
+  the high-speed TCPs (R2.2a-c: AIMD against CUBIC, Scalable and HighSpeed TCP; claims the
+  section cites, as checks).
 - ``rows.py``: what the cells read beside the flows: the bottleneck's mean queue over the
   windows each experiment is judged in, E4.2's existing/new rate ratio, Jain's index.
 - ``figures.py``: Figs 4.2-4.4 (2nd and 6th sources against the model), Fig 4.10 (existing/new

@@ -6,7 +6,8 @@
 
 FAST TCP (``cc = "fast"``, the law of Cui's ns-2 module) in Appendix B's validation runs
 (EB1-EB5) and chapter 4's experiments (E4.1-E4.7); Cui's prose Vegas (``units = "rate"``) in
-E4.1. Each file's header says what the thesis states and which readings of spec
+E4.1; and §2.2.3's review of the high-speed TCPs (r22-*: CUBIC, STCP, HSTCP beside NewReno,
+SACK TCP and FAST). Each file's header says what the thesis states and which readings of spec
 shared/specs/cui-buffers-fast-adpm.md §5.2 fill its gaps. Flows are numbered from 1 in the
 order they start; 1000-byte packets (12 500 a second at 100 Mb/s, the thesis's count); the
 bottleneck is the link r1 -> r2 everywhere but EB2's chain.
@@ -299,8 +300,40 @@ def e46_e47() -> list[tuple[str, str]]:
     return out
 
 
+# §2.2.3's review of the high-speed TCPs, run: one flow on a path of 1250 packets in flight
+# (100 Mb/s, RTT 100 ms) with a tenth of that in buffer, read over 50-150 s; HighSpeed TCP's
+# RTT unfairness with a small buffer; a CUBIC newcomer's convergence.
+R22_CCS = ("newreno", "sack", "cubic", "stcp", "hstcp", "fast")
+
+
+def review_222() -> list[tuple[str, str]]:
+    out = []
+    for cc in R22_CCS:
+        f = fast(60) if cc == "fast" else {"cc": cc, "params": {}}
+        out.append(dumbbell(f"r22-long-fat-{cc}", f"§2.2.3 (review): {cc} alone on a long fat pipe with a small buffer", [
+            "Not an experiment of the thesis: its §2.2.3 says AIMD 'may attain low utilization in high-speed",
+            "networks because [it] enlarges the window size cautiously while decreases the window size",
+            "drastically', which the high-speed variants it reviews (STCP, HSTCP, BIC/CUBIC) address. One flow,",
+            "100 Mb/s, RTT 100 ms (1250 packets in flight), a buffer of 125 packets; read over 50-150 s.",
+            "FAST with alpha 60, half the buffer (at alpha 125 the buffer overflows, as E4.3's: half the line)."],
+            [{**f, "rtt": 100}], rate="100Mbps", delay_ms=25, buffer=125, duration=150, access="1Gbps"))
+    out.append(dumbbell("r22-rtt-hstcp", "§2.2.3 (review): two HighSpeed TCP flows, RTTs 40 and 200 ms, small buffer", [
+        "§2.2.3 cites [146]: 'the HSTCP flows with different RTTs may suffer from serious unfairness in a",
+        "small buffer environment'. 100 Mb/s, a buffer of 150 packets (a tenth of the mean RTT's BDP);",
+        "both from 0 s; read over 100-300 s."],
+        [{"cc": "hstcp", "params": {}, "rtt": 40}, {"cc": "hstcp", "params": {}, "rtt": 200}],
+        rate="100Mbps", delay_ms=10, buffer=150, duration=300, access="1Gbps"))
+    out.append(dumbbell("r22-converge-cubic", "§2.2.3 (review): a CUBIC flow joins another", [
+        "§2.2.3 cites [110] (Leith et al.): CUBIC 'suffers from slow convergence'. 100 Mb/s, RTT 100 ms",
+        "for both, a buffer of 125 packets; the second flow joins at 30 s; read over 30-60 s, the first",
+        "30 s after it joins."],
+        [{"cc": "cubic", "params": {}, "rtt": 100}, {"cc": "cubic", "params": {}, "rtt": 100, "start": 30}],
+        rate="100Mbps", delay_ms=25, buffer=125, duration=120, access="1Gbps"))
+    return out
+
+
 def build_all() -> dict[str, str]:
-    return dict(sorted(appendix_b() + e41() + table41() + [fig49()] + e42() + e43_to_e45() + e46_e47()))
+    return dict(sorted(appendix_b() + e41() + table41() + [fig49()] + e42() + e43_to_e45() + e46_e47() + review_222()))
 
 
 def main(argv: list[str] | None = None) -> int:
