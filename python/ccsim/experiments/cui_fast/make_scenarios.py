@@ -303,7 +303,7 @@ def e46_e47() -> list[tuple[str, str]]:
 # §2.2.3's review of the high-speed TCPs, run: one flow on a path of 1250 packets in flight
 # (100 Mb/s, RTT 100 ms) with a tenth of that in buffer, read over 50-150 s; HighSpeed TCP's
 # RTT unfairness with a small buffer; a CUBIC newcomer's convergence.
-R22_CCS = ("newreno", "sack", "cubic", "stcp", "hstcp", "fast")
+R22_CCS = ("newreno", "sack", "cubic", "stcp", "hstcp", "htcp", "fast")
 
 
 def review_222() -> list[tuple[str, str]]:
@@ -323,6 +323,14 @@ def review_222() -> list[tuple[str, str]]:
         "both from 0 s; read over 100-300 s."],
         [{"cc": "hstcp", "params": {}, "rtt": 40}, {"cc": "hstcp", "params": {}, "rtt": 200}],
         rate="100Mbps", delay_ms=10, buffer=150, duration=300, access="1Gbps"))
+    for cc in ("hybla", "newreno"):
+        out.append(dumbbell(f"r22-rtt-{cc}", f"§2.2.3 (review): two {cc} flows, RTTs 40 and 200 ms, small buffer", [
+            "§2.2.3: with TCP Hybla 'the increasing rate of congestion window size is independent of RTT so",
+            "that the unfairness due to different RTTs is avoided'; NewReno beside it for contrast. As",
+            "r22-rtt-hstcp: 100 Mb/s, a buffer of 150 packets, both from 0 s, read over 100-300 s.",
+            "Hybla paces (its default, as its paper recommends); NewReno does not."],
+            [{"cc": cc, "params": {}, "rtt": 40}, {"cc": cc, "params": {}, "rtt": 200}],
+            rate="100Mbps", delay_ms=10, buffer=150, duration=300, access="1Gbps"))
     out.append(dumbbell("r22-converge-cubic", "§2.2.3 (review): a CUBIC flow joins another", [
         "§2.2.3 cites [110] (Leith et al.): CUBIC 'suffers from slow convergence'. 100 Mb/s, RTT 100 ms",
         "for both, a buffer of 125 packets; the second flow joins at 30 s; read over 30-60 s, the first",

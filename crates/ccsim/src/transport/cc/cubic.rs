@@ -225,7 +225,7 @@ mod tests {
             let w = c.cwnd().floor().max(1.0);
             for i in 0..w as u64 {
                 let t = now + rtt * (i as f64 + 1.0) / w;
-                let ps = (t * PS_PER_SEC as f64) as SimTime;
+                let ps = ((t + 1.0) * PS_PER_SEC as f64) as SimTime; // 1 s on: a sample's send time is positive
                 c.on_new_ack(&AckInfo { now: ps, echo_tx: ps - (rtt * PS_PER_SEC as f64) as SimTime, ack: 1, ..AckInfo::default() });
                 if t >= next_mark {
                     at.push(c.cwnd());

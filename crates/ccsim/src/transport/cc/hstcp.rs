@@ -19,6 +19,7 @@ use super::sack_aimd::{SackAimd, WindowRule};
 use super::Algorithm;
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
+use crate::sim::SimTime;
 use crate::transport::config::{SackConfig, SenderConfig};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -55,10 +56,10 @@ impl HighSpeed {
 }
 
 impl WindowRule for HighSpeed {
-    fn increase(&self, cwnd: f64) -> f64 {
+    fn increase(&self, cwnd: f64, _now: SimTime) -> f64 {
         self.a_b(cwnd).0 / cwnd
     }
-    fn decrease(&self, cwnd: f64) -> f64 {
+    fn decrease(&mut self, cwnd: f64, _now: SimTime) -> f64 {
         (1.0 - self.a_b(cwnd).1) * cwnd
     }
 }

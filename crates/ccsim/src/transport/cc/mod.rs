@@ -276,6 +276,9 @@ algorithms! {
     Cubic: cubic::Cubic boxed,
     Stcp: stcp::Stcp boxed,
     Hstcp: hstcp::Hstcp boxed,
+    Htcp: htcp::Htcp boxed,
+    Hybla: hybla::Hybla boxed,
+    Westwood: westwood::Westwood boxed,
     #[cfg(test)]
     TestRecorder: test_recorder::Recorder boxed,
 }

@@ -1,18 +1,62 @@
 //! A window algorithm that grows and shrinks by rules of its own and repairs losses by SACK
 //! (`sack_loss.rs`): slow start below ssthresh (+1 per ACK), then the rule's increase per ACK;
 //! at a loss or an ECN mark the rule's decrease (ssthresh = cwnd = what it keeps, at least 2);
-//! at a timeout ssthresh the same and cwnd = 1. Scalable TCP and HighSpeed TCP are such rules
-//! (`stcp.rs`, `hstcp.rs`).
+//! at a timeout ssthresh the same and cwnd = 1. Scalable TCP, HighSpeed TCP, H-TCP, TCP Hybla
+//! and TCP Westwood+ are such rules (`stcp.rs`, `hstcp.rs`, `htcp.rs`, `hybla.rs`,
+//! `westwood.rs`).
 
 use super::sack_loss::{DupResponse, SackLoss};
 use super::{AckInfo, AckResponse, CongestionControl, TimeoutInfo};
+use crate::sim::time::to_secs;
+use crate::sim::SimTime;
 
 /// How a window grows in congestion avoidance and what a loss keeps of it.
 pub trait WindowRule: Clone + std::fmt::Debug {
-    /// Packets added to a window of `cwnd` by one ACK in congestion avoidance.
-    fn increase(&self, cwnd: f64) -> f64;
-    /// The window kept when a loss or an ECN mark finds it at `cwnd`.
-    fn decrease(&self, cwnd: f64) -> f64;
+    /// Every new ACK, before the window moves (for rules that measure RTTs or rates).
+    fn on_ack(&mut self, _ack: &AckInfo) {}
+    /// Packets added to a window of `cwnd` by one ACK in slow start. 1.
+    fn slow_start(&self, _cwnd: f64) -> f64 {
+        1.0
+    }
+    /// Packets added to a window of `cwnd` by one ACK in congestion avoidance at `now`.
+    fn increase(&self, cwnd: f64, now: SimTime) -> f64;
+    /// The window kept when a loss or an ECN mark finds it at `cwnd` at `now` (also at a
+    /// timeout, which then restarts from 1).
+    fn decrease(&mut self, cwnd: f64, now: SimTime) -> f64;
+}
+
+/// RTTs a rule measures from the ACKs of packets sent once: smoothed (gain 1/8), least, and
+/// largest since `reset_max`; seconds, NaN before the first sample.
+#[derive(Clone, Copy, Debug)]
+pub struct AckRtts {
+    pub srtt: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Default for AckRtts {
+    fn default() -> Self {
+        AckRtts { srtt: f64::NAN, min: f64::NAN, max: f64::NAN }
+    }
+}
+
+impl AckRtts {
+    /// The ACK's sample, if it has one.
+    pub fn sample(&mut self, ack: &AckInfo) -> Option<f64> {
+        if ack.echo_retx || ack.now <= ack.echo_tx {
+            return None;
+        }
+        let r = to_secs(ack.now - ack.echo_tx);
+        self.srtt = if self.srtt.is_nan() { r } else { self.srtt + (r - self.srtt) / 8.0 };
+        self.min = self.min.min(r); // NaN.min(r) is r
+        self.max = self.max.max(r);
+        Some(r)
+    }
+
+    /// Start measuring the largest RTT afresh.
+    pub fn reset_max(&mut self) {
+        self.max = f64::NAN;
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -30,9 +74,9 @@ impl<R: WindowRule> SackAimd<R> {
         SackAimd { rule, cwnd: initial_cwnd.min(max_window), ssthresh: max_window, max_window, loss: SackLoss::new(dupack_threshold) }
     }
 
-    fn reduce(&mut self) {
+    fn reduce(&mut self, now: SimTime) {
         let w = self.cwnd.min(self.max_window);
-        self.ssthresh = self.rule.decrease(w).max(2.0);
+        self.ssthresh = self.rule.decrease(w, now).max(2.0);
         self.cwnd = self.ssthresh;
     }
 }
@@ -48,8 +92,9 @@ impl<R: WindowRule> CongestionControl for SackAimd<R> {
         self.loss.recover_point()
     }
     fn on_new_ack(&mut self, ack: &AckInfo) -> AckResponse {
+        self.rule.on_ack(ack);
         if self.loss.on_new_ack(ack) {
-            let step = if self.cwnd < self.ssthresh { 1.0 } else { self.rule.increase(self.cwnd) };
+            let step = if self.cwnd < self.ssthresh { self.rule.slow_start(self.cwnd) } else { self.rule.increase(self.cwnd, ack.now) };
             self.cwnd = (self.cwnd + step).min(self.max_window);
         }
         AckResponse::Nothing
@@ -59,7 +104,7 @@ impl<R: WindowRule> CongestionControl for SackAimd<R> {
             DupResponse::None => false,
             DupResponse::Repair => true,
             DupResponse::Reduce => {
-                self.reduce();
+                self.reduce(ack.now);
                 true
             }
         }
@@ -67,12 +112,12 @@ impl<R: WindowRule> CongestionControl for SackAimd<R> {
     fn on_ecn(&mut self, ack: &AckInfo) -> bool {
         let reduce = self.loss.on_ecn(ack);
         if reduce {
-            self.reduce();
+            self.reduce(ack.now);
         }
         reduce
     }
     fn on_timeout(&mut self, t: &TimeoutInfo) {
-        self.reduce();
+        self.reduce(t.now);
         self.cwnd = 1.0;
         self.loss.on_timeout(t);
     }

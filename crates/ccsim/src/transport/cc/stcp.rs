@@ -14,6 +14,7 @@ use super::sack_aimd::{SackAimd, WindowRule};
 use super::Algorithm;
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
+use crate::sim::SimTime;
 use crate::transport::config::{SackConfig, SenderConfig};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -37,14 +38,14 @@ impl Default for StcpConfig {
 pub struct Scalable(StcpConfig);
 
 impl WindowRule for Scalable {
-    fn increase(&self, cwnd: f64) -> f64 {
+    fn increase(&self, cwnd: f64, _now: SimTime) -> f64 {
         if cwnd <= self.0.legacy_window {
             1.0 / cwnd
         } else {
             self.0.a
         }
     }
-    fn decrease(&self, cwnd: f64) -> f64 {
+    fn decrease(&mut self, cwnd: f64, _now: SimTime) -> f64 {
         if cwnd <= self.0.legacy_window {
             cwnd / 2.0
         } else {
@@ -88,9 +89,9 @@ mod tests {
 
     #[test]
     fn above_the_legacy_window_a_loss_takes_an_eighth_and_recovery_takes_a_fixed_number_of_rtts() {
-        let s = Scalable(StcpConfig::default());
-        assert_eq!((s.increase(1000.0), s.decrease(1000.0)), (0.01, 875.0));
-        assert_eq!((s.increase(10.0), s.decrease(10.0)), (0.1, 5.0));
+        let mut s = Scalable(StcpConfig::default());
+        assert_eq!((s.increase(1000.0, 0), s.decrease(1000.0, 0)), (0.01, 875.0));
+        assert_eq!((s.increase(10.0, 0), s.decrease(10.0, 0)), (0.1, 5.0));
         // Back from 0.875 w to w: ln(1/0.875)/ln(1.01) = 13.4 round trips whatever w.
         for w in [100.0, 10_000.0] {
             let mut c = Stcp::build(&StcpConfig::default(), 1_000_000);
