@@ -53,7 +53,7 @@ def random_scenario(it: int) -> ccsim.Scenario:
                 f["params"] = {"alpha": aqm.choice([2, 20]), "recovery": "sack", "pacing": aqm.random() < 0.3,
                                "w_old": aqm.choice(["round", "packet", "current"])}
             elif recovery < 0.4:  # the high-speed TCPs, on the same SACK recovery
-                f["cc"] = aqm.choice(["cubic", "stcp", "hstcp", "htcp", "hybla", "westwood"])
+                f["cc"] = aqm.choice(["cubic", "bic", "stcp", "hstcp", "htcp", "hybla", "westwood"])
                 f["params"] = {"pacing": aqm.random() < 0.3}
             size = int(f["packet_size"][:-1])
             if app == "telnet" and "source_buffer" not in f and size > 40 and aqm.random() < 0.3:

@@ -303,7 +303,7 @@ def e46_e47() -> list[tuple[str, str]]:
 # §2.2.3's review of the high-speed TCPs, run: one flow on a path of 1250 packets in flight
 # (100 Mb/s, RTT 100 ms) with a tenth of that in buffer, read over 50-150 s; HighSpeed TCP's
 # RTT unfairness with a small buffer; a CUBIC newcomer's convergence.
-R22_CCS = ("newreno", "sack", "cubic", "stcp", "hstcp", "htcp", "fast")
+R22_CCS = ("newreno", "sack", "cubic", "bic", "stcp", "hstcp", "htcp", "fast")
 
 
 def review_222() -> list[tuple[str, str]]:
@@ -313,7 +313,7 @@ def review_222() -> list[tuple[str, str]]:
         out.append(dumbbell(f"r22-long-fat-{cc}", f"§2.2.3 (review): {cc} alone on a long fat pipe with a small buffer", [
             "Not an experiment of the thesis: its §2.2.3 says AIMD 'may attain low utilization in high-speed",
             "networks because [it] enlarges the window size cautiously while decreases the window size",
-            "drastically', which the high-speed variants it reviews (STCP, HSTCP, BIC/CUBIC) address. One flow,",
+            "drastically', which the high-speed variants it reviews (STCP, H-TCP, HSTCP, BIC/CUBIC) address. One flow,",
             "100 Mb/s, RTT 100 ms (1250 packets in flight), a buffer of 125 packets; read over 50-150 s.",
             "FAST with alpha 60, half the buffer (at alpha 125 the buffer overflows, as E4.3's: half the line)."],
             [{**f, "rtt": 100}], rate="100Mbps", delay_ms=25, buffer=125, duration=150, access="1Gbps"))

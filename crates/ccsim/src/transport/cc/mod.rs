@@ -274,6 +274,7 @@ algorithms! {
     Jcc: jcc::Jcc boxed,
     Fast: fast::Fast boxed,
     Cubic: cubic::Cubic boxed,
+    Bic: bic::Bic boxed,
     Stcp: stcp::Stcp boxed,
     Hstcp: hstcp::Hstcp boxed,
     Htcp: htcp::Htcp boxed,

@@ -1,9 +1,9 @@
 //! A window algorithm that grows and shrinks by rules of its own and repairs losses by SACK
 //! (`sack_loss.rs`): slow start below ssthresh (+1 per ACK), then the rule's increase per ACK;
 //! at a loss or an ECN mark the rule's decrease (ssthresh = cwnd = what it keeps, at least 2);
-//! at a timeout ssthresh the same and cwnd = 1. Scalable TCP, HighSpeed TCP, H-TCP, TCP Hybla
-//! and TCP Westwood+ are such rules (`stcp.rs`, `hstcp.rs`, `htcp.rs`, `hybla.rs`,
-//! `westwood.rs`).
+//! at a timeout ssthresh the same and cwnd = 1. BIC, Scalable TCP, HighSpeed TCP, H-TCP, TCP
+//! Hybla and TCP Westwood+ are such rules (`bic.rs`, `stcp.rs`, `hstcp.rs`, `htcp.rs`,
+//! `hybla.rs`, `westwood.rs`).
 
 use super::sack_loss::{DupResponse, SackLoss};
 use super::{AckInfo, AckResponse, CongestionControl, TimeoutInfo};
