@@ -11,7 +11,8 @@
 //!
 //! each ACK moves cwnd by (target − cwnd)/cwnd towards target = W_cubic(t + RTT), held within
 //! [cwnd, 1.5 cwnd]; where W_cubic(t) is below W_est, Reno's window estimated with the increase
-//! α = 3(1 − β)/(1 + β) per window (1 once W_est reaches W_max), cwnd = W_est (§4.3, the
+//! α = 3(1 − β)/(1 + β) per window (1 once W_est reaches cwnd_prior, the window the last
+//! reduction found), cwnd = W_est (§4.3, the
 //! "Reno-friendly region"). A loss or an ECN mark: W_max = cwnd, or cwnd (1 + β)/2 if cwnd is
 //! below the last W_max (fast convergence, §4.7); ssthresh = cwnd = max(β cwnd, 2) (§4.6).
 //! Slow start below ssthresh, +1 per ACK. A timeout: ssthresh as at a loss, cwnd = 1, and the
@@ -64,8 +65,10 @@ pub struct Cubic {
     ssthresh: f64,
     max_window: f64,
     loss: SackLoss,
-    /// The window before the last reduction (0: none yet).
+    /// W_max: the window before the last reduction, less with fast convergence (0: none yet).
     w_max: f64,
+    /// cwnd_prior: the window the last reduction found (0: none yet).
+    w_prior: f64,
     /// The current epoch: its start, K, and Reno's estimated window.
     epoch_start: SimTime,
     k: f64,
@@ -107,6 +110,7 @@ impl Algorithm for Cubic {
             max_window: max_window as f64,
             loss: SackLoss::new(cfg.loss.dupack_threshold),
             w_max: 0.0,
+            w_prior: 0.0,
             epoch_start: NO_EPOCH,
             k: 0.0,
             w_est: 0.0,
@@ -138,7 +142,7 @@ impl Cubic {
         let target = self.w_cubic(t + rtt).clamp(self.cwnd, 1.5 * self.cwnd);
         if self.cfg.reno_friendly {
             let beta = self.cfg.beta;
-            let alpha = if self.w_est >= self.w_max { 1.0 } else { 3.0 * (1.0 - beta) / (1.0 + beta) };
+            let alpha = if self.w_est >= self.w_prior { 1.0 } else { 3.0 * (1.0 - beta) / (1.0 + beta) };
             self.w_est += alpha / self.cwnd;
             if self.w_cubic(t) < self.w_est {
                 self.cwnd = self.w_est.min(self.max_window);
@@ -151,6 +155,7 @@ impl Cubic {
     /// A loss or an ECN mark (RFC 9438 §4.6-4.7): W_max, then ssthresh = cwnd = β cwnd.
     fn reduce(&mut self) {
         let w = self.cwnd.min(self.max_window);
+        self.w_prior = w;
         self.w_max = if self.cfg.fast_convergence && w < self.w_max { w * (1.0 + self.cfg.beta) / 2.0 } else { w };
         self.ssthresh = (w * self.cfg.beta).max(2.0);
         self.cwnd = self.ssthresh;

@@ -8,7 +8,8 @@
 //!   b(w) = (0.1 − 0.5) x + 0.5,   p(w) = exp(x (ln 10⁻⁷ − ln 10⁻³) + ln 10⁻³),
 //!   a(w) = w² p(w) 2 b(w) / (2 − b(w))                                             (RFC 3649 §5)
 //!
-//! each ACK adds a(w)/w and a loss keeps (1 − b(w)) w; at or below 38, a = 1 and b = 0.5. Loss
+//! each ACK adds a(w)/w and a loss keeps (1 − b(w)) w; at or below 38, a = 1 and b = 0.5; above
+//! High_Window they keep their values there (a choice: the RFC stops at it). Loss
 //! recovery is SACK's (`sack_aimd.rs`); a timeout keeps ssthresh as a loss would and restarts
 //! from 1. The RFC's constants are parameters (`low_window`, `high_window`, `high_decrease`,
 //! `high_p`; Low_P is Reno's drop rate at Low_Window, (1.2/38)² ≈ 10⁻³, as the RFC sets it).
@@ -47,6 +48,9 @@ impl HighSpeed {
         if w <= c.low_window {
             return (1.0, 0.5);
         }
+        // Above High_Window the RFC's curve would take b below High_Decrease and on to zero:
+        // a(w) and b(w) stay at their High_Window values (as Linux's table ends).
+        let w = w.min(c.high_window);
         let x = (w.ln() - c.low_window.ln()) / (c.high_window.ln() - c.low_window.ln());
         let b = (c.high_decrease - 0.5) * x + 0.5;
         let low_p = (1.2 / c.low_window).powi(2);
@@ -128,5 +132,10 @@ mod tests {
             assert!((cb - b).abs() <= 0.005, "b({w}) = {cb}, RFC {b}");
         }
         assert_eq!(h.a_b(20.0), (1.0, 0.5));
+        // Beyond High_Window: held, never a growing window at a loss.
+        let (a, b) = h.a_b(1_000_000.0);
+        assert!((b - 0.1).abs() < 1e-9 && a > 72.0 && a < 73.0, "{a} {b}");
+        let mut rule = h;
+        assert!(rule.decrease(1_000_000.0, 0) < 1_000_000.0);
     }
 }

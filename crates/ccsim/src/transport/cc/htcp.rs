@@ -8,13 +8,15 @@
 //!
 //!   α(Δ) = 1 for Δ ≤ Δ_L,  1 + 10(Δ − Δ_L) + ((Δ − Δ_L)/2)² above,  Δ_L = 1 s,
 //!
-//! scaled to 2(1 − β) α(Δ) (the draft's RTT-independent form); a loss keeps β = RTT_min/RTT_max
-//! of the window, within [0.5, 0.8] (adaptive backoff).
+//! scaled to 2(1 − β) α(Δ) (the draft's adjustment for the backoff factor β); a loss keeps
+//! β = RTT_min/RTT_max of the window, within [0.5, 0.8] (adaptive backoff).
 //!
 //! Choices where the sources are silent or offer options, each a parameter or stated here:
 //! `delta_l` = 1 s; `adaptive_backoff` = true (false: β = 0.5); RTT_max is measured since the
-//! last reduction and RTT_min over the whole flow, from packets sent once; before any sample,
-//! β = 0.5; the draft's throughput-change test on β is not modelled; Δ counts from the flow's
+//! last reduction and RTT_min over the whole flow, from packets sent once (recoveries included,
+//! unfiltered, where Linux measures outside recovery with a 20 ms step filter); before any
+//! sample, β = 0.5; not modelled: the draft's throughput-change test on β and its RTT scaling
+//! of α; Δ counts from the flow's
 //! first ACK until the first loss; loss recovery is SACK's (`sack_aimd.rs`).
 
 use super::loss::LossConfig;

@@ -7,11 +7,13 @@
 //! unfairness due to different RTTs is avoided"). Per ACK: slow start adds 2^ρ − 1, congestion
 //! avoidance ρ²/cwnd; a loss halves the window (Reno). ρ = max(1, RTT / RTT₀), RTT₀ = 25 ms.
 //!
-//! Choices where the source is silent, each a parameter or stated here: RTT is the smoothed RTT
-//! of packets sent once (as Linux's module), ρ = 1 before the first sample; loss recovery is
-//! SACK's (`sack_aimd.rs`); the sender paces by default (`pacing = true`), as the paper
-//! recommends: two Hybla flows at 40 and 200 ms on a 150-packet buffer share 1.18 : 1 paced and
-//! 2000 : 1 unpaced (the 200 ms flow's bursts lose 70 000 packets).
+//! Choices where the source is silent, each a parameter or stated here: RTT is the least RTT of
+//! packets sent once, the path's without its queue (Linux's module recomputes ρ only at a new
+//! least smoothed RTT; from the current RTT a standing queue would raise ρ and with it the
+//! growth), ρ = 1 before the first sample; slow start stops at ssthresh (`sack_aimd.rs`; as
+//! Linux's); loss recovery is SACK's; the sender paces by default (`pacing = true`), as the
+//! paper recommends: unpaced, a long-RTT flow's slow start (2^ρ − 1 per ACK) comes in bursts
+//! that a small buffer drops (finding-free numbers: `ccsim reproduce cui-fast --only R2.2b`).
 
 use super::loss::LossConfig;
 use super::reno::rfc6298_defaults;
@@ -43,12 +45,12 @@ pub struct HyblaRule {
 }
 
 impl HyblaRule {
-    /// ρ = max(1, srtt / RTT₀).
+    /// ρ = max(1, RTT_min / RTT₀).
     pub fn rho(&self) -> f64 {
-        if self.rtts.srtt.is_nan() {
+        if self.rtts.min.is_nan() {
             1.0
         } else {
-            (self.rtts.srtt / self.rtt0).max(1.0)
+            (self.rtts.min / self.rtt0).max(1.0)
         }
     }
 }

@@ -1,5 +1,6 @@
 //! A window algorithm that grows and shrinks by rules of its own and repairs losses by SACK
-//! (`sack_loss.rs`): slow start below ssthresh (+1 per ACK), then the rule's increase per ACK;
+//! (`sack_loss.rs`): slow start below ssthresh (+1 per ACK, or the rule's step, never past
+//! ssthresh but by Reno's one packet), then the rule's increase per ACK;
 //! at a loss or an ECN mark the rule's decrease (ssthresh = cwnd = what it keeps, at least 2);
 //! at a timeout ssthresh the same and cwnd = 1. BIC, Scalable TCP, HighSpeed TCP, H-TCP, TCP
 //! Hybla and TCP Westwood+ are such rules (`bic.rs`, `stcp.rs`, `hstcp.rs`, `htcp.rs`,
@@ -94,8 +95,13 @@ impl<R: WindowRule> CongestionControl for SackAimd<R> {
     fn on_new_ack(&mut self, ack: &AckInfo) -> AckResponse {
         self.rule.on_ack(ack);
         if self.loss.on_new_ack(ack) {
-            let step = if self.cwnd < self.ssthresh { self.rule.slow_start(self.cwnd) } else { self.rule.increase(self.cwnd, ack.now) };
-            self.cwnd = (self.cwnd + step).min(self.max_window);
+            self.cwnd = if self.cwnd < self.ssthresh {
+                // A rule's larger slow-start step (Hybla's 2^rho - 1) stops at ssthresh.
+                (self.cwnd + self.rule.slow_start(self.cwnd)).min(self.ssthresh.max(self.cwnd + 1.0))
+            } else {
+                self.cwnd + self.rule.increase(self.cwnd, ack.now)
+            }
+            .min(self.max_window);
         }
         AckResponse::Nothing
     }
