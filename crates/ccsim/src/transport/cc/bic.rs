@@ -16,13 +16,13 @@
 //! SACK's (`sack_aimd.rs`); a timeout keeps the same ssthresh and restarts from 1.
 
 use super::loss::LossConfig;
-use super::reno::rfc6298_defaults;
+use super::sack_loss::{decode_loss, sack_sender_defaults};
 use super::sack_aimd::{SackAimd, WindowRule};
 use super::Algorithm;
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
 use crate::sim::SimTime;
-use crate::transport::config::{SackConfig, SenderConfig};
+use crate::transport::config::SenderConfig;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BicConfig {
@@ -82,12 +82,11 @@ impl Algorithm for Bic {
     type Config = BicConfig;
 
     fn sender_defaults() -> SenderConfig {
-        SenderConfig { sack: Some(SackConfig { partial_ack: false, rescue: 0.0 }), ..rfc6298_defaults() }
+        sack_sender_defaults()
     }
 
     fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<BicConfig> {
-        let loss = LossConfig::decode(p, sender)?;
-        super::loss::decode_ecn(p, sender)?;
+        let loss = decode_loss(p, sender)?;
         let d = BicConfig::default();
         let s_max = p.number_above("s_max", d.s_max, 0.0, 1e9, "largest increase per round trip, packets (S_max)")?;
         let s_min = p.number_above("s_min", d.s_min, 0.0, 1e9, "smallest increase per round trip, packets (S_min)")?;

@@ -29,14 +29,13 @@
 //! - HyStart++ (which the RFC allows in slow start) is not modelled.
 
 use super::loss::LossConfig;
-use super::reno::rfc6298_defaults;
-use super::sack_loss::{DupResponse, SackLoss};
+use super::sack_loss::{decode_loss, sack_sender_defaults, DupResponse, SackLoss};
 use super::{AckInfo, AckResponse, Algorithm, CongestionControl, TimeoutInfo};
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
 use crate::sim::time::to_secs;
 use crate::sim::SimTime;
-use crate::transport::config::{SackConfig, SenderConfig};
+use crate::transport::config::SenderConfig;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CubicConfig {
@@ -86,12 +85,11 @@ impl Algorithm for Cubic {
     type Config = CubicConfig;
 
     fn sender_defaults() -> SenderConfig {
-        SenderConfig { sack: Some(SackConfig { partial_ack: false, rescue: 0.0 }), ..rfc6298_defaults() }
+        sack_sender_defaults()
     }
 
     fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<CubicConfig> {
-        let loss = LossConfig::decode(p, sender)?;
-        super::loss::decode_ecn(p, sender)?;
+        let loss = decode_loss(p, sender)?;
         let d = CubicConfig::default();
         Ok(CubicConfig {
             loss,
@@ -191,14 +189,11 @@ impl CongestionControl for Cubic {
         AckResponse::Nothing
     }
     fn on_dup_ack(&mut self, count: u32, ack: &AckInfo) -> bool {
-        match self.loss.on_dup_ack(count, ack) {
-            DupResponse::None => false,
-            DupResponse::Repair => true,
-            DupResponse::Reduce => {
-                self.reduce();
-                true
-            }
+        let response = self.loss.on_dup_ack(count, ack);
+        if response == DupResponse::Reduce {
+            self.reduce();
         }
+        response.retransmits()
     }
     fn on_ecn(&mut self, ack: &AckInfo) -> bool {
         let reduce = self.loss.on_ecn(ack);

@@ -15,13 +15,13 @@
 //! `high_p`; Low_P is Reno's drop rate at Low_Window, (1.2/38)² ≈ 10⁻³, as the RFC sets it).
 
 use super::loss::LossConfig;
-use super::reno::rfc6298_defaults;
+use super::sack_loss::{decode_loss, sack_sender_defaults};
 use super::sack_aimd::{SackAimd, WindowRule};
 use super::Algorithm;
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
 use crate::sim::SimTime;
-use crate::transport::config::{SackConfig, SenderConfig};
+use crate::transport::config::SenderConfig;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HstcpConfig {
@@ -76,12 +76,11 @@ impl Algorithm for Hstcp {
     type Config = HstcpConfig;
 
     fn sender_defaults() -> SenderConfig {
-        SenderConfig { sack: Some(SackConfig { partial_ack: false, rescue: 0.0 }), ..rfc6298_defaults() }
+        sack_sender_defaults()
     }
 
     fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<HstcpConfig> {
-        let loss = LossConfig::decode(p, sender)?;
-        super::loss::decode_ecn(p, sender)?;
+        let loss = decode_loss(p, sender)?;
         let d = HstcpConfig::default();
         let low_window = p.number_above("low_window", d.low_window, 1.0, 1e9, "window, packets, up to which Reno's rules apply (Low_Window)")?;
         let high_window =

@@ -20,14 +20,14 @@
 //! first ACK until the first loss; loss recovery is SACK's (`sack_aimd.rs`).
 
 use super::loss::LossConfig;
-use super::reno::rfc6298_defaults;
+use super::sack_loss::{decode_loss, sack_sender_defaults};
 use super::sack_aimd::{AckRtts, SackAimd, WindowRule};
 use super::{AckInfo, Algorithm};
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
 use crate::sim::time::to_secs;
 use crate::sim::SimTime;
-use crate::transport::config::{SackConfig, SenderConfig};
+use crate::transport::config::SenderConfig;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HtcpConfig {
@@ -97,12 +97,11 @@ impl Algorithm for Htcp {
     type Config = HtcpConfig;
 
     fn sender_defaults() -> SenderConfig {
-        SenderConfig { sack: Some(SackConfig { partial_ack: false, rescue: 0.0 }), ..rfc6298_defaults() }
+        sack_sender_defaults()
     }
 
     fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<HtcpConfig> {
-        let loss = LossConfig::decode(p, sender)?;
-        super::loss::decode_ecn(p, sender)?;
+        let loss = decode_loss(p, sender)?;
         let d = HtcpConfig::default();
         Ok(HtcpConfig {
             loss,

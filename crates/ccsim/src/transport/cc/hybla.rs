@@ -16,14 +16,14 @@
 //! that a small buffer drops (finding-free numbers: `ccsim reproduce cui-fast --only R2.2b`).
 
 use super::loss::LossConfig;
-use super::reno::rfc6298_defaults;
+use super::sack_loss::{decode_loss, sack_sender_defaults};
 use super::sack_aimd::{AckRtts, SackAimd, WindowRule};
 use super::{AckInfo, Algorithm};
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
 use crate::sim::time::{from_secs, to_secs};
 use crate::sim::SimTime;
-use crate::transport::config::{SackConfig, SenderConfig};
+use crate::transport::config::SenderConfig;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HyblaConfig {
@@ -80,12 +80,11 @@ impl Algorithm for Hybla {
     /// SACK and pacing, as the paper pairs Hybla with both ("packet spacing"): without pacing a
     /// long-RTT flow's slow start (2^rho − 1 per ACK) arrives in bursts a small buffer drops.
     fn sender_defaults() -> SenderConfig {
-        SenderConfig { sack: Some(SackConfig { partial_ack: false, rescue: 0.0 }), pacing: true, ..rfc6298_defaults() }
+        SenderConfig { pacing: true, ..sack_sender_defaults() }
     }
 
     fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<HyblaConfig> {
-        let loss = LossConfig::decode(p, sender)?;
-        super::loss::decode_ecn(p, sender)?;
+        let loss = decode_loss(p, sender)?;
         let d = HyblaConfig::default();
         let rtt0 = p.duration("rtt0", d.rtt0, "the reference round trip RTT0: a flow with this RTT grows as Reno")?;
         if rtt0 == 0 {

@@ -26,8 +26,7 @@
 //! again once its copy is that many smoothed RTTs old.
 
 use super::loss::{aimd_increase, LossConfig};
-use super::sack_loss::{DupResponse, SackLoss};
-use super::reno::rfc6298_defaults;
+use super::sack_loss::{decode_loss, sack_sender_defaults, DupResponse, SackLoss};
 use super::{AckInfo, AckResponse, Algorithm, CongestionControl, TimeoutInfo};
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
@@ -49,12 +48,11 @@ impl Algorithm for Sack {
     type Config = LossConfig;
 
     fn sender_defaults() -> SenderConfig {
-        SenderConfig { sack: Some(SackConfig { partial_ack: false, rescue: 0.0 }), ..rfc6298_defaults() }
+        sack_sender_defaults()
     }
 
     fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<LossConfig> {
-        let loss = LossConfig::decode(p, sender)?;
-        super::loss::decode_ecn(p, sender)?;
+        let loss = decode_loss(p, sender)?;
         let d = Self::sender_defaults().sack.expect("SACK");
         let partial_ack = p.flag("partial_ack", d.partial_ack, "a partial ACK resends two packets at once (ns-2's partial_ack_)")?;
         let rescue = p.number(
@@ -105,14 +103,11 @@ impl CongestionControl for Sack {
         AckResponse::Nothing
     }
     fn on_dup_ack(&mut self, count: u32, ack: &AckInfo) -> bool {
-        match self.loss.on_dup_ack(count, ack) {
-            DupResponse::None => false,
-            DupResponse::Repair => true,
-            DupResponse::Reduce => {
-                self.halve();
-                true
-            }
+        let response = self.loss.on_dup_ack(count, ack);
+        if response == DupResponse::Reduce {
+            self.halve();
         }
+        response.retransmits()
     }
     fn on_ecn(&mut self, ack: &AckInfo) -> bool {
         // As ns-2's `ecn`: the window halves as for a loss (not while a recovery has already

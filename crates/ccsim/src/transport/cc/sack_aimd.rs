@@ -106,14 +106,11 @@ impl<R: WindowRule> CongestionControl for SackAimd<R> {
         AckResponse::Nothing
     }
     fn on_dup_ack(&mut self, count: u32, ack: &AckInfo) -> bool {
-        match self.loss.on_dup_ack(count, ack) {
-            DupResponse::None => false,
-            DupResponse::Repair => true,
-            DupResponse::Reduce => {
-                self.reduce(ack.now);
-                true
-            }
+        let response = self.loss.on_dup_ack(count, ack);
+        if response == DupResponse::Reduce {
+            self.reduce(ack.now);
         }
+        response.retransmits()
     }
     fn on_ecn(&mut self, ack: &AckInfo) -> bool {
         let reduce = self.loss.on_ecn(ack);

@@ -11,10 +11,30 @@
 //! - an ECN mark outside a recovery is a reduction without a retransmission, and moves
 //!   `recover` to what is sent; a timeout ends any recovery and moves `recover` too.
 
+use super::loss::LossConfig;
+use super::reno::rfc6298_defaults;
 use super::{AckInfo, TimeoutInfo};
+use crate::scenario::decode::Result;
+use crate::scenario::params::Params;
+use crate::transport::config::{SackConfig, SenderConfig};
+
+/// The sender an algorithm of this family comes with: RFC 6298's timer and a SACK scoreboard
+/// (ns-2's Sack1: no partial-ACK rule, no rescue).
+pub fn sack_sender_defaults() -> SenderConfig {
+    SenderConfig { sack: Some(SackConfig { partial_ack: false, rescue: 0.0 }), ..rfc6298_defaults() }
+}
+
+/// The parameters every algorithm of this family has: `rto_k`, `initial_cwnd`,
+/// `dupack_threshold` and `ecn`.
+pub fn decode_loss(p: &mut Params, sender: &mut SenderConfig) -> Result<LossConfig> {
+    let loss = LossConfig::decode(p, sender)?;
+    super::loss::decode_ecn(p, sender)?;
+    Ok(loss)
+}
 
 /// What a duplicate ACK asks of the algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use]
 pub enum DupResponse {
     /// Nothing: not the threshold's duplicate, a recovery under way, or inside the window of
     /// the last reduction.
@@ -24,6 +44,13 @@ pub enum DupResponse {
     Repair,
     /// Reduce the window, retransmit and recover.
     Reduce,
+}
+
+impl DupResponse {
+    /// Whether the sender is to retransmit (what `on_dup_ack` returns).
+    pub fn retransmits(self) -> bool {
+        self != DupResponse::None
+    }
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -9,13 +9,13 @@
 //! (`sack_aimd.rs`); a timeout keeps ssthresh as a loss would and restarts from 1.
 
 use super::loss::LossConfig;
-use super::reno::rfc6298_defaults;
+use super::sack_loss::{decode_loss, sack_sender_defaults};
 use super::sack_aimd::{SackAimd, WindowRule};
 use super::Algorithm;
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
 use crate::sim::SimTime;
-use crate::transport::config::{SackConfig, SenderConfig};
+use crate::transport::config::SenderConfig;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StcpConfig {
@@ -62,12 +62,11 @@ impl Algorithm for Stcp {
     type Config = StcpConfig;
 
     fn sender_defaults() -> SenderConfig {
-        SenderConfig { sack: Some(SackConfig { partial_ack: false, rescue: 0.0 }), ..rfc6298_defaults() }
+        sack_sender_defaults()
     }
 
     fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<StcpConfig> {
-        let loss = LossConfig::decode(p, sender)?;
-        super::loss::decode_ecn(p, sender)?;
+        let loss = decode_loss(p, sender)?;
         let d = StcpConfig::default();
         Ok(StcpConfig {
             loss,

@@ -16,14 +16,14 @@
 //! (Reno); loss recovery is SACK's (`sack_aimd.rs`).
 
 use super::loss::LossConfig;
-use super::reno::rfc6298_defaults;
+use super::sack_loss::{decode_loss, sack_sender_defaults};
 use super::sack_aimd::{AckRtts, SackAimd, WindowRule};
 use super::{AckInfo, Algorithm};
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
 use crate::sim::time::to_secs;
 use crate::sim::SimTime;
-use crate::transport::config::{SackConfig, SenderConfig};
+use crate::transport::config::SenderConfig;
 
 /// The least sampling period, seconds.
 const MIN_PERIOD: f64 = 0.05;
@@ -95,12 +95,11 @@ impl Algorithm for Westwood {
     type Config = WestwoodConfig;
 
     fn sender_defaults() -> SenderConfig {
-        SenderConfig { sack: Some(SackConfig { partial_ack: false, rescue: 0.0 }), ..rfc6298_defaults() }
+        sack_sender_defaults()
     }
 
     fn decode(p: &mut Params, sender: &mut SenderConfig) -> Result<WestwoodConfig> {
-        let loss = LossConfig::decode(p, sender)?;
-        super::loss::decode_ecn(p, sender)?;
+        let loss = decode_loss(p, sender)?;
         let d = WestwoodConfig::default();
         Ok(WestwoodConfig {
             loss,
