@@ -34,6 +34,7 @@ STRINGS = ["", "0s", "1s", "-1s", "1e-12s", "1e6s", "1e7s", "10ms", "1us", "1Mbp
            "inf", "-inf", "1e400s", "[/]", "[bold]x", "$\\frac{$", "$x$", "a->b", "a#2", "é", "\u202e", "x" * 300,
            "none", "all", "switches", "ftp", "cbr", "telnet", "poisson", "onoff", "pareto", "fq", "red", "decbit",
            "droptail", "sq_router", "rem", "adpm", "mark", "jk", "reno", "newreno", "vegas", "pp", "pp2", "sq", "generic", "dec", "fast",
+           "sack", "cubic", "bic", "stcp", "hstcp", "htcp", "hybla", "westwood",
            "cycle", "infinite", "pushed_out", "flight", "first", "last", "latest"]
 NUMBERS = [0, 1, -1, 2, 3, 7, 40, 1000, 65535, 65536, 2**31, 2**32, 2**53, 2**63 - 1, -(2**63), 0.0, 0.5, -0.5, 1e-300,
            1e300, 1.5, 1e-9, 1e9, float("inf"), float("-inf"), float("nan")]
