@@ -15,6 +15,8 @@ use crate::sim::SimTime;
 pub trait WindowRule: Clone + std::fmt::Debug {
     /// Every new ACK, before the window moves (for rules that measure RTTs or rates).
     fn on_ack(&mut self, _ack: &AckInfo) {}
+    /// Every duplicate ACK the sender counts (one that reports a packet not known received).
+    fn on_dup_ack(&mut self, _ack: &AckInfo) {}
     /// Packets added to a window of `cwnd` by one ACK in slow start. 1.
     fn slow_start(&self, _cwnd: f64) -> f64 {
         1.0
@@ -106,6 +108,7 @@ impl<R: WindowRule> CongestionControl for SackAimd<R> {
         AckResponse::Nothing
     }
     fn on_dup_ack(&mut self, count: u32, ack: &AckInfo) -> bool {
+        self.rule.on_dup_ack(ack);
         let response = self.loss.on_dup_ack(count, ack);
         if response == DupResponse::Reduce {
             self.reduce(ack.now);

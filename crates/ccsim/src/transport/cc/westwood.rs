@@ -10,7 +10,9 @@
 //! (Westwood+'s once-per-RTT sampling); a loss sets ssthresh = cwnd = max(2, BWE · RTT_min), a
 //! timeout the same ssthresh and cwnd = 1.
 //!
-//! Choices where the source is silent, each a parameter or stated here: a round trip for the
+//! Choices where the source is silent, each a parameter or stated here: a duplicate ACK counts
+//! one packet delivered and the cumulative ACK that covers it counts that much less (Linux's
+//! accounting), so the estimate goes on through a recovery; a round trip for the
 //! sampling is the smoothed RTT, at least 50 ms (Linux's floor), from packets sent once; the
 //! window a loss keeps is at most the window it found; before the first sample a loss halves
 //! (Reno); loss recovery is SACK's (`sack_aimd.rs`).
@@ -50,31 +52,52 @@ pub struct WestwoodRule {
     /// The sampling period under way: its start and the packets acknowledged in it.
     period_start: SimTime,
     acked: u64,
+    /// Packets counted at duplicate ACKs that a later cumulative ACK will cover again.
+    accounted: u64,
 }
 
 impl WestwoodRule {
     pub fn bandwidth(&self) -> f64 {
         self.bwe
     }
+
+    /// `packets` more delivered at `now`; once a round trip, a sample into the estimate.
+    fn count(&mut self, packets: u64, now: SimTime) {
+        if self.period_start == SimTime::MAX {
+            self.period_start = now;
+        }
+        self.acked += packets;
+        let elapsed = to_secs(now.saturating_sub(self.period_start));
+        let period = if self.rtts.srtt.is_nan() { MIN_PERIOD } else { self.rtts.srtt.max(MIN_PERIOD) };
+        if elapsed >= period {
+            let sample = self.acked as f64 / elapsed;
+            self.bwe = if self.bwe.is_nan() { sample } else { self.gain * self.bwe + (1.0 - self.gain) * sample };
+            self.period_start = now;
+            self.acked = 0;
+        }
+    }
 }
 
 impl WindowRule for WestwoodRule {
     fn on_ack(&mut self, ack: &AckInfo) {
         self.rtts.sample(ack);
-        if self.period_start == SimTime::MAX {
-            self.period_start = ack.now;
-            return;
-        }
-        self.acked += ack.newly_acked;
-        let elapsed = to_secs(ack.now.saturating_sub(self.period_start));
-        let period = if self.rtts.srtt.is_nan() { MIN_PERIOD } else { self.rtts.srtt.max(MIN_PERIOD) };
-        if elapsed >= period {
-            let sample = self.acked as f64 / elapsed;
-            self.bwe = if self.bwe.is_nan() { sample } else { self.gain * self.bwe + (1.0 - self.gain) * sample };
-            self.period_start = ack.now;
-            self.acked = 0;
-        }
+        // A cumulative ACK of several packets first pays back what duplicates counted.
+        let newly = ack.newly_acked;
+        let counted = if newly > 1 {
+            let paid = self.accounted.min(newly - 1);
+            self.accounted -= paid;
+            newly - paid
+        } else {
+            newly
+        };
+        self.count(counted, ack.now);
     }
+    fn on_dup_ack(&mut self, ack: &AckInfo) {
+        // A duplicate ACK reports one more packet received (Westwood's dupack counting).
+        self.accounted += 1;
+        self.count(1, ack.now);
+    }
+
     fn increase(&self, cwnd: f64, _now: SimTime) -> f64 {
         1.0 / cwnd
     }
@@ -108,7 +131,7 @@ impl Algorithm for Westwood {
     }
 
     fn build(cfg: &WestwoodConfig, max_window: u32) -> Self {
-        let rule = WestwoodRule { gain: cfg.gain, rtts: AckRtts::default(), bwe: f64::NAN, period_start: SimTime::MAX, acked: 0 };
+        let rule = WestwoodRule { gain: cfg.gain, rtts: AckRtts::default(), bwe: f64::NAN, period_start: SimTime::MAX, acked: 0, accounted: 0 };
         SackAimd::new(rule, cfg.loss.initial_cwnd, cfg.loss.dupack_threshold, max_window)
     }
 }
@@ -121,7 +144,7 @@ mod tests {
     #[test]
     fn a_loss_keeps_the_measured_bandwidth_times_the_least_rtt() {
         let cfg = WestwoodConfig::default();
-        let mut r = WestwoodRule { gain: cfg.gain, rtts: AckRtts::default(), bwe: f64::NAN, period_start: SimTime::MAX, acked: 0 };
+        let mut r = WestwoodRule { gain: cfg.gain, rtts: AckRtts::default(), bwe: f64::NAN, period_start: SimTime::MAX, acked: 0, accounted: 0 };
         assert_eq!(r.decrease(40.0, 0), 20.0, "Reno before any estimate");
         // 1000 packets a second acknowledged one at a time, every RTT sample 100 ms.
         let ms = PS_PER_SEC / 1000;
@@ -133,5 +156,12 @@ mod tests {
         // A window of 300 (200 of them queued) falls to the pipe's 100, not to 150.
         assert!((r.decrease(300.0, 0) - 100.0).abs() < 2.0);
         assert!((r.decrease(60.0, 0) - 60.0).abs() < 1e-9, "never above the window it found");
+        // Through a recovery: 9 duplicates then a cumulative ACK of 10 count 10 packets, not 19.
+        let before = (r.acked, r.accounted);
+        for _ in 0..9 {
+            r.on_dup_ack(&AckInfo { now: 5_100 * ms, ..AckInfo::default() });
+        }
+        r.on_ack(&AckInfo { now: 5_100 * ms, echo_tx: 5_000 * ms, newly_acked: 10, ..AckInfo::default() });
+        assert_eq!((r.acked - before.0, r.accounted), (10, 0));
     }
 }
