@@ -13,8 +13,8 @@
 //!
 //! Choices where the sources are silent or offer options, each a parameter or stated here:
 //! `delta_l` = 1 s; `adaptive_backoff` = true (false: β = 0.5); RTT_max is measured since the
-//! last reduction and RTT_min over the whole flow, from packets sent once (recoveries included,
-//! unfiltered, where Linux measures outside recovery with a 20 ms step filter); before any
+//! last reduction and RTT_min over the whole flow, from packets sent once outside recoveries
+//! (as Linux's module; its 20 ms step filter on RTT_max is not modelled); before any
 //! sample, β = 0.5; not modelled: the draft's throughput-change test on β and its RTT scaling
 //! of α; Δ counts from the flow's
 //! first ACK until the first loss; loss recovery is SACK's (`sack_aimd.rs`).
@@ -69,8 +69,11 @@ impl HtcpRule {
 }
 
 impl WindowRule for HtcpRule {
-    fn on_ack(&mut self, ack: &AckInfo) {
-        self.rtts.sample(ack);
+    fn on_ack(&mut self, ack: &AckInfo, recovering: bool) {
+        // RTTs from outside recoveries only (as Linux's module measures in its Open state).
+        if !recovering {
+            self.rtts.sample(ack);
+        }
         if self.epoch == NOT_YET {
             self.epoch = ack.now;
         }
@@ -139,14 +142,16 @@ mod tests {
         let mut r = rule();
         let ms = PS_PER_SEC / 1000;
         for rtt in [100, 150, 120] {
-            r.on_ack(&AckInfo { now: 10_000 * ms, echo_tx: (10_000 - rtt) * ms, ..AckInfo::default() });
+            r.on_ack(&AckInfo { now: 10_000 * ms, echo_tx: (10_000 - rtt) * ms, ..AckInfo::default() }, false);
         }
         assert!((r.decrease(90.0, 20 * PS_PER_SEC) - 60.0).abs() < 1e-9, "beta = 100/150");
         // A queue that triples the RTT: beta held at 0.5.
-        r.on_ack(&AckInfo { now: 30_000 * ms, echo_tx: (30_000 - 400) * ms, ..AckInfo::default() });
+        r.on_ack(&AckInfo { now: 30_000 * ms, echo_tx: (30_000 - 400) * ms, ..AckInfo::default() }, false);
         assert_eq!(r.decrease(90.0, 31 * PS_PER_SEC), 45.0);
+        // Samples during a recovery do not count: a 1 s one leaves beta where RTT_max gives it.
+        r.on_ack(&AckInfo { now: 35_000 * ms, echo_tx: 34_000 * ms, ..AckInfo::default() }, true);
         // No queue at all: at most 0.8.
-        r.on_ack(&AckInfo { now: 40_000 * ms, echo_tx: (40_000 - 100) * ms, ..AckInfo::default() });
+        r.on_ack(&AckInfo { now: 40_000 * ms, echo_tx: (40_000 - 100) * ms, ..AckInfo::default() }, false);
         assert!((r.decrease(100.0, 41 * PS_PER_SEC) - 80.0).abs() < 1e-9);
     }
 }

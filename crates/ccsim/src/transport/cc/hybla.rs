@@ -56,7 +56,7 @@ impl HyblaRule {
 }
 
 impl WindowRule for HyblaRule {
-    fn on_ack(&mut self, ack: &AckInfo) {
+    fn on_ack(&mut self, ack: &AckInfo, _recovering: bool) {
         self.rtts.sample(ack);
     }
     fn slow_start(&self, _cwnd: f64) -> f64 {
@@ -108,14 +108,14 @@ mod tests {
     fn a_250_ms_flow_grows_as_ten_25_ms_flows() {
         let mut r = HyblaRule { rtt0: 0.025, rtts: AckRtts::default() };
         assert_eq!(r.rho(), 1.0);
-        r.on_ack(&AckInfo { now: PS_PER_SEC / 4, echo_tx: 0, ..AckInfo::default() });
+        r.on_ack(&AckInfo { now: PS_PER_SEC / 4, echo_tx: 0, ..AckInfo::default() }, false);
         assert!((r.rho() - 10.0).abs() < 1e-9);
         assert!((r.slow_start(1.0) - 1023.0).abs() < 1e-6);
         assert!((r.increase(50.0, 0) - 2.0).abs() < 1e-9, "rho^2 / cwnd");
         assert_eq!(r.decrease(80.0, 0), 40.0);
         // Shorter than RTT0: Reno.
         let mut short = HyblaRule { rtt0: 0.025, rtts: AckRtts::default() };
-        short.on_ack(&AckInfo { now: PS_PER_SEC / 100, echo_tx: 0, ..AckInfo::default() });
+        short.on_ack(&AckInfo { now: PS_PER_SEC / 100, echo_tx: 0, ..AckInfo::default() }, false);
         assert_eq!((short.rho(), short.slow_start(4.0)), (1.0, 1.0));
     }
 }

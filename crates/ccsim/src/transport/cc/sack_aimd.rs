@@ -13,8 +13,9 @@ use crate::sim::SimTime;
 
 /// How a window grows in congestion avoidance and what a loss keeps of it.
 pub trait WindowRule: Clone + std::fmt::Debug {
-    /// Every new ACK, before the window moves (for rules that measure RTTs or rates).
-    fn on_ack(&mut self, _ack: &AckInfo) {}
+    /// Every new ACK, before the window moves (for rules that measure RTTs or rates);
+    /// `recovering`: a loss recovery is under way.
+    fn on_ack(&mut self, _ack: &AckInfo, _recovering: bool) {}
     /// Every duplicate ACK the sender counts (one that reports a packet not known received).
     fn on_dup_ack(&mut self, _ack: &AckInfo) {}
     /// Packets added to a window of `cwnd` by one ACK in slow start. 1.
@@ -95,7 +96,7 @@ impl<R: WindowRule> CongestionControl for SackAimd<R> {
         self.loss.recover_point()
     }
     fn on_new_ack(&mut self, ack: &AckInfo) -> AckResponse {
-        self.rule.on_ack(ack);
+        self.rule.on_ack(ack, self.loss.in_recovery());
         if self.loss.on_new_ack(ack) {
             self.cwnd = if self.cwnd < self.ssthresh {
                 // A rule's larger slow-start step (Hybla's 2^rho - 1) stops at ssthresh.

@@ -72,6 +72,11 @@ impl SackLoss {
         self.recover
     }
 
+    /// A recovery is under way (the ACKs have not yet passed `recover`).
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
     /// A new ACK: true when the window may grow (no recovery under way; the ACK that passes
     /// `recover` ends one and does not grow it).
     pub fn on_new_ack(&mut self, ack: &AckInfo) -> bool {

@@ -79,7 +79,7 @@ impl WestwoodRule {
 }
 
 impl WindowRule for WestwoodRule {
-    fn on_ack(&mut self, ack: &AckInfo) {
+    fn on_ack(&mut self, ack: &AckInfo, _recovering: bool) {
         self.rtts.sample(ack);
         // A cumulative ACK of several packets first pays back what duplicates counted.
         let newly = ack.newly_acked;
@@ -150,7 +150,7 @@ mod tests {
         let ms = PS_PER_SEC / 1000;
         for i in 100..=5100u64 {
             let now = i * ms;
-            r.on_ack(&AckInfo { now, echo_tx: now - 100 * ms, newly_acked: 1, ..AckInfo::default() });
+            r.on_ack(&AckInfo { now, echo_tx: now - 100 * ms, newly_acked: 1, ..AckInfo::default() }, false);
         }
         assert!((r.bandwidth() - 1000.0).abs() < 20.0, "{}", r.bandwidth());
         // A window of 300 (200 of them queued) falls to the pipe's 100, not to 150.
@@ -161,7 +161,7 @@ mod tests {
         for _ in 0..9 {
             r.on_dup_ack(&AckInfo { now: 5_100 * ms, ..AckInfo::default() });
         }
-        r.on_ack(&AckInfo { now: 5_100 * ms, echo_tx: 5_000 * ms, newly_acked: 10, ..AckInfo::default() });
+        r.on_ack(&AckInfo { now: 5_100 * ms, echo_tx: 5_000 * ms, newly_acked: 10, ..AckInfo::default() }, false);
         assert_eq!((r.acked - before.0, r.accounted), (10, 0));
     }
 }
