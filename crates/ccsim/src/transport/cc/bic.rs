@@ -60,7 +60,7 @@ impl BicRule {
 }
 
 impl WindowRule for BicRule {
-    fn increase(&self, cwnd: f64, _now: SimTime) -> f64 {
+    fn increase(&mut self, cwnd: f64, _now: SimTime) -> f64 {
         self.per_rtt(cwnd) / cwnd
     }
     fn decrease(&mut self, cwnd: f64, _now: SimTime) -> f64 {

@@ -20,17 +20,19 @@
 //!
 //! Choices where the RFC leaves room, each a parameter or stated here:
 //! - `c` = 0.4, `beta` = 0.7, `fast_convergence` = true, `reno_friendly` = true (the RFC's);
-//! - loss recovery is SACK's, as ns-2's Sack1 (`sack_loss.rs`, the sender's scoreboard): one
-//!   reduction per window of data, none inside the window of the last; the window does not
-//!   grow during a recovery; the epoch starts at the first ACK of congestion avoidance after it;
+//! - loss recovery is SACK's, as ns-2's Sack1 (`sack_aimd.rs`, `sack_loss.rs`, the sender's
+//!   scoreboard): one reduction per window of data, none inside the window of the last; the
+//!   window does not grow during a recovery; the epoch starts at the first ACK of congestion
+//!   avoidance after it;
 //! - RTT in W_cubic(t + RTT) is the algorithm's own smoothed RTT (gain 1/8) of samples from
 //!   packets sent once; 0 before the first;
 //! - one ACK counts as one packet acknowledged (as the other window algorithms here);
 //! - HyStart++ (which the RFC allows in slow start) is not modelled.
 
 use super::loss::LossConfig;
-use super::sack_loss::{decode_loss, sack_sender_defaults, DupResponse, SackLoss};
-use super::{AckInfo, AckResponse, Algorithm, CongestionControl, TimeoutInfo};
+use super::sack_aimd::{AckRtts, SackAimd, WindowRule};
+use super::sack_loss::{decode_loss, sack_sender_defaults};
+use super::{AckInfo, Algorithm};
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
 use crate::sim::time::to_secs;
@@ -57,13 +59,10 @@ impl Default for CubicConfig {
 /// No epoch under way (the next ACK of congestion avoidance starts one).
 const NO_EPOCH: SimTime = SimTime::MAX;
 
+/// CUBIC's window law on the SACK frame (`sack_aimd.rs`).
 #[derive(Clone, Debug)]
-pub struct Cubic {
+pub struct CubicRule {
     cfg: CubicConfig,
-    cwnd: f64,
-    ssthresh: f64,
-    max_window: f64,
-    loss: SackLoss,
     /// W_max: the window before the last reduction, less with fast convergence (0: none yet).
     w_max: f64,
     /// cwnd_prior: the window the last reduction found (0: none yet).
@@ -74,9 +73,10 @@ pub struct Cubic {
     w_est: f64,
     /// The first epoch after a timeout takes K = 0 and its starting window as W_max.
     after_timeout: bool,
-    /// Smoothed RTT, seconds (NaN before the first sample).
-    srtt: f64,
+    rtts: AckRtts,
 }
+
+pub type Cubic = SackAimd<CubicRule>;
 
 impl Algorithm for Cubic {
     const NAME: &'static str = "cubic";
@@ -101,112 +101,67 @@ impl Algorithm for Cubic {
     }
 
     fn build(cfg: &CubicConfig, max_window: u32) -> Self {
-        Cubic {
+        let rule = CubicRule {
             cfg: *cfg,
-            cwnd: cfg.loss.initial_cwnd.min(max_window as f64),
-            ssthresh: max_window as f64,
-            max_window: max_window as f64,
-            loss: SackLoss::new(cfg.loss.dupack_threshold),
             w_max: 0.0,
             w_prior: 0.0,
             epoch_start: NO_EPOCH,
             k: 0.0,
             w_est: 0.0,
             after_timeout: false,
-            srtt: f64::NAN,
-        }
+            rtts: AckRtts::default(),
+        };
+        SackAimd::new(rule, cfg.loss.initial_cwnd, cfg.loss.dupack_threshold, max_window)
     }
 }
 
-impl Cubic {
+impl CubicRule {
     /// W_cubic(t), t seconds into the epoch.
     fn w_cubic(&self, t: f64) -> f64 {
         self.cfg.c * (t - self.k).powi(3) + self.w_max
     }
+}
 
-    /// One ACK of congestion avoidance at `now`.
-    fn avoid(&mut self, now: SimTime) {
+impl WindowRule for CubicRule {
+    fn on_ack(&mut self, ack: &AckInfo, _recovering: bool) {
+        self.rtts.sample(ack);
+    }
+
+    /// One ACK of congestion avoidance: the step towards W_cubic(t + RTT), or to W_est.
+    fn increase(&mut self, cwnd: f64, now: SimTime) -> f64 {
         if self.epoch_start == NO_EPOCH {
             self.epoch_start = now;
-            self.w_est = self.cwnd;
+            self.w_est = cwnd;
             if self.after_timeout || self.w_max <= 0.0 {
-                self.w_max = self.cwnd;
+                self.w_max = cwnd;
                 self.after_timeout = false;
             }
-            self.k = ((self.w_max - self.cwnd) / self.cfg.c).cbrt();
+            self.k = ((self.w_max - cwnd) / self.cfg.c).cbrt();
         }
         let t = to_secs(now.saturating_sub(self.epoch_start));
-        let rtt = if self.srtt.is_nan() { 0.0 } else { self.srtt };
-        let target = self.w_cubic(t + rtt).clamp(self.cwnd, 1.5 * self.cwnd);
+        let rtt = if self.rtts.srtt.is_nan() { 0.0 } else { self.rtts.srtt };
+        let target = self.w_cubic(t + rtt).clamp(cwnd, 1.5 * cwnd);
         if self.cfg.reno_friendly {
             let beta = self.cfg.beta;
             let alpha = if self.w_est >= self.w_prior { 1.0 } else { 3.0 * (1.0 - beta) / (1.0 + beta) };
-            self.w_est += alpha / self.cwnd;
+            self.w_est += alpha / cwnd;
             if self.w_cubic(t) < self.w_est {
-                self.cwnd = self.w_est.min(self.max_window);
-                return;
+                return self.w_est - cwnd;
             }
         }
-        self.cwnd = (self.cwnd + (target - self.cwnd) / self.cwnd).min(self.max_window);
+        (target - cwnd) / cwnd
     }
 
-    /// A loss or an ECN mark (RFC 9438 §4.6-4.7): W_max, then ssthresh = cwnd = β cwnd.
-    fn reduce(&mut self) {
-        let w = self.cwnd.min(self.max_window);
+    /// A loss or an ECN mark (RFC 9438 §4.6-4.7): W_max, and β of the window kept.
+    fn decrease(&mut self, w: f64, _now: SimTime) -> f64 {
         self.w_prior = w;
         self.w_max = if self.cfg.fast_convergence && w < self.w_max { w * (1.0 + self.cfg.beta) / 2.0 } else { w };
-        self.ssthresh = (w * self.cfg.beta).max(2.0);
-        self.cwnd = self.ssthresh;
         self.epoch_start = NO_EPOCH;
+        w * self.cfg.beta
     }
-}
 
-impl CongestionControl for Cubic {
-    fn cwnd(&self) -> f64 {
-        self.cwnd
-    }
-    fn ssthresh(&self) -> f64 {
-        self.ssthresh
-    }
-    fn recover_point(&self) -> u64 {
-        self.loss.recover_point()
-    }
-    fn average_rtt(&self) -> Option<SimTime> {
-        (!self.srtt.is_nan()).then(|| crate::sim::time::from_secs(self.srtt))
-    }
-    fn on_new_ack(&mut self, ack: &AckInfo) -> AckResponse {
-        if !ack.echo_retx && ack.now > ack.echo_tx {
-            let sample = to_secs(ack.now - ack.echo_tx);
-            self.srtt = if self.srtt.is_nan() { sample } else { self.srtt + (sample - self.srtt) / 8.0 };
-        }
-        if self.loss.on_new_ack(ack) {
-            if self.cwnd < self.ssthresh {
-                self.cwnd = (self.cwnd + 1.0).min(self.max_window);
-            } else {
-                self.avoid(ack.now);
-            }
-        }
-        AckResponse::Nothing
-    }
-    fn on_dup_ack(&mut self, count: u32, ack: &AckInfo) -> bool {
-        let response = self.loss.on_dup_ack(count, ack);
-        if response == DupResponse::Reduce {
-            self.reduce();
-        }
-        response.retransmits()
-    }
-    fn on_ecn(&mut self, ack: &AckInfo) -> bool {
-        let reduce = self.loss.on_ecn(ack);
-        if reduce {
-            self.reduce();
-        }
-        reduce
-    }
-    fn on_timeout(&mut self, t: &TimeoutInfo) {
-        self.reduce();
-        self.cwnd = 1.0;
+    fn on_timeout(&mut self) {
         self.after_timeout = true;
-        self.loss.on_timeout(t);
     }
 }
 
@@ -214,6 +169,7 @@ impl CongestionControl for Cubic {
 mod tests {
     use super::*;
     use crate::sim::PS_PER_SEC;
+    use crate::transport::cc::{CongestionControl, TimeoutInfo};
 
     /// A flow in congestion avoidance: `w` packets acknowledged in each `rtt`, evenly, for
     /// `secs`; the window at each whole second.
@@ -242,14 +198,14 @@ mod tests {
         c.cwnd = w;
         c.ssthresh = 1.0; // in congestion avoidance
         c.on_dup_ack(3, &AckInfo { ack: 1, high_sent: 100, ..AckInfo::default() });
-        c.loss.on_new_ack(&AckInfo { ack: 100, ..AckInfo::default() }); // the recovery ends
+        c.on_new_ack(&AckInfo { ack: 100, ..AckInfo::default() }); // the recovery ends
         c
     }
 
     #[test]
     fn a_loss_keeps_beta_and_the_window_returns_to_w_max_after_k() {
         let mut c = after_loss_at(1000.0, CubicConfig::default());
-        assert_eq!((c.cwnd(), c.ssthresh(), c.w_max), (700.0, 700.0, 1000.0));
+        assert_eq!((c.cwnd(), c.ssthresh(), c.rule.w_max), (700.0, 700.0, 1000.0));
         // K = cbrt(300 / 0.4) = 9.09 s: the window is flat near W_max there, then grows again.
         let w = grow(&mut c, 0.1, 14);
         let k = (300.0f64 / 0.4).cbrt();
@@ -264,11 +220,11 @@ mod tests {
         let mut c = after_loss_at(1000.0, CubicConfig::default());
         c.cwnd = 800.0; // a second loss before the window got back to 1000
         c.on_dup_ack(3, &AckInfo { ack: 101, high_sent: 900, ..AckInfo::default() });
-        assert_eq!(c.w_max, 800.0 * 1.7 / 2.0);
+        assert_eq!(c.rule.w_max, 800.0 * 1.7 / 2.0);
         let mut slow = after_loss_at(1000.0, CubicConfig { fast_convergence: false, ..CubicConfig::default() });
         slow.cwnd = 800.0;
         slow.on_dup_ack(3, &AckInfo { ack: 101, high_sent: 900, ..AckInfo::default() });
-        assert_eq!(slow.w_max, 800.0);
+        assert_eq!(slow.rule.w_max, 800.0);
     }
 
     #[test]
@@ -289,9 +245,9 @@ mod tests {
         let mut c = after_loss_at(100.0, CubicConfig::default());
         c.on_timeout(&TimeoutInfo { high_sent: 200, ..TimeoutInfo::default() });
         assert_eq!((c.cwnd(), c.ssthresh()), (1.0, 49.0));
-        assert!(c.after_timeout);
+        assert!(c.rule.after_timeout);
         c.cwnd = 49.0; // slow start reached ssthresh
         c.on_new_ack(&AckInfo { now: PS_PER_SEC, echo_tx: 0, ack: 201, ..AckInfo::default() });
-        assert_eq!((c.w_max, c.k), (49.0, 0.0));
+        assert_eq!((c.rule.w_max, c.rule.k), (49.0, 0.0));
     }
 }

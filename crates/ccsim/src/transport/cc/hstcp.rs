@@ -60,7 +60,7 @@ impl HighSpeed {
 }
 
 impl WindowRule for HighSpeed {
-    fn increase(&self, cwnd: f64, _now: SimTime) -> f64 {
+    fn increase(&mut self, cwnd: f64, _now: SimTime) -> f64 {
         self.a_b(cwnd).0 / cwnd
     }
     fn decrease(&mut self, cwnd: f64, _now: SimTime) -> f64 {

@@ -78,7 +78,7 @@ impl WindowRule for HtcpRule {
             self.epoch = ack.now;
         }
     }
-    fn increase(&self, cwnd: f64, now: SimTime) -> f64 {
+    fn increase(&mut self, cwnd: f64, now: SimTime) -> f64 {
         let delta = if self.epoch == NOT_YET { 0.0 } else { to_secs(now.saturating_sub(self.epoch)) };
         2.0 * (1.0 - self.beta) * self.alpha(delta) / cwnd
     }
@@ -130,7 +130,7 @@ mod tests {
 
     #[test]
     fn alpha_grows_with_the_time_since_the_last_loss() {
-        let r = rule();
+        let mut r = rule();
         assert_eq!((r.alpha(0.5), r.alpha(1.0)), (1.0, 1.0));
         assert_eq!(r.alpha(3.0), 1.0 + 20.0 + 1.0);
         // With beta 0.5 the scaled increase is alpha itself: 22 packets a window at 3 s.

@@ -13,7 +13,7 @@
 //! growth), ρ = 1 before the first sample; slow start stops at ssthresh (`sack_aimd.rs`; as
 //! Linux's); loss recovery is SACK's; the sender paces by default (`pacing = true`), as the
 //! paper recommends: unpaced, a long-RTT flow's slow start (2^ρ − 1 per ACK) comes in bursts
-//! that a small buffer drops (finding-free numbers: `ccsim reproduce cui-fast --only R2.2b`).
+//! that a small buffer drops (measured in `ccsim reproduce cui-fast --only R2.2b`'s scenario).
 
 use super::loss::LossConfig;
 use super::sack_loss::{decode_loss, sack_sender_defaults};
@@ -62,7 +62,7 @@ impl WindowRule for HyblaRule {
     fn slow_start(&self, _cwnd: f64) -> f64 {
         self.rho().exp2() - 1.0
     }
-    fn increase(&self, cwnd: f64, _now: SimTime) -> f64 {
+    fn increase(&mut self, cwnd: f64, _now: SimTime) -> f64 {
         self.rho().powi(2) / cwnd
     }
     fn decrease(&mut self, cwnd: f64, _now: SimTime) -> f64 {

@@ -2,8 +2,8 @@
 //! (`sack_loss.rs`): slow start below ssthresh (+1 per ACK, or the rule's step, never past
 //! ssthresh but by Reno's one packet), then the rule's increase per ACK;
 //! at a loss or an ECN mark the rule's decrease (ssthresh = cwnd = what it keeps, at least 2);
-//! at a timeout ssthresh the same and cwnd = 1. BIC, Scalable TCP, HighSpeed TCP, H-TCP, TCP
-//! Hybla and TCP Westwood+ are such rules (`bic.rs`, `stcp.rs`, `hstcp.rs`, `htcp.rs`,
+//! at a timeout ssthresh the same and cwnd = 1. CUBIC, BIC, Scalable TCP, HighSpeed TCP, H-TCP, TCP
+//! Hybla and TCP Westwood+ are such rules (`cubic.rs`, `bic.rs`, `stcp.rs`, `hstcp.rs`, `htcp.rs`,
 //! `hybla.rs`, `westwood.rs`).
 
 use super::sack_loss::{DupResponse, SackLoss};
@@ -22,11 +22,14 @@ pub trait WindowRule: Clone + std::fmt::Debug {
     fn slow_start(&self, _cwnd: f64) -> f64 {
         1.0
     }
-    /// Packets added to a window of `cwnd` by one ACK in congestion avoidance at `now`.
-    fn increase(&self, cwnd: f64, now: SimTime) -> f64;
+    /// Packets added to a window of `cwnd` by one ACK in congestion avoidance at `now` (CUBIC
+    /// keeps its epoch's state here, so the rule may change).
+    fn increase(&mut self, cwnd: f64, now: SimTime) -> f64;
     /// The window kept when a loss or an ECN mark finds it at `cwnd` at `now` (also at a
     /// timeout, which then restarts from 1).
     fn decrease(&mut self, cwnd: f64, now: SimTime) -> f64;
+    /// A timeout, after `decrease`.
+    fn on_timeout(&mut self) {}
 }
 
 /// RTTs a rule measures from the ACKs of packets sent once: smoothed (gain 1/8), least, and
@@ -125,6 +128,7 @@ impl<R: WindowRule> CongestionControl for SackAimd<R> {
     }
     fn on_timeout(&mut self, t: &TimeoutInfo) {
         self.reduce(t.now);
+        self.rule.on_timeout();
         self.cwnd = 1.0;
         self.loss.on_timeout(t);
     }

@@ -38,7 +38,7 @@ impl Default for StcpConfig {
 pub struct Scalable(StcpConfig);
 
 impl WindowRule for Scalable {
-    fn increase(&self, cwnd: f64, _now: SimTime) -> f64 {
+    fn increase(&mut self, cwnd: f64, _now: SimTime) -> f64 {
         if cwnd <= self.0.legacy_window {
             1.0 / cwnd
         } else {

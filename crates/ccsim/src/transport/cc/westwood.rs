@@ -98,7 +98,7 @@ impl WindowRule for WestwoodRule {
         self.count(1, ack.now);
     }
 
-    fn increase(&self, cwnd: f64, _now: SimTime) -> f64 {
+    fn increase(&mut self, cwnd: f64, _now: SimTime) -> f64 {
         1.0 / cwnd
     }
     fn decrease(&mut self, cwnd: f64, _now: SimTime) -> f64 {
