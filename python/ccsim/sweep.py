@@ -95,29 +95,72 @@ def run_many(tasks: list[Task], *, workers: int | None = None, progress: bool | 
             bar.stop()
 
 
+def _portable(task: Task) -> Task:
+    """``task`` with a scenario file replaced by its text, so a worker on another machine (or
+    in another directory) runs what the caller named; anything else is sent as it is."""
+    import dataclasses
+
+    from . import api
+
+    if isinstance(task.scenario, (str, os.PathLike)):
+        try:
+            return dataclasses.replace(task, scenario=api._resolve(task.scenario))
+        except Exception:  # the worker raises the same error and the caller gets it as the task's result
+            return task
+    return task
+
+
 def _run_dask(tasks, scheduler, progress):
+    """As the local pool: tasks go to the cluster two per worker thread ahead of the caller,
+    and each result is released on the cluster once handed over, so a long sweep holds about
+    as many finished runs in the workers' memory as the local pool would in this process."""
+    from ._core import ScenarioError
+
     try:
         from distributed import Client, as_completed as dask_completed
     except ImportError:
-        from ._core import ScenarioError
         raise ScenarioError("--scheduler needs the optional dependency: pip install 'ccsim[dask]'") from None
-    client = Client(scheduler)
     try:
-        futures = client.map(_execute, tasks, pure=False)
-        index = {f.key: t for f, t in zip(futures, tasks)}
+        client = Client(scheduler)
+    except (OSError, ValueError, TimeoutError) as e:
+        raise ConnectionError(f"--scheduler {scheduler}: cannot reach a Dask scheduler there ({e})") from None
+    running: dict = {}
+    bar = None
+    try:
+        todo = iter(tasks)
+        left = [len(tasks)]
+
+        def top_up(queue) -> None:
+            # The window follows the cluster: workers that join later get work too.
+            ahead = 2 * max(1, sum(client.nthreads().values()))
+            while left[0] and len(running) < ahead:
+                t = next(todo)
+                left[0] -= 1
+                fut = client.submit(_execute, _portable(t), pure=False)
+                running[fut] = t
+                queue.add(fut)
+
+        queue = dask_completed([])
+        top_up(queue)
         bar = _progress(len(tasks), "simulating on dask") if progress else None
-        for fut in dask_completed(futures):
-            t = index[fut.key]
+        for fut in queue:
+            t = running.pop(fut)
             try:
                 res = fut.result()
-            except Exception as e:
+            except Exception as e:  # reported to the caller, not raised
                 res = e
+            fut.release()
+            del fut
+            top_up(queue)
             if bar:
                 bar.advance()
             yield t, res
+            del res
+    finally:
+        for fut in running:
+            fut.cancel()
         if bar:
             bar.stop()
-    finally:
         client.close()
 
 
