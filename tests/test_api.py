@@ -319,3 +319,27 @@ def test_a_scenario_on_two_threads_is_deterministic_and_conserves_packets():
     assert two.flows["goodput_pps"].sum() == pytest.approx(one.flows["goodput_pps"].sum(), rel=0.05)
     with pytest.raises(ccsim.ScenarioError, match="parallel.second"):
         net().parallel("nowhere").run()
+
+
+def test_every_figure_is_written_whole_or_not_at_all():
+    # A killed reproduction must not leave a half-written PNG: figures go through
+    # _files.atomic_savefig, or atomic_write(path, lambda t: fig.savefig(t, ...)), or
+    # ccsim.plots (whose callers hand it atomic_write's temporary path). A savefig anywhere
+    # else writes in place.
+    import ast
+    from pathlib import Path
+
+    import ccsim
+
+    def savefigs(tree):
+        return {n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "attr", None) == "savefig"}
+
+    root = Path(ccsim.__file__).parent
+    direct = []
+    for f in root.rglob("*.py"):
+        if f.name in ("_files.py", "plots.py"):
+            continue
+        tree = ast.parse(f.read_text())
+        in_lambdas = set().union(*[savefigs(n.body) for n in ast.walk(tree) if isinstance(n, ast.Lambda)])
+        direct += [(str(f.relative_to(root)), line) for line in sorted(savefigs(tree) - in_lambdas)]
+    assert direct == []

@@ -278,11 +278,13 @@ def test_sweep_rows_carry_this_sweeps_parameters(cli, examples, tmp_path):
     (("--seeds", "1..99999999999999999999"), ["--seeds", "2^63"]),
     (("--seeds", "1..2000000"), ["--seeds", "at most 1000000"]),
     (("--jobs", "0"), ["--jobs"]),
+    (("--set", "flows[0].max_window=3,-5"), ["flows[0].max_window", "-5"]),
 ])
 def test_sweep_rejects_bad_options_naming_them(cli, examples, tmp_path, args, words):
     r = cli("sweep", examples / "keshav-s1-jk-fcfs.toml", *args, "--out", tmp_path / "sw")
     assert r.returncode == 2, r.stderr
     assert "Traceback" not in r.stderr
+    assert not (tmp_path / "sw").exists()  # nothing made for a sweep that never started
     for w in words:
         assert w in r.stderr
 
@@ -338,6 +340,20 @@ def test_figures_in_an_output_directory_are_this_runs(cli, examples, tmp_path):
     assert not (out / "probes.png").exists()  # this run has no probes
     assert cli("run", examples / "dumbbell.toml", "--out", out, "--duration", "20s", "-q", "--no-plots").returncode == 0
     assert not list(out.glob("*.png"))
+
+
+def test_optional_tables_in_an_output_directory_are_this_runs(cli, examples, tmp_path):
+    # The DWDM example keeps per-port intervals; the dumbbell run after it into the same
+    # directory must not leave them to be read back as its own.
+    import ccsim
+
+    out = tmp_path / "o"
+    assert cli("run", examples / "dwdm-trunk.toml", "--out", out, "--duration", "20s", "-q", "--no-plots").returncode == 0
+    assert (out / "port_intervals.parquet").exists()
+    assert cli("run", examples / "dumbbell.toml", "--out", out, "--duration", "20s", "-q", "--no-plots").returncode == 0
+    assert not (out / "port_intervals.parquet").exists()
+    back = ccsim.Results.read(out)
+    assert back.run["name"] == "dumbbell" and len(back.port_intervals) == 0
 
 
 def test_a_scenario_without_links_or_flows_runs_and_writes_empty_tables(cli, tmp_path):
@@ -488,3 +504,19 @@ def test_run_set_changes_one_field_and_bad_sets_exit_2(cli, examples, tmp_path):
         r = cli("run", ex, "--set", bad, "-q")
         assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, (bad, r.stderr)
     assert "as changed by --set flows[0].nagle=3" in cli("run", ex, "--set", "flows[0].nagle=3").stderr
+
+
+@pytest.mark.parametrize("args", [["list", "--markdown"], ["reproduce", "--list"], ["list"]])
+def test_a_reader_that_stops_early_ends_the_command_quietly(args):
+    # `ccsim list --markdown | head -1`: the pipe closes before ccsim writes (it is still
+    # starting), which used to print "error: [Errno 32] Broken pipe" with status 2.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = Path(sys.executable).parent / "ccsim"
+    p = subprocess.Popen([str(exe), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    assert p.wait() == 1
+    assert err == ""

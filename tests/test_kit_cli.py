@@ -38,10 +38,12 @@ def test_bad_thesis_or_selection_is_a_usage_error(cli, tmp_path, args, message):
 
 def test_reproduce_from_an_empty_directory_uses_the_packaged_scenarios(cli, tmp_path):
     # No checkout around: the scenario files and the reference come from the package, and
-    # the report goes to results/<thesis> under the working directory.
+    # the report goes under results/ in the working directory; a quick run of some scenarios
+    # to a directory of its own, leaving results/<thesis> to the full run's report.
     r = cli("reproduce", "keshav91", "--quick", "--only", "1", "--seeds", "1", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    out = tmp_path / "results" / "keshav91"
+    assert not (tmp_path / "results" / "keshav91").exists()
+    out = tmp_path / "results" / "keshav91-quick-only-1"
     cells = pd.read_parquet(out / "cells.parquet")
     assert set(cells["scenario"]) == {"S1"} and (cells["status"] != "NOT RUN").all()
     assert "## Summary" in (out / "report.md").read_text(encoding="utf-8")

@@ -59,3 +59,10 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
             f.write(text)
 
     atomic_write(path, write)
+
+
+def atomic_savefig(fig, path: str | os.PathLike, **kwargs) -> None:
+    """:func:`atomic_write` of a matplotlib figure, in the format the destination's suffix
+    names (the temporary file's own name must not decide it)."""
+    fmt = os.path.splitext(os.fspath(path))[1].lstrip(".").lower() or "png"
+    atomic_write(path, lambda tmp: fig.savefig(tmp, format=fmt, **kwargs))

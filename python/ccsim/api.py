@@ -37,6 +37,15 @@ def shipped_scenario(path: Union[str, os.PathLike]) -> Path | None:
     return candidate if candidate.is_file() else None
 
 
+def _is_shipped_dir(path: Path) -> bool:
+    """True if a relative ``path`` names a folder of the package's scenarios
+    (``scenarios/examples``, ``keshav91``)."""
+    if path.is_absolute() or not path.parts:
+        return False
+    parts = path.parts[1:] if path.parts[0] == "scenarios" else path.parts
+    return (Path(__file__).parent / "scenarios" / Path(*parts)).is_dir() if parts else path.parts == ("scenarios",)
+
+
 def _read_text(path: Union[str, os.PathLike]) -> str:
     """A scenario file's text, without a byte-order mark (not TOML); a relative path that does
     not exist here is looked up among the scenarios the package ships. Raises ScenarioError
@@ -48,6 +57,9 @@ def _read_text(path: Union[str, os.PathLike]) -> str:
         shipped = shipped_scenario(p)
         if shipped is not None:
             return shipped.read_text(encoding="utf-8").removeprefix("\ufeff")
+        if _is_shipped_dir(p):
+            raise ScenarioError(f"{p}: is a directory (of the scenarios ccsim ships), expected a scenario file "
+                                f"in it") from None
         raise ScenarioError(f"{p}: no such file") from None
     except IsADirectoryError:
         raise ScenarioError(f"{p}: is a directory, expected a scenario file") from None

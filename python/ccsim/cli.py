@@ -18,7 +18,9 @@ expected), 1 on an internal error, 130 when interrupted.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import textwrap
 from pathlib import Path
 
 from ._cli_common import _check_out, _err, _print_table, _seed, _text, _with_file
@@ -112,6 +114,9 @@ def cmd_list(a) -> int:
         try:
             c = registry.component(a.name)
         except KeyError as e:
+            if a.name in registry.applications():
+                return _err(f"{a.name} is an application (a flow's app), not an algorithm or a discipline: its "
+                            f"fields are the [[flows]] keys of the scenario format (docs/scenario-format.md)")
             return _err(str(e.args[0]))
         t = Table(title=f"{c.name} ({'cc' if c.kind == 'cc' else 'queue'}): {escape(c.summary)}; "
                         f"parameters go in {c.table} = {{...}}")
@@ -129,8 +134,9 @@ def cmd_list(a) -> int:
         for c in items:
             t.add_row(c.name, str(len(c.params)), escape(c.summary))
         con.print(t)
-    con.print(f"applications (flows' app): {', '.join(registry.applications())}; "
-              "`ccsim list NAME` shows one's parameters")
+    con.print(escape(f"applications (flows' app): {', '.join(registry.applications())} (their fields: the "
+                     "scenario format's [[flows]] section, docs/scenario-format.md)"))
+    con.print("`ccsim list NAME` shows an algorithm's or a discipline's parameters")
     return 0
 
 
@@ -150,8 +156,8 @@ def cmd_sweep(a) -> int:
         except ImportError:
             return _err("--scheduler needs the optional dependency: pip install 'ccsim[dask]'")
     base = api.load_scenario(a.file)
-    _check_out(a.out)
-    # Validate every combination up front, so a typo fails before hours of runs.
+    # Validate every combination up front, so a typo fails before hours of runs (and before
+    # the output directory is made).
     import copy
     import itertools
 
@@ -163,6 +169,7 @@ def cmd_sweep(a) -> int:
         except ValueError as e:
             return _err(str(e))
         api.validate(data)
+    _check_out(a.out)
     try:
         table, failures = sweep.sweep(base, sets, seeds, a.out, workers=a.jobs, scheduler=a.scheduler)
     except KeyboardInterrupt:
@@ -256,7 +263,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser("experiment", help="run a thesis experiment that is not a table reproduction (e.g. chapter 3's "
                                           "buffering structures, measured on an engine run's trace)",
-                       description="\n".join(f"{k}: {v}" for k, v in EXPERIMENTS.items()))
+                       description="\n\n".join(textwrap.fill(f"{k}: {v}", 88, subsequent_indent="  ")
+                                               for k, v in EXPERIMENTS.items()),
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     e.add_argument("name", choices=sorted(EXPERIMENTS))
     e.add_argument("--seed", type=_seed, default=1)
     e.add_argument("--out", metavar="FILE", help="also write the text report here (cui-direct: and its table "
@@ -284,13 +293,13 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--list", action="store_true", help="list the registered theses (id and title) and exit")
     rp.add_argument("--quick", action="store_true",
                     help="fewer seeds and shortened runs, as the thesis sets them (keshav91: 2 seeds, durations "
-                         "halved; about 30 s on 2 cores)")
+                         "halved; about 11 s on 2 cores)")
     rp.add_argument("--seeds", type=int, metavar="N", help="seeds 1..N (default: the thesis's, and its quick "
                                                             "number with --quick)")
     rp.add_argument("--jobs", type=int, metavar="N", help="parallel runs (default: one per core)")
     rp.add_argument("--out", metavar="DIR",
-                    help="report directory (default results/THESIS; with --jitter J or --param P, "
-                         "results/THESIS-jitter-J-P)")
+                    help="report directory (default results/THESIS for a full run; a variant gets its own, "
+                         "e.g. results/THESIS-quick, results/THESIS-only-S1_S3, results/THESIS-jitter-J-P)")
     rp.add_argument("--only", metavar="S1,S3", action="append",
                     help="only these scenarios (repeatable: --only S1 --only S3 is --only S1,S3)")
     rp.add_argument("--scheduler", metavar="ADDR", help="run on a Dask cluster, e.g. tcp://host:8786")
@@ -323,7 +332,14 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError:
         pass  # not the main thread (an embedding): leave SIGTERM as it is
     try:
-        return a.func(a)
+        status = a.func(a)
+        sys.stdout.flush()  # here, so a reader that went away is seen below, not at exit
+        return status
+    except BrokenPipeError:
+        # The reader stopped early (`ccsim reproduce --list | head -1`): end quietly with
+        # nothing left to flush into the closed pipe, and status 1, as rich's tables do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except ScenarioError as e:
         file = getattr(a, "file", None)
         return _err(_with_file(file, e) if file else str(e))

@@ -13,7 +13,7 @@ EXPERIMENTS = {
     "keshav91-fq-buffers": "Keshav 1991 ch. 3: average and maximum insertion costs of the four FQ buffering "
                            "structures (LINK, TREE, HEAP, PERC), trace-driven, beside Tables 3.1/3.2",
     "cui-direct": "Cui ch. 3's target systems simulated directly (E3.2 at 40 Gb/s; --cases t3.4-k16, t3.4-k64, "
-                  "k100 for Table 3.4 and 4 Tb/s) beside the extrapolations (issue 22)",
+                  "k100 for Table 3.4 and 4 Tb/s) beside the extrapolations of `ccsim reproduce cui-buffers`",
 }
 
 
@@ -22,6 +22,11 @@ def cmd_experiment(a) -> int:
         out = Path(a.out)
         if not a.out or out.is_dir() or (out.exists() and not out.resolve().is_file()):
             return _err(f"--out {a.out!r}: expected the path of a text file to write the report to")
+    if a.name != "cui-direct":
+        given = [f"--{k.replace('_', '-')}" for k in ("cases", "duration", "jobs", "scheduler", "pacing_rtt", "extrapolation")
+                 if getattr(a, k, None) is not None] + (["--threads"] if getattr(a, "threads", 1) != 1 else [])
+        if given:
+            return _err(f"{' '.join(given)}: options of cui-direct only; {a.name} takes --seed and --out")
     _check_out(a.out, is_file=True)
     if a.name == "cui-direct":
         from .experiments.cui_buffers.direct import experiment
@@ -68,10 +73,12 @@ def cmd_reproduce(a) -> int:
     prepare(thesis, only=a.only, params=params)
     default_out = f"results/{thesis.id}"
     out = a.out or default_out
-    if out == default_out:  # a variant run keeps the plain run's report
-        suffix = ([f"jitter-{a.jitter}"] if a.jitter is not None else []) + [re.sub(r"[^A-Za-z0-9._=-]", "_", p.strip())
-                                                                           for p in params]
-        out = "-".join([default_out] + suffix)
+    if out == default_out:
+        # A variant run (quick, a subset, jitter, another reading) keeps the plain full run's
+        # report: a ten-second --only run must not replace an eleven-minute report.
+        suffix = (["quick"] if a.quick else []) + ([f"only-{a.only}"] if a.only else []) + \
+                 ([f"jitter-{a.jitter}"] if a.jitter is not None else []) + [p.strip() for p in params]
+        out = "-".join([default_out] + [re.sub(r"[^A-Za-z0-9._=-]", "_", x) for x in suffix])
     _check_out(out)
     try:
         res = reproduce(thesis, quick=a.quick, seeds=a.seeds, jobs=a.jobs, out=out, only=a.only,

@@ -212,10 +212,14 @@ class Results:
                          ("cwnd", self.cwnd), ("queues", self.queues), ("probes", self.probes),
                          ("drops", self.drops)):
             put(f"{name}.parquet", lambda t, df=df: df.to_parquet(t, index=False))
-        # Written when the scenario asked for them ([measure] port_stats, trace_departures).
+        # Written when the scenario asked for them ([measure] port_stats, trace_departures);
+        # otherwise an earlier run's table in this directory is removed, as its figures are,
+        # so Results.read never returns another run's rows beside this run's summary.
         for name, df in (("port_intervals", self.port_intervals), ("departures", self.departures)):
             if len(df):
                 put(f"{name}.parquet", lambda t, df=df: df.to_parquet(t, index=False))
+            else:
+                (out / f"{name}.parquet").unlink(missing_ok=True)
         written += write_figures(self, out, draw=plots)
         return written
 

@@ -13,6 +13,7 @@ import re
 
 import numpy as np
 
+from ..._files import atomic_savefig
 from ..kit.report import pyplot
 
 SCENARIO = "E3.6"
@@ -107,7 +108,7 @@ def draw_e36(board, ctx) -> None:
     axes.flat[0].legend(fontsize=7)
     fig.tight_layout()
     path = board.path("e3.6-openloop.png")
-    fig.savefig(path, dpi=100)
+    atomic_savefig(fig, path, dpi=100)
     plt.close(fig)
     board.add(SCENARIO, path, "Figs 3.17, 3.21, 3.24, 3.26, 3.27, 3.32, 3.36, 3.39: P_B of the five open-loop "
                               "models (curves) and of the Monte Carlo of the detailed switch model (points, 95% "

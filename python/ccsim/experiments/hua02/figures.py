@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kit.reference import point_label
+from ..._files import atomic_savefig
 from ..kit.report import pyplot
 
 MIXES = ("60-20-20", "33-33-33", "20-20-60", "30-40-30", "20-30-50")
@@ -62,7 +63,7 @@ def _value(flows, file: str | None, source: int, field: str, sources=None) -> fl
 def _save(board, sid: str, fig, name: str, caption: str) -> None:
     path = board.path(name)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    atomic_savefig(fig, path, dpi=110)
     board.add(sid, path, caption)
 
 

@@ -1,5 +1,5 @@
 """The report as a document: a list of blocks (heading, paragraph, list, table, image)
-rendered to Markdown and to self-contained HTML, so the two always say the same thing."""
+rendered to Markdown and to HTML with its styles inline, so the two always say the same thing."""
 
 from __future__ import annotations
 

@@ -110,7 +110,8 @@ class FrameData:
         if stem is None:
             raise DataError(f"no run is listed for pair {pair!r}")
         if stem not in self._files:
-            raise NotRun(pair, self.failures.get(stem, "no results"))
+            raise NotRun(pair, self.failures.get(stem, f"{stem} was not among this reproduction's runs (a --quick "
+                                                        f"run sweeps fewer values)"))
         return stem
 
     def _field(self, metric: str) -> str:

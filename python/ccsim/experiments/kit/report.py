@@ -1,4 +1,5 @@
-"""The reproduction report: Markdown and self-contained HTML, the thesis's figures, Parquet.
+"""The reproduction report: Markdown and HTML (styles inline, the thesis's figures beside it
+in figures/), and the Parquet tables.
 
 The kit writes the skeleton every thesis shares: a header (what ran, how, how long), the
 summary of verdicts, the runs that failed, every table cell by cell, the qualitative checks,
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..._files import atomic_write
+from ..._files import atomic_savefig, atomic_write
 from .document import Doc
 from .judge import pass_rates_text
 from .reference import scenario, scenario_ids, scenario_name
@@ -67,7 +68,7 @@ class FigureBoard:
         """Lay out ``fig``, write it as ``name``, close it and show it under the scenario."""
         fig.tight_layout()
         path = self.path(name)
-        fig.savefig(path, dpi=dpi)
+        atomic_savefig(fig, path, dpi=dpi)
         pyplot().close(fig)
         self.add(scenario_id, path, caption)
         return path
@@ -102,7 +103,9 @@ def write(outcome, ref: dict, data: dict, tables, *, t0: float) -> list[Path]:
 def _header(doc: Doc, outcome, ref: dict) -> None:
     thesis, runs = outcome.thesis, outcome.runs
     doc.h(1, f"{thesis.title}: reproduction report")
-    ok_runs = int((runs["seeds_ok"] > 0).sum()) if len(runs) else 0
+    # A file two scenarios share (one run, read by both) is counted once.
+    files = runs.groupby("file")["seeds_ok"].max() if len(runs) else runs
+    ok_runs = int((files > 0).sum()) if len(runs) else 0
     fixed = [scenario_name(sc) for sc in ref["scenarios"] if "phases" in sc and sc["scenario"] in outcome.scenarios]
     quick = (f" ({thesis.quick_seeds} seeds by default, durations x{thesis.quick_factor:g}"
              + (f" except {', '.join(fixed)}, whose phases are fixed in time)" if fixed else ")"))
@@ -111,7 +114,7 @@ def _header(doc: Doc, outcome, ref: dict) -> None:
         f"Generated {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} by {outcome.version}",
         "Mode: " + ("quick" + quick if outcome.quick else "full (the scenario files' own durations)"),
         f"Seeds: {', '.join(str(s) for s in outcome.seeds)}; scenarios: {', '.join(outcome.scenarios)}",
-        (f"Runs: {ok_runs} of {len(runs)} scenario files produced results, {len(outcome.seeds)} seeds each"
+        (f"Runs: {ok_runs} of {len(files)} scenario files produced results, {len(outcome.seeds)} seed{'s' if len(outcome.seeds) != 1 else ''} each"
          if len(runs) else "Runs: none (every cell selected is a model's value)"),
         f"Runtime: {outcome.sim_seconds:.1f} s simulating, {outcome.total_seconds:.1f} s in all",
     ] + ([f"Processing jitter: {outcome.jitter} on every link (links[].jitter), a phase-sensitivity run: "

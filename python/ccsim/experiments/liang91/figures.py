@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from ..._files import atomic_savefig
 from ..kit.report import pyplot
 
 # scenario -> (file name, caption, [(panel title, pair label, sources)])
@@ -61,7 +62,7 @@ def draw(board, ctx) -> None:
         fig.tight_layout()
         if drawn:
             path = board.path(name)
-            fig.savefig(path, dpi=110)
+            atomic_savefig(fig, path, dpi=110)
             board.add(sid, path, caption)
         else:
             board.note(sid, f"{name}: the runs kept no window trace")
