@@ -90,7 +90,13 @@ pub fn run_duration(s: &str) -> Result<SimTime, String> {
 }
 
 fn bounded_duration(s: &str, max: f64, expect: &str) -> Result<SimTime, String> {
-    let (n, unit) = split_number(s).ok_or_else(|| expect.to_string())?;
+    let (n, unit) = split_number_keep_case(s).ok_or_else(|| expect.to_string())?;
+    // Units may be written in any case, but a capital M is mega everywhere else ("10Mbps"):
+    // "5Ms" is refused rather than read as 5 ms.
+    if unit.starts_with('M') && unit.eq_ignore_ascii_case("ms") {
+        return Err(format!("{expect} (\"{unit}\" has a capital M, mega; milliseconds are \"ms\")"));
+    }
+    let unit = unit.to_ascii_lowercase();
     let secs = match unit.as_str() {
         "" | "s" | "sec" => n,
         "ms" => n * 1e-3,
@@ -206,6 +212,12 @@ mod tests {
         assert!(bandwidth("-5Mbps").is_err());
         assert!(duration("-1s").is_err());
         assert!(duration("3 parsecs").is_err());
+        // A capital M is mega elsewhere ("10Mbps"): "5Ms" is not taken for 5 ms.
+        for mega in ["5Ms", "5MS"] {
+            assert!(duration(mega).unwrap_err().contains("capital M"), "{mega}");
+        }
+        assert_eq!(duration("5mS"), Ok(5 * PS_PER_SEC / 1000));
+        assert_eq!(duration("1Min"), Ok(60 * PS_PER_SEC));
         assert!(size("0B").is_err());
         assert_eq!(buffer("0pkt"), Ok(BufferLimit::Packets(0)), "checked against the link's channels");
         assert!(buffer("-1pkt").is_err());
