@@ -22,18 +22,20 @@ durations, which are as short as the runs settle in (E35_TIME). The (80, 20, 0) 
 9 Gb/s each and take most of the sweep's six CPU minutes; without them it would be one.
 
 Where the thesis is silent (both experiments): the RTTs are network.py's (60-180 ms, evenly
-spread); each host sends into its access link through a 50-packet drop-tail queue, ns-2's
-default `limit_` for a link's queue. The chapter's other experiments leave it unlimited, but
-here the access link becomes a flow's bottleneck (E3.4 at the top, E3.5 at low access rates)
-and an unlimited queue would let the window grow without end (a run at x = 128 stopped after
-8.8 s holding 8.4 M packets).
+spread); each host sends into its access link through a drop-tail queue of
+network.HOST_QUEUE packets (1000: the thesis's "large" buffers at the edge; ns-2's default
+`limit_` of 50 is the other reading, finding e35-host-queue). The chapter's other experiments
+leave it unlimited, but here the access link becomes a flow's bottleneck (E3.4 at the top,
+E3.5 at low access rates) and an unlimited queue would let the window grow without end (a run
+at x = 128 stopped after 8.8 s holding 8.4 M packets).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from .network import NS2_HOST_QUEUE, Network, scenario
+from . import network as _network
+from .network import Network, scenario
 
 SCALE = 50                                   # E3.4: N and the link rates divided by this
 E34_RATES = (1, 2, 4, 8, 16, 32, 64, 128)    # Gb/s a link, the thesis's scale
@@ -42,11 +44,12 @@ E35_SWITCHES = ((8, 1, 10), (16, 2, 5), (80, 20, 0))
 E35_ACCESS = (10, 30, 100, 300, 1000, 2000)   # Mb/s: a log axis, 1-3-10 steps
 E35_CORE = 1e9
 # E3.5's (duration, warm-up) in s by switch and pacing, each run measuring its last 5 s
-# intervals, as short as the runs allow (from 60 s runs' 5 s intervals): paced runs settle
-# within 5 s; regular ones behind the bufferless (80, 20, 0) end their slow starts early, at the
-# 50-packet host queues (the trunk loses nothing in the first 20 s, and spreading the starts
-# over a second changes nothing), then grow a packet a round trip for 30 s (at 100 Mb/s access
-# the utilisation by 5 s interval: 0.04, 0.09, 0.17, 0.24, 0.32, 0.39, 0.42, 0.44, 0.42, ...).
+# intervals (from 60 s runs' 5 s intervals): paced runs settle within 5 s. Regular ones behind
+# the bufferless (80, 20, 0) settled slowly with ns-2's 50-packet host queues: their slow starts
+# ended early there (the trunk loses nothing in the first 20 s), then grew a packet a round trip
+# for 30 s (at 100 Mb/s access the utilisation by 5 s interval: 0.04, 0.09, 0.17, 0.24, 0.32,
+# 0.39, 0.42, 0.44, 0.42, ...), hence their 40 s. With HOST_QUEUE's 1000 packets they settle by
+# 15 s (0.52, 0.48, 0.44, 0.45, 0.44, 0.43, ...), so the 40 s are now more than they need.
 E35_TIME = {(8, 1, 10): {True: (20.0, 10.0), False: (20.0, 10.0)},
             (16, 2, 5): {True: (20.0, 10.0), False: (20.0, 10.0)},
             (80, 20, 0): {True: (15.0, 10.0), False: (40.0, 30.0)}}
@@ -69,21 +72,21 @@ def e35_curve(m: int, k: int, b: int, paced: bool) -> str:
 def e34_network(x: float, transport: dict) -> Network:
     """E3.4 at the thesis's per-link rate ``x`` Gb/s, scaled down by SCALE."""
     return replace(E34_FULL, flows=E34_FULL.flows // SCALE, channel_bps=x * 1e9 / SCALE, duration=25.0,
-                   warmup=10.0, interval=5.0, transport=transport, access_buffer=NS2_HOST_QUEUE)
+                   warmup=10.0, interval=5.0, transport=transport, access_buffer=_network.HOST_QUEUE)
 
 
 def e35_network(m: int, k: int, b: int, paced: bool, access_mbps: float, transport: dict) -> Network:
     duration, warmup = E35_TIME[(m, k, b)][paced]
     return Network(flows=400, inputs=m, channels=k, buffer=b, channel_bps=E35_CORE, access_bps=access_mbps * 1e6,
                    paced=paced, duration=duration, warmup=warmup, interval=5.0, transport=transport,
-                   access_buffer=NS2_HOST_QUEUE)
+                   access_buffer=_network.HOST_QUEUE)
 
 
 def notes(net: Network, extra: list[str]) -> list[str]:
     kind = "paced" if net.paced else "regular (ACK-clocked, not paced)"
     return extra + [
         f"{net.flows} {kind} NewReno flows (ns-2's, unlimited window) on {net.access_bps / 1e6:g} Mb/s access links, each",
-        f"fed by its host through a {NS2_HOST_QUEUE}-packet drop-tail queue (ns-2's default; the thesis is silent), into",
+        f"fed by its host through a {_network.HOST_QUEUE}-packet drop-tail queue (the thesis's \"large\" buffers), into",
         f"M = {net.inputs} edge routers (unlimited buffers), one {net.channel_bps / 1e6:g} Mb/s input link each into the switch;",
         f"the output trunk has K = {net.channels} channel(s) of {net.channel_bps / 1e6:g} Mb/s and B = {net.buffer} shared buffer",
         f"slots. Round-trip propagation delays spread evenly over {net.rtt_min * 1e3:g}-{net.rtt_max * 1e3:g} ms; 1000 B payload",

@@ -11,7 +11,8 @@ trunk is the only bottleneck; the ACKs come back on the same links, uncongested.
 Host queues: unlimited by default (the trunk is the bottleneck and they stay short); where the
 flows' share equals their access rate the access link can be the bottleneck and an unlimited
 queue there lets a window grow without bound, so ``access_buffer`` gives the host's queue a
-limit (E3.3-E3.5 and E3.8 use ns-2's default DropTail limit_, NS2_HOST_QUEUE = 50 packets).
+limit (E3.3-E3.5 and E3.8 use HOST_QUEUE, 1000 packets: the thesis's "large" buffers; ns-2's
+default DropTail limit_ of 50 is NS2_HOST_QUEUE).
 
 RTTs: the round-trip propagation delays are spread evenly over [rtt_min, rtt_max] (flow i gets
 rtt_min + (rtt_max - rtt_min) (i + 1/2)/N), set on the access links. Their harmonic mean is
@@ -66,9 +67,17 @@ class Network:
         return self.channel_bps / WIRE_BITS
 
 
-# ns-2's default queue limit (Queue set limit_ 50), for the hosts' queues where an access link
-# can be a flow's bottleneck.
+# The hosts' queues where an access link can be a flow's bottleneck. The thesis does not give
+# their size; it gives the edge routers "large electronic buffers", which in an all-optical
+# Internet "are in the users' PCs" (§3.2), and takes the senders' buffers "large enough that
+# TCP's congestion window determines the transmission rate". So the reading is a large queue,
+# LARGE_HOST_QUEUE packets (not unlimited: where the share is the access rate nothing is lost,
+# and an unlimited queue lets a window grow without bound). ns-2's own default limit_ of 50
+# (NS2_HOST_QUEUE) is the other reading; findings e33-access-limited, e35-host-queue and
+# e38-access-limited give what each measures.
 NS2_HOST_QUEUE = 50
+LARGE_HOST_QUEUE = 1000
+HOST_QUEUE = LARGE_HOST_QUEUE
 # The trunk's port, whose statistics the rows read.
 TRUNK = "sw->d"
 # Fixed one-way delays (s) of the links every flow shares: ER -> switch and switch -> sink.
