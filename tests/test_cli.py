@@ -520,3 +520,16 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(args):
     err = p.stderr.read().decode()
     assert p.wait() == 1
     assert err == ""
+
+
+@pytest.mark.parametrize("args, words", [
+    (["run", "{dumbbell}", "--duration", "-5s", "--out", "{tmp}/o"], "duration: expected a non-negative duration"),
+    (["reproduce", "keshav91", "--jitter", "-1ms", "--only", "S1"], "--jitter: expected a positive duration"),
+    (["sweep", "{dumbbell}", "--seeds", "-1", "--out", "{tmp}/s"], "--seeds: expected an integer"),
+])
+def test_a_negative_option_value_gets_the_values_own_message(cli, examples, tmp_path, args, words):
+    # argparse alone takes "-5s" for an option and says "expected one argument".
+    args = [a.format(dumbbell=examples / "dumbbell.toml", tmp=tmp_path) for a in args]
+    r = cli(*args)
+    assert r.returncode == 2 and words in r.stderr, r.stderr
+    assert "expected one argument" not in r.stderr

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -315,9 +316,31 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _join_negative_values(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """``--duration -5s`` as ``--duration=-5s``: argparse takes a value starting with "-" that is
+    not a plain number for an option and answers "expected one argument"; joined, the value
+    reaches the check that says what is wrong with it."""
+    takes_value = set()
+    for p in [parser] + [sp for a in parser._actions if isinstance(a, argparse._SubParsersAction)
+                         for sp in a.choices.values()]:
+        for a in p._actions:
+            if a.option_strings and a.nargs is None and not isinstance(a, (argparse._StoreConstAction,
+                                                                              argparse._HelpAction)):
+                takes_value.update(o for o in a.option_strings if o.startswith("--"))
+    out, i = [], 0
+    while i < len(argv):
+        if argv[i] in takes_value and i + 1 < len(argv) and re.match(r"-[0-9.]", argv[i + 1]):
+            out.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    a = parser.parse_args(argv)
+    a = parser.parse_args(_join_negative_values(parser, sys.argv[1:] if argv is None else list(argv)))
     if not a.command:
         parser.print_help()
         return 2
