@@ -86,3 +86,13 @@ def test_parse_and_apply_param_overrides():
     assert d["links"][2]["reverse"]["queue_params"] == {"delta": 8, "charge_drops": True}
     assert apply_params(d, [parse_param("links.buffer=60pkt")]) == 3
     assert [l["buffer"] for l in d["links"]] == ["60pkt"] * 3
+
+
+def test_an_out_the_user_writes_is_kept_for_a_variant_run(cli, tmp_path):
+    # `make demo` runs --quick --out results/keshav91: the report must go there, not to the
+    # variant's default directory.
+    r = cli("reproduce", "keshav91", "--quick", "--only", "S1", "--seeds", "1", "--out", "results/keshav91",
+            cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "results" / "keshav91" / "report.md").exists()
+    assert not (tmp_path / "results" / "keshav91-quick-only-S1").exists()

@@ -100,11 +100,66 @@ def test_sweep_command_on_a_cluster_matches_the_local_one(cli, cluster, examples
     shutil.rmtree(tmp_path / "dask")
 
 
-def test_an_unreachable_scheduler_is_named_with_exit_2(cli, examples, tmp_path):
+def test_a_bad_scheduler_address_is_named_with_exit_2_and_nothing_made(cli, examples, tmp_path):
     r = cli("sweep", examples / "dumbbell.toml", "--out", tmp_path / "o", "--scheduler", "nonsense")
     assert r.returncode == 2
-    assert "--scheduler nonsense: cannot reach a Dask scheduler" in r.stderr
+    assert "--scheduler nonsense: not a Dask scheduler address" in r.stderr
     assert "Traceback" not in r.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_task_that_cannot_be_sent_comes_back_as_its_own_error(cluster, examples, tmp_path, monkeypatch):
+    # Read where the file is (a worker elsewhere would only say "no such file"), and one task
+    # that cannot be pickled does not stop the others.
+    import threading
+
+    name = small_scenario(examples, tmp_path)
+    (tmp_path / "latin1.toml").write_bytes("name = 'caf\xe9'\n".encode("latin-1"))
+    monkeypatch.chdir(tmp_path)
+    lock = threading.Lock()
+    tasks = [Task(key="latin1", scenario="latin1.toml"),
+             Task(key="unpicklable", scenario=name, edit=lambda d: (lock, d)[1]),
+             Task(key="good", scenario=name)]
+    got = {t.key: r for t, r in run_many(iter(tasks), scheduler=cluster.scheduler_address, progress=False)}
+    assert "not UTF-8" in str(got["latin1"])
+    assert isinstance(got["unpicklable"], Exception)
+    assert not isinstance(got["good"], Exception) and len(got["good"].flows) == 4
+
+
+def test_stopping_early_stops_the_runs_under_way_on_the_cluster(cluster, examples, tmp_path):
+    # The caller takes one result and stops: the long runs already on the workers end at their
+    # next slice instead of simulating on for their whole length. (Cancelling their futures
+    # alone makes the scheduler forget them while the workers' threads go on: the workers'
+    # CPU is what tells.)
+    import os
+    import time
+
+    import psutil
+
+    name = small_scenario(examples, tmp_path)
+    long = [Task(key=f"long{i}", scenario=str(tmp_path / name), duration="100000s",
+                 edit=lambda d: {**d, "measure": {**d["measure"], "trace_period": "1000s"}}) for i in range(2)]
+    tasks = [Task(key="short", scenario=str(tmp_path / name))] + long
+    watcher = distributed.Client(cluster.scheduler_address)
+    try:
+        workers = [psutil.Process(pid) for pid in watcher.run(os.getpid).values()]
+
+        def busy() -> list[float]:
+            for w in workers:
+                w.cpu_percent(None)
+            time.sleep(1.0)
+            return [w.cpu_percent(None) for w in workers]
+
+        it = run_many(tasks, scheduler=cluster.scheduler_address, progress=False)
+        first, _ = next(it)
+        assert first.key == "short"
+        time.sleep(0.5)
+        assert max(busy()) > 50  # the long runs are simulating
+        it.close()
+        time.sleep(0.5)
+        assert max(busy()) < 30
+    finally:
+        watcher.close()
 
 
 def test_a_reproduction_on_a_cluster_judges_as_the_local_one(cli, cluster, tmp_path):

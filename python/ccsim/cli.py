@@ -68,19 +68,20 @@ def cmd_run(a) -> int:
         res = stop.results
         print(f"ccsim: interrupted after {res.run['duration_s']:.6g} simulated seconds; the results "
               f"below cover that much", file=sys.stderr)
+        paths = res.write(a.out, plots=not a.no_plots) if a.out else []
         if not a.quiet:
             _print_table(res)
         if a.out:
-            paths = res.write(a.out, plots=not a.no_plots)
             print(f"kept {len(paths)} files in {a.out}/ (the run up to the interruption): "
                   + ", ".join(p.name for p in paths))
         return 130
     if a.set:
         res.run["set"] = list(a.set)  # summary.json records the changes
+    # The files first: a reader that stops early (`| head`) must not cost the results.
+    paths = res.write(a.out, plots=not a.no_plots) if a.out else []
     if not a.quiet:
         _print_table(res)
     if a.out:
-        paths = res.write(a.out, plots=not a.no_plots)
         print(f"wrote {len(paths)} files to {a.out}/: " + ", ".join(p.name for p in paths))
     return 0 if res.run["conserved"] else 1
 
@@ -170,9 +171,18 @@ def cmd_sweep(a) -> int:
         except ValueError as e:
             return _err(str(e))
         api.validate(data)
+    made = not Path(a.out).exists()
     _check_out(a.out)
     try:
         table, failures = sweep.sweep(base, sets, seeds, a.out, workers=a.jobs, scheduler=a.scheduler)
+    except ConnectionError as e:
+        if made:  # nothing ran: leave no empty directories behind
+            for d in (Path(a.out) / "runs", Path(a.out)):
+                try:
+                    d.rmdir()
+                except OSError:
+                    pass
+        return _err(str(e))
     except KeyboardInterrupt:
         runs = Path(a.out) / "runs"
         kept = len(list(runs.glob("*.json"))) if runs.is_dir() else 0

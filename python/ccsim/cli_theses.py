@@ -73,7 +73,7 @@ def cmd_reproduce(a) -> int:
     prepare(thesis, only=a.only, params=params)
     default_out = f"results/{thesis.id}"
     out = a.out or default_out
-    if out == default_out:
+    if a.out is None:  # an --out the user wrote is kept as written
         # A variant run (quick, a subset, jitter, another reading) keeps the plain full run's
         # report: a ten-second --only run must not replace an eleven-minute report.
         suffix = (["quick"] if a.quick else []) + ([f"only-{a.only}"] if a.only else []) + \
@@ -103,9 +103,11 @@ def cmd_reproduce(a) -> int:
     for row in qc.itertuples(index=False):
         q.add_row(*[_text(x) for x in row])
     con.print(q)
-    bad = int((res.runs["seeds_ok"] == 0).sum()) if len(res.runs) else 0
+    # A file two scenarios share is one run: count files, as the report does.
+    files = res.runs.groupby("file")["seeds_ok"].max() if len(res.runs) else res.runs
+    bad = int((files == 0).sum()) if len(res.runs) else 0
     if bad:
-        con.print(f"{bad} of {len(res.runs)} scenario files did not run (see the report)")
+        con.print(f"{bad} of {len(files)} scenario files did not run (see the report)")
     rates = pass_rates_text(res.cells)
     if rates:
         con.print(f"judged cells passing (known issues aside): {rates}")

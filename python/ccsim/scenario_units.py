@@ -11,7 +11,11 @@ def parse_seconds(v) -> float:
     """ "250s" / "500ms" / 2.5 -> seconds. Raises ValueError on anything else."""
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return float(v)
-    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*([a-zµ]*)\s*", str(v))
+    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*([a-zA-Zµ]*)\s*", str(v))
+    if m and m.group(2).startswith("M") and m.group(2).lower() == "ms":
+        # As the engine: any case, but a capital M is mega ("5Ms" is not 5 ms).
+        raise ValueError(f"expected a duration such as \"2s\", got {v!r} (a capital M is mega; "
+                         f"milliseconds are \"ms\")")
     if not m or m.group(2).lower() not in _DUR:
         raise ValueError(f"expected a duration such as \"2s\", got {v!r}")
     return float(m.group(1)) * _DUR[m.group(2).lower()]

@@ -24,8 +24,8 @@ durations, which are as short as the runs settle in (E35_TIME). The (80, 20, 0) 
 Where the thesis is silent (both experiments): the RTTs are network.py's (60-180 ms, evenly
 spread); each host sends into its access link through a drop-tail queue of
 network.HOST_QUEUE packets (1000: the thesis's "large" buffers at the edge; ns-2's default
-`limit_` of 50 is the other reading, finding e35-host-queue). The chapter's other experiments
-leave it unlimited, but here the access link becomes a flow's bottleneck (E3.4 at the top,
+`limit_` of 50 is the other reading, findings e34-top-access-limited and e35-*). The
+chapter's other experiments leave it unlimited, but here the access link becomes a flow's bottleneck (E3.4 at the top,
 E3.5 at low access rates) and an unlimited queue would let the window grow without end (a run
 at x = 128 stopped after 8.8 s holding 8.4 M packets).
 """

@@ -73,8 +73,9 @@ class Network:
 # TCP's congestion window determines the transmission rate". So the reading is a large queue,
 # LARGE_HOST_QUEUE packets (not unlimited: where the share is the access rate nothing is lost,
 # and an unlimited queue lets a window grow without bound). ns-2's own default limit_ of 50
-# (NS2_HOST_QUEUE) is the other reading; findings e33-access-limited, e35-host-queue and
-# e38-access-limited give what each measures.
+# (NS2_HOST_QUEUE) is the other reading; findings e33-access-limited, e34-top-access-limited,
+# e35-k1-burst-share, e35-k20-bufferless-no-pacing-gain and e38-access-limited give what each
+# measures.
 NS2_HOST_QUEUE = 50
 LARGE_HOST_QUEUE = 1000
 HOST_QUEUE = LARGE_HOST_QUEUE
