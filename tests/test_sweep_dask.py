@@ -106,6 +106,9 @@ def test_a_bad_scheduler_address_is_named_with_exit_2_and_nothing_made(cli, exam
     assert "--scheduler nonsense: not a Dask scheduler address" in r.stderr
     assert "Traceback" not in r.stderr
     assert not (tmp_path / "o").exists()
+    r = cli("reproduce", "liang91", "--quick", "--only", "T4.1", "--out", tmp_path / "r", "--scheduler", "nonsense")
+    assert r.returncode == 2 and "--scheduler nonsense" in r.stderr
+    assert not (tmp_path / "r").exists()
 
 
 def test_a_task_that_cannot_be_sent_comes_back_as_its_own_error(cluster, examples, tmp_path, monkeypatch):

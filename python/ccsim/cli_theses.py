@@ -79,10 +79,18 @@ def cmd_reproduce(a) -> int:
         suffix = (["quick"] if a.quick else []) + ([f"only-{a.only}"] if a.only else []) + \
                  ([f"jitter-{a.jitter}"] if a.jitter is not None else []) + [p.strip() for p in params]
         out = "-".join([default_out] + [re.sub(r"[^A-Za-z0-9._=-]", "_", x) for x in suffix])
+    made = not Path(out).exists()
     _check_out(out)
     try:
         res = reproduce(thesis, quick=a.quick, seeds=a.seeds, jobs=a.jobs, out=out, only=a.only,
                         scheduler=a.scheduler, jitter=a.jitter, params=params)
+    except ConnectionError as e:
+        if made:  # nothing ran: leave no empty directory behind
+            try:
+                Path(out).rmdir()
+            except OSError:
+                pass
+        return _err(str(e))
     except KeyboardInterrupt:
         print(f"ccsim: interrupted before the report was written; {out}/ keeps the last complete report, "
               f"if there was one (every file is written whole or not at all)", file=sys.stderr)
