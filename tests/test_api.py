@@ -343,3 +343,81 @@ def test_every_figure_is_written_whole_or_not_at_all():
         in_lambdas = set().union(*[savefigs(n.body) for n in ast.walk(tree) if isinstance(n, ast.Lambda)])
         direct += [(str(f.relative_to(root)), line) for line in sorted(savefigs(tree) - in_lambdas)]
     assert direct == []
+
+
+def test_an_edit_gets_its_own_copy_of_a_shared_scenario(examples):
+    # Two tasks share one dict; the first edits the bottleneck buffer. The second must run the
+    # dict as given, and the caller's dict must be left alone.
+    from ccsim.api import load_scenario
+    from ccsim.sweep import Task, run_many
+
+    base = load_scenario(examples / "dumbbell.toml")
+    buffer = base["links"][0].get("buffer")
+
+    def edit(d):
+        d["links"][0]["buffer"] = "200pkt"
+        return d
+
+    got = {t.key: r for t, r in run_many([Task("edited", base, duration="20s", edit=edit),
+                                          Task("control", base, duration="20s")], workers=1, progress=False)}
+    assert base["links"][0].get("buffer") == buffer
+    assert got["edited"].ports["max_queue_packets"].max() > got["control"].ports["max_queue_packets"].max()
+
+
+def test_an_edit_that_returns_nothing_is_named(examples):
+    from ccsim.sweep import Task, run_many
+
+    (_, err), = run_many([Task("k", str(examples / "dumbbell.toml"), edit=lambda d: None)], workers=1, progress=False)
+    assert isinstance(err, TypeError) and "its edit returned NoneType" in str(err)
+
+
+def test_the_builder_copies_what_it_is_given():
+    qp, route = {"max_p": 0.02}, ["x", "y"]
+    sc = ccsim.Scenario("a", duration="5s").hosts("x", "y").link("x", "y", bandwidth="1Mbps", queue="red",
+                                                                 queue_params=qp, loss=0.01)
+    sc.flow("x", "y", route=route)
+    qp["max_p"], route[0] = 0.5, "z"
+    d = sc.to_dict()
+    assert d["links"][0]["queue_params"] == {"max_p": 0.02} and d["links"][0]["loss"] == 0.01
+    assert d["flows"][0]["route"] == ["x", "y"]
+
+
+def test_numpy_booleans_are_booleans_to_the_engine_and_in_toml():
+    import numpy as np
+
+    sc = ccsim.Scenario("b", duration="2s").hosts("x", "y").link(
+        "x", "y", bandwidth="1Mbps", queue="red", queue_params={"gentle": np.bool_(True)}).flow("x", "y")
+    sc.measure(interval="1s", discard=0)
+    assert sc.run().run["conserved"]
+    assert "gentle = true" in sc.to_toml()
+
+
+def test_results_read_back_keep_nan_and_the_name_columns(examples, tmp_path):
+    import math
+
+    res = ccsim.run(examples / "dumbbell.toml", duration="20s", progress=False)
+    res.run["jain_goodput"] = float("nan")  # as a run with no goodput has it
+    res.write(tmp_path / "o", plots=False)
+    back = ccsim.Results.read(tmp_path / "o")
+    assert math.isnan(back.jain)
+    for name in ("departures", "port_intervals"):
+        assert list(getattr(back, name).columns) == list(getattr(res, name).columns), name
+    assert back.events == {}
+
+
+@pytest.mark.parametrize("kw, words", [({"time_limit": "1"}, "time_limit"), ({"time_limit": -1}, "time_limit"),
+                                       ({"stop": True}, "stop")])
+def test_run_checks_its_own_arguments_first(examples, kw, words):
+    with pytest.raises((TypeError, ValueError), match=words):
+        ccsim.run(examples / "dumbbell.toml", progress=False, **kw)
+
+
+def test_the_red_code_models_refuse_what_the_engine_refuses():
+    from ccsim.models.hua02 import code_probability, red_code
+
+    for args in ((10, 20, 5), (10, 5, 5), (10, 5, 15, 0), (10, 5, 15, 9)):
+        with pytest.raises(ValueError):
+            red_code(*args)
+    with pytest.raises(ValueError):
+        code_probability(-1)
+    assert red_code(16, 5, 15, 1) == 1 and code_probability(1, 0.1, 1) == 1.0

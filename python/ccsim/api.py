@@ -138,6 +138,11 @@ def run(scenario: ScenarioLike, *, seed: int | None = None, duration: str | None
 
     if progress is None:
         progress = sys.stderr.isatty()
+    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
+                                   or not time_limit >= 0):
+        raise ValueError(f"time_limit: expected wall seconds, a non-negative number, got {time_limit!r}")
+    if stop is not None and not callable(getattr(stop, "is_set", None)):
+        raise TypeError(f"stop: expected an event with is_set() (threading.Event), got {type(stop).__name__}")
     with _duration_hint(duration):
         sim = _core.Simulation(_resolve(scenario), _overrides(seed=seed, duration=duration))
     t0 = time.monotonic()

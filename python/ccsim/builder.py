@@ -50,19 +50,22 @@ class Scenario:
     def link(self, a: str, b: str, *, bandwidth: Any, delay: Any = None, buffer: Any = None,
              queue: str | None = None, queue_params: dict | None = None, count_in_service: bool | None = None,
              forward: dict | None = None, reverse: dict | None = None, changes: list | None = None,
-             jitter: Any = None, channels: int | None = None, channel_buffers: str | None = None) -> "Scenario":
+             jitter: Any = None, channels: int | None = None, channel_buffers: str | None = None,
+             loss: Any = None) -> "Scenario":
         """A full-duplex link; queue settings apply to both directions unless ``forward``
         (a->b) or ``reverse`` (b->a) override them. ``changes`` schedules new propagation
         delays: ``[{"at": "50s", "delay": "450ms"}]``. ``channels`` makes it a trunk of that
         many channels at ``bandwidth`` each (a DWDM output trunk), ``channel_buffers``
-        ("shared" or "private") arranges its buffer."""
+        ("shared" or "private") arranges its buffer; ``loss`` is the probability that a packet
+        leaving the line is lost (both directions). Dicts and lists are copied: changing one afterwards does not change the
+        scenario."""
         d: dict[str, Any] = {"between": [a, b], "bandwidth": bandwidth}
         for k, v in (("delay", delay), ("buffer", buffer), ("queue", queue), ("queue_params", queue_params),
                      ("count_in_service", count_in_service), ("forward", forward), ("reverse", reverse),
                      ("changes", changes), ("jitter", jitter), ("channels", channels),
-                     ("channel_buffers", channel_buffers)):
+                     ("channel_buffers", channel_buffers), ("loss", loss)):
             if v is not None:
-                d[k] = v
+                d[k] = copy.deepcopy(v)
         self._data["links"].append(d)
         return self
 
@@ -79,18 +82,18 @@ class Scenario:
             d["name"] = name
         if cc is not None:
             d["cc"] = cc
-        d.update({k: v for k, v in fields.items() if v is not None})
+        d.update({k: copy.deepcopy(v) for k, v in fields.items() if v is not None})
         if params:
             if not isinstance(params, dict):
                 raise ValueError(f"params: expected a dict of transport parameters, got {type(params).__name__}")
-            d["params"] = dict(params)
+            d["params"] = copy.deepcopy(params)
         self._data["flows"].append(d)
         return self
 
     def measure(self, **fields: Any) -> "Scenario":
         """Measurement settings: interval, discard, trace_period, trace_cwnd, trace_queues,
         trace_drops."""
-        self._data.setdefault("measure", {}).update({k: v for k, v in fields.items() if v is not None})
+        self._data.setdefault("measure", {}).update({k: copy.deepcopy(v) for k, v in fields.items() if v is not None})
         return self
 
     def parallel(self, *second: str) -> "Scenario":
@@ -101,7 +104,7 @@ class Scenario:
 
     def set(self, **fields: Any) -> "Scenario":
         """Set top-level fields (name, seed, duration, description)."""
-        self._data.update(fields)
+        self._data.update(copy.deepcopy(fields))
         return self
 
     # -- output ---------------------------------------------------------------------------
@@ -130,7 +133,7 @@ def _scalar(v: Any, path: str = "") -> str:
     """One value as TOML. numpy's scalars (np.int64, np.float64, np.bool_) are written as the
     plain numbers they are; anything else that is not a TOML value is a ValueError naming
     ``path``, so save() never writes a file the parser refuses."""
-    if isinstance(v, bool) or type(v).__name__ == "bool_":
+    if isinstance(v, bool) or (type(v).__module__ == "numpy" and type(v).__name__ in ("bool_", "bool")):
         return "true" if v else "false"
     if isinstance(v, numbers.Integral):
         return str(int(v))
@@ -140,7 +143,8 @@ def _scalar(v: Any, path: str = "") -> str:
             raise ValueError(f"{path}: cannot write {v} to TOML; expected a finite number")
         return repr(v)
     if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)  # JSON string escapes are valid TOML basic strings
+        # JSON string escapes are valid TOML basic strings; TOML also refuses a raw DEL (U+007F).
+        return json.dumps(v, ensure_ascii=False).replace("\x7f", "\\u007f")
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_scalar(x, f"{path}[{i}]") for i, x in enumerate(v)) + "]"
     if isinstance(v, dict):

@@ -90,7 +90,10 @@ def _drops_frame(raw: dict | None, flow_names: list[str], port_names: list[str])
 class Results:
     """What one run produced.
 
-    Attributes (DataFrames): ``flows`` (one row per flow: batch means and totals),
+    Attributes (DataFrames): ``flows`` (one row per flow: batch means and totals; rates are
+    per second: ``goodput_pps`` packets/s, ``goodput_bps`` bit/s, ``drop_rate`` and
+    ``retx_rate`` the flow's data packets dropped and retransmitted per second, not fractions;
+    ``delay_s`` the RTT and ``owd_s`` the one-way delay, in seconds),
     ``intervals`` (one row per flow and measurement interval), ``ports`` (per link
     direction; ``bandwidth_bps`` is each channel's rate, ``channels`` their number, and
     ``utilisation`` busy channel-time over channels x time), ``cwnd`` and ``queues`` (decimated traces), ``probes`` (every probe of the
@@ -228,6 +231,9 @@ class Results:
         return LoadedResults(out_dir)
 
 
+_NUMERIC_RUN_KEYS = frozenset({"duration_s", "interval_s", "wall_seconds", "jain_goodput"})
+
+
 class LoadedResults:
     """Results read back from a directory written by :meth:`Results.write`: the same frames,
     ``run``, ``jain``, ``flow()``, ``summary()`` and ``write()``."""
@@ -254,7 +260,10 @@ class LoadedResults:
         self._summary = read("summary.json", lambda p: json.loads(p.read_text(encoding="utf-8")))
         if not isinstance(self._summary, dict) or "run" not in self._summary:
             raise ScenarioError(f"{out / 'summary.json'}: not a ccsim summary (no \"run\" entry)")
-        self.run = self._summary["run"]
+        # summary.json writes NaN (a Jain index with no goodput, say) as null: read it back as
+        # the number it was, so arithmetic on it works as on a run's.
+        self.run = {k: (math.nan if v is None and k in _NUMERIC_RUN_KEYS else v)
+                    for k, v in self._summary["run"].items()}
         self.flows = read("flows.parquet", pd.read_parquet)
         self.intervals = read("intervals.parquet", pd.read_parquet)
         self.ports = read("ports.parquet", pd.read_parquet)
@@ -263,9 +272,17 @@ class LoadedResults:
         # Absent in directories written before probe and drop traces existed.
         probes = read("probes.parquet", pd.read_parquet, optional=True)
         self.probes = probes if probes is not None else pd.DataFrame(PROBE_COLUMNS_EMPTY)
-        for name, columns in (("port_intervals", PORT_INTERVAL_COLUMNS), ("departures", DEPARTURE_COLUMNS)):
+        # Not written when empty: read back with a run's columns, names included, so code that
+        # groups by port_name works on every run.
+        for name, columns, named in (("port_intervals", PORT_INTERVAL_COLUMNS, ("port_name",)),
+                                     ("departures", DEPARTURE_COLUMNS, ("port_name", "flow_name"))):
             frame = read(f"{name}.parquet", pd.read_parquet, optional=True)
-            setattr(self, name, frame if frame is not None else pd.DataFrame({c: [] for c in columns}))
+            if frame is None:
+                frame = pd.DataFrame({c: [] for c in columns})
+                for at, c in zip((1, 4), named):
+                    frame.insert(at, c, pd.Series([], dtype="str"))
+            setattr(self, name, frame)
+        self.events = {}  # the algorithms' event logs are not written; probes are
         drops = read("drops.parquet", pd.read_parquet, optional=True)
         self.drops = drops if drops is not None else _drops_frame(None, list(self.flows["name"]),
                                                                   list(self.ports["name"]))

@@ -34,12 +34,18 @@ def _execute(task: Task, stop: threading.Event | None = None):
 
     scenario = task.scenario
     if task.edit is not None:
+        import copy
+
         data = api._resolve(scenario)
-        if isinstance(data, str):
-            data = api._core.load_toml(data)
+        # The edit gets a copy of its own: the caller's dict, and the other tasks sharing it,
+        # must not see one task's change.
+        data = api._core.load_toml(data) if isinstance(data, str) else copy.deepcopy(data)
         data.update(api._overrides(seed=task.seed, duration=task.duration))
-        data = task.edit(data)
-        return api.run(data, progress=False, stop=stop)
+        edited = task.edit(data)
+        if not isinstance(edited, dict):
+            raise TypeError(f"task {task.key!r}: its edit returned {type(edited).__name__}; expected the "
+                            f"scenario dict (an edit that changes it in place must return it too)")
+        return api.run(edited, progress=False, stop=stop)
     return api.run(scenario, seed=task.seed, duration=task.duration, progress=False, stop=stop)
 
 

@@ -60,6 +60,12 @@ fn to_value_at(obj: &Bound<'_, PyAny>, path: &str, depth: usize) -> Result<Optio
         }
         return Ok(Some(toml::Value::Array(out)));
     }
+    // numpy's bool is not a Python bool, but must stay a boolean rather than become 1.0.
+    let ty = obj.get_type();
+    let named = |n: &str| ty.name().map(|x| x == n).unwrap_or(false);
+    if (named("bool_") || named("bool")) && ty.module().map(|m| m == "numpy").unwrap_or(false) {
+        return Ok(Some(toml::Value::Boolean(obj.is_truthy().unwrap_or(false))));
+    }
     // numpy scalars and other number-likes
     if let Ok(i) = obj.call_method0("__index__").and_then(|x| x.extract::<i64>()) {
         return Ok(Some(toml::Value::Integer(i)));

@@ -102,6 +102,9 @@ def red_code(avg: float, min_th: float = 5.0, max_th: float = 15.0, bits: int = 
     min_th, 2^m - 1 above max_th, and floor((avg - min_th)/(max_th - min_th) x s) between,
     s = 2^m - 2 as the prose says (0..max_p on codes 0..2^m - 2; spec A-J4) or 2^m - 1 as the
     formula is printed (``literal``)."""
+    _check_bits(bits)
+    if not 0 <= min_th < max_th:
+        raise ValueError(f"min_th, max_th: expected 0 <= min_th < max_th, got {min_th!r} and {max_th!r}")
     top = (1 << bits) - 1
     if avg > max_th:
         return top
@@ -114,8 +117,17 @@ def red_code(avg: float, min_th: float = 5.0, max_th: float = 15.0, bits: int = 
 def code_probability(code: int, max_p: float = 0.1, bits: int = 8) -> float:
     """A code back in probability units (spec §1.4.5): code x max_p/(2^m - 2), 1 for the top
     code."""
+    _check_bits(bits)
+    if code < 0:
+        raise ValueError(f"code: expected a non-negative code, got {code!r}")
     top = (1 << bits) - 1
-    return 1.0 if code >= top else code * max_p / (top - 1)
+    return 1.0 if code >= top else code * max_p / max(top - 1, 1)
+
+
+def _check_bits(bits: int) -> None:
+    # The engine's range (RED's code_bits 1..8); one bit leaves only 0 and the top code.
+    if isinstance(bits, bool) or not isinstance(bits, int) or not 1 <= bits <= 8:
+        raise ValueError(f"bits: expected an integer from 1 to 8 (RED's code_bits), got {bits!r}")
 
 
 def aied(cwnd: float, r: float, alpha: float, beta: float) -> float:
