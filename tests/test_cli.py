@@ -533,3 +533,9 @@ def test_a_negative_option_value_gets_the_values_own_message(cli, examples, tmp_
     r = cli(*args)
     assert r.returncode == 2 and words in r.stderr, r.stderr
     assert "expected one argument" not in r.stderr
+
+
+@pytest.mark.parametrize("given", ["scenarios/examples", "keshav91", "scenarios"])
+def test_a_shipped_folder_given_as_a_scenario_says_it_is_one(cli, tmp_path, given):
+    r = cli("run", given, "--out", tmp_path / "o", cwd=tmp_path)
+    assert r.returncode == 2 and f"{given}: is a directory" in r.stderr, r.stderr

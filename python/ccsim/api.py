@@ -23,27 +23,30 @@ def check_seed(value: int, what: str = "seed") -> int:
     return value
 
 
-def shipped_scenario(path: Union[str, os.PathLike]) -> Path | None:
-    """The package's own copy of a relative path such as ``scenarios/examples/dumbbell.toml``
-    (or ``examples/dumbbell.toml``), the paths the README and the files' headers give, so they
-    work from any directory once ccsim is installed; None if the package has no such file."""
+def _in_package(path: Union[str, os.PathLike]) -> Path | None:
+    """Where a relative path such as ``scenarios/examples/dumbbell.toml`` (or
+    ``examples/dumbbell.toml``, or ``scenarios``) lies among the scenarios the package ships,
+    whether or not anything is there; None for an absolute or empty path."""
     p = Path(path)
     if p.is_absolute() or not p.parts:
         return None
     parts = p.parts[1:] if p.parts[0] == "scenarios" else p.parts
-    if not parts:
-        return None
-    candidate = Path(__file__).parent / "scenarios" / Path(*parts)
-    return candidate if candidate.is_file() else None
+    return Path(__file__).parent / "scenarios" / Path(*parts)
+
+
+def shipped_scenario(path: Union[str, os.PathLike]) -> Path | None:
+    """The package's own copy of a relative path such as ``scenarios/examples/dumbbell.toml``
+    (or ``examples/dumbbell.toml``), the paths the README and the files' headers give, so they
+    work from any directory once ccsim is installed; None if the package has no such file."""
+    candidate = _in_package(path)
+    return candidate if candidate is not None and candidate.is_file() else None
 
 
 def _is_shipped_dir(path: Path) -> bool:
     """True if a relative ``path`` names a folder of the package's scenarios
-    (``scenarios/examples``, ``keshav91``)."""
-    if path.is_absolute() or not path.parts:
-        return False
-    parts = path.parts[1:] if path.parts[0] == "scenarios" else path.parts
-    return (Path(__file__).parent / "scenarios" / Path(*parts)).is_dir() if parts else path.parts == ("scenarios",)
+    (``scenarios``, ``scenarios/examples``, ``keshav91``)."""
+    candidate = _in_package(path)
+    return candidate is not None and candidate.is_dir()
 
 
 def _read_text(path: Union[str, os.PathLike]) -> str:
