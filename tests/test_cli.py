@@ -539,3 +539,16 @@ def test_a_negative_option_value_gets_the_values_own_message(cli, examples, tmp_
 def test_a_shipped_folder_given_as_a_scenario_says_it_is_one(cli, tmp_path, given):
     r = cli("run", given, "--out", tmp_path / "o", cwd=tmp_path)
     assert r.returncode == 2 and f"{given}: is a directory" in r.stderr, r.stderr
+
+
+def test_another_experiment_refuses_every_cui_direct_option(cli):
+    # OPTIONS must list every option add_options adds, or one would be ignored silently.
+    import argparse
+
+    from ccsim.experiments.cui_buffers.direct import OPTIONS, add_options
+
+    p = argparse.ArgumentParser()
+    add_options(p)
+    assert {a.dest for a in p._actions if a.dest != "help"} == set(OPTIONS)
+    r = cli("experiment", "keshav91-fq-buffers", "--cases", "x", "--threads", "2")
+    assert r.returncode == 2 and "--cases --threads: options of cui-direct only" in r.stderr

@@ -23,8 +23,9 @@ def cmd_experiment(a) -> int:
         if not a.out or out.is_dir() or (out.exists() and not out.resolve().is_file()):
             return _err(f"--out {a.out!r}: expected the path of a text file to write the report to")
     if a.name != "cui-direct":
-        given = [f"--{k.replace('_', '-')}" for k in ("cases", "duration", "jobs", "scheduler", "pacing_rtt", "extrapolation")
-                 if getattr(a, k, None) is not None] + (["--threads"] if getattr(a, "threads", 1) != 1 else [])
+        from .experiments.cui_buffers.direct import options_given
+
+        given = options_given(a)
         if given:
             return _err(f"{' '.join(given)}: options of cui-direct only; {a.name} takes --seed and --out")
     _check_out(a.out, is_file=True)
@@ -111,9 +112,8 @@ def cmd_reproduce(a) -> int:
     for row in qc.itertuples(index=False):
         q.add_row(*[_text(x) for x in row])
     con.print(q)
-    # A file two scenarios share is one run: count files, as the report does.
-    files = res.runs.groupby("file")["seeds_ok"].max() if len(res.runs) else res.runs
-    bad = int((files == 0).sum()) if len(res.runs) else 0
+    files = res.file_runs()
+    bad = int((files == 0).sum())
     if bad:
         con.print(f"{bad} of {len(files)} scenario files did not run (see the report)")
     rates = pass_rates_text(res.cells)

@@ -262,8 +262,19 @@ def experiment(a) -> tuple[str, str | None]:
     return text, None
 
 
+# cui-direct's options (argparse dests) and the defaults that mean "not given".
+OPTIONS = {"cases": None, "duration": None, "jobs": None, "scheduler": None, "threads": 1, "pacing_rtt": None,
+           "extrapolation": None}
+
+
+def options_given(a) -> list[str]:
+    """The cui-direct options the command line set, as written (``--pacing-rtt``): another
+    experiment refuses them rather than ignore them."""
+    return [f"--{k.replace('_', '-')}" for k, unset in OPTIONS.items() if getattr(a, k, unset) != unset]
+
+
 def add_options(parser) -> None:
-    """cui-direct's options on ``ccsim experiment``'s parser."""
+    """cui-direct's options on ``ccsim experiment``'s parser (OPTIONS lists them)."""
     parser.add_argument("--cases", help="cui-direct: comma-separated cases (default e3.2-b2,e3.2-b10)")
     parser.add_argument("--duration", type=float, help="cui-direct: simulated seconds instead of each case's own")
     parser.add_argument("--jobs", type=int, help="cui-direct: parallel runs (default: one per core)")

@@ -103,9 +103,8 @@ def write(outcome, ref: dict, data: dict, tables, *, t0: float) -> list[Path]:
 def _header(doc: Doc, outcome, ref: dict) -> None:
     thesis, runs = outcome.thesis, outcome.runs
     doc.h(1, f"{thesis.title}: reproduction report")
-    # A file two scenarios share (one run, read by both) is counted once.
-    files = runs.groupby("file")["seeds_ok"].max() if len(runs) else runs
-    ok_runs = int((files > 0).sum()) if len(runs) else 0
+    files = outcome.file_runs()
+    ok_runs = int((files > 0).sum())
     fixed = [scenario_name(sc) for sc in ref["scenarios"] if "phases" in sc and sc["scenario"] in outcome.scenarios]
     quick = (f" ({thesis.quick_seeds} seeds by default, durations x{thesis.quick_factor:g}"
              + (f" except {', '.join(fixed)}, whose phases are fixed in time)" if fixed else ")"))

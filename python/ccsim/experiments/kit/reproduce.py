@@ -48,7 +48,7 @@ class Outcome:
     report_html: Path
     cells: pd.DataFrame
     qchecks: pd.DataFrame
-    runs: pd.DataFrame                 # one row per scenario file: scenario, pair, file, seeds_ok, error
+    runs: pd.DataFrame                 # one row per (scenario, pair): scenario, pair, file, seeds_ok, error
     seeds: list[int]
     quick: bool
     scenarios: list[str]
@@ -65,6 +65,13 @@ class Outcome:
 
     def qcheck_counts(self) -> pd.DataFrame:
         return qcheck_counts(self.qchecks)
+
+    def file_runs(self) -> pd.Series:
+        """Seeds that produced results, per scenario file: a file two scenarios share (one
+        run, read by both) counts once."""
+        if not len(self.runs):
+            return pd.Series(dtype="int64")
+        return self.runs.groupby("file")["seeds_ok"].max()
 
 
 def _with_sweep_rows(flows: pd.DataFrame, more) -> pd.DataFrame:
