@@ -30,6 +30,18 @@ def test_families_keep_the_share_and_name_their_files():
     assert sum(f.stem.startswith("e38-t34-k64-") for f in F.e38()) == 3
 
 
+def test_every_family_runs_up_to_a_gigabit_a_channel():
+    # The points double until a channel runs at REACH_GBPS: K = 16 to 1600 flows, K = 64 to 6400.
+    for f in F.all_families():
+        assert f.rate_gbps(f.flows[-1]) >= F.REACH_GBPS - 1e-9
+        assert len(f.flows) == 4 or f.rate_gbps(f.flows[-2]) < F.REACH_GBPS
+        assert list(f.flows) == sorted(set(f.flows))
+    by = {f.stem: f.flows for f in F.all_families()}
+    assert by["e37-m2-b10-k1"] == (50, 100, 200, 400)
+    assert by["e38-t34-k16-b9"] == (50, 100, 200, 400, 800, 1600)
+    assert by["e38-t34-k64-b9"][-1] == 6400 and by["e33-s100-b0-k16"] == (16, 24, 32, 48, 96, 192)
+
+
 def test_the_closed_loop_target_is_appendix_z():
     # Spec Appendix Z.1/Z.2 (RTT_H 109.1 ms there, 109.2 here: the exact harmonic mean of 60-180 ms)
     by = {f.stem: f for f in F.all_families()}

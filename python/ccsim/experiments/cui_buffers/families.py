@@ -11,11 +11,14 @@ them at 40 Gb/s (row 990000, attached to the family's largest run); it also carr
 closed-loop G1DM model's U for the target system (``util_model``, §3.7).
 
 Readings where the thesis is silent or out of reach:
-- Scale. The thesis simulated 0.4-10 Gb/s a channel (40-1000 flows at 10 Mb/s); here a
-  family's trunk carries at most 4 Gb/s (4.8 Gb/s for E3.3's K = 16 at 100 Mb/s a flow, run at
-  16-48 flows: one flow a channel at least), so with K = 16 a channel runs at 31-300 Mb/s.
-  The closed loop (3.22) depends on µ and N only through the share, so it predicts the same U
-  at every simulated point. Issue 22 simulates the target systems directly.
+- Scale. The thesis simulated 0.4-10 Gb/s a channel (40-1000 flows at 10 Mb/s). Here every
+  family starts at 50 flows (5 at 100 Mb/s a flow; E3.3's K = 16 at 100 Mb/s at 16, one flow a
+  channel) and doubles its last point until a channel runs at REACH_GBPS (1 Gb/s): K = 1 and 4
+  stop at 400 flows, K = 8 at 800, K = 16 at 1600, K = 64 at 6400. With the four points up to
+  400 flows alone, K = 16's channels ran at 31-250 Mb/s, a regime of a few flows a channel whose
+  utilisation still falls with the rate, and the hyperbola through it read -9.5 to 4.4 at 40
+  Gb/s. The closed loop (3.22) depends on µ and N only through the share, so it predicts the
+  same U at every simulated point. Issue 22 simulates the target systems directly.
 - Host queues: unlimited, except where the share is the access rate (100 Mb/s): there the access
   link can be the bottleneck, an unlimited queue lets the window grow without bound (runs hit the
   live-packet limit), and the thesis's "large" buffers are read as 1000 packets
@@ -24,8 +27,8 @@ Readings where the thesis is silent or out of reach:
   links 100 Mb/s; RTTs spread evenly over [a, 3a] with the stated harmonic mean (spec §6 item
   6); the ns-2 NewReno of make_scenarios.TRANSPORT, paced.
 - B = K for "one packet of buffer per output link" (E3.3, Fig 3.11): the trunk's shared buffer.
-- K = 64 (Table 3.4) runs with at most 400 flows: three flows per edge router at the largest
-  point, so it is the least faithful family.
+- K = 64 (Table 3.4) starts at 50 flows over 128 edge routers (fewer than one a router), so
+  its first points are the least faithful of any family; at 6400 flows it has 50 a router.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ TARGET_GBPS = 40.0
 MU_40G = TARGET_GBPS * 1e9 / WIRE_BITS          # packets/s a channel at the target
 FLOWS_10M = (50, 100, 200, 400)                  # flows at a 10 Mb/s share: trunk 0.5-4 Gb/s
 FLOWS_100M = (5, 10, 20, 40)                     # at a 100 Mb/s share: trunk 0.5-4 Gb/s
+REACH_GBPS = 1.0                                 # points double until a channel runs this fast
 DURATION, WARMUP, INTERVAL = 20.0, 5.0, 5.0      # s: three measured intervals after the start-up
 FIT_ROW = 990_000
 FAMILY_FILE = re.compile(r"^(?P<stem>e3[378]-.+)-n(?P<n>\d+)$")
@@ -56,9 +60,15 @@ class Family:
     k: int
     b: int
     share_bps: float
-    flows: tuple[int, ...] = FLOWS_10M
+    flows: tuple[int, ...] = FLOWS_10M   # the first points; __post_init__ doubles up to REACH_GBPS
     rtt_h: float | None = None   # None: the thesis's 60-180 ms; else [a, 3a] with this harmonic mean
     note: str = ""
+
+    def __post_init__(self):
+        points = list(self.flows)
+        while self.rate_gbps(points[-1]) < REACH_GBPS - 1e-9:
+            points.append(2 * points[-1])
+        object.__setattr__(self, "flows", tuple(points))
 
     @property
     def rtt_range(self) -> tuple[float, float]:
@@ -116,10 +126,11 @@ E37_K = (1, 4, 16)
 
 def e33() -> list[Family]:
     """E3.3 (§3.4.1, Figs 3.10-3.11): four input trunks (M = 4K); 10 Mb/s a flow, B = 0 and
-    B = K, against K; and K = 16 at 100 Mb/s a flow (N = 6400 at 40 Gb/s), B = 0 and 16."""
+    B = K, against K; and K = 16 at 100 Mb/s a flow (N = 6400 at 40 Gb/s), B = 0 and 16, from
+    one flow a channel."""
     out = [Family(f"e33-s10-b{b_name}-k{k}", 4 * k, k, b, 10e6)
            for b_name, bk in (("0", 0), ("k", 1)) for k in E33_K for b in (bk * k,)]
-    out += [Family(f"e33-s100-b{b}-k16", 64, 16, b, 100e6, flows=(16, 24, 32, 48)) for b in (0, 16)]
+    out += [Family(f"e33-s100-b{b}-k16", 64, 16, b, 100e6, flows=(16, 24, 32, 48)) for b in (0, 16)]  # then 96, 192
     return out
 
 

@@ -4,7 +4,7 @@ reaching each target utilisation, beside the rules the figures compare it with.
 The thesis: "for each N value, we run many simulations, each for a different value of buffer
 size (B), and we find the minimal values of B such that the bottleneck utilizations are no
 less than 75%, 95%, 99% and 99.9%". Two readings of "minimal", both computed over the grid of
-simulated B (make_scenarios.E39_BUFFERS):
+simulated B (make_scenarios.e39_buffers: the grid and (3.27)'s values):
 
 - ``b75``, ``b95``, ``b99``, ``b999`` (the one the cells judge): the smallest simulated B from
   which *every* larger simulated B reaches the target. The utilisation is not monotone in B at
