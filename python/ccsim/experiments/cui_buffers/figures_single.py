@@ -1,7 +1,7 @@
 """Figs 3.52-3.55 redrawn (thesis §3.8.2): the buffer each N needs for U = 75, 95, 99 and
 99.9 %, the simulation (single_rows.py's smallest B over the grid) beside the rules the
 thesis plots: (3.27), Appenzeller (3.26), O(log W) (3.25, below 95 % only), 2N and the BDP.
-A target no simulated B reached (the grid ends at 800) is drawn as a triangle at the top.
+A target no simulated B reached (the grid ends at 3200) is drawn as a triangle at the top.
 """
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ def draw_e39(board, ctx) -> None:
     fig, axes = plt.subplots(1, 4, figsize=(15, 4.2))
     for ax, (key, u) in zip(axes, TARGETS.items()):
         sim = rows[f"b{key}"].to_numpy(float)
-        top = 1000.0
+        top = 4000.0
         ok = [math.isfinite(v) for v in sim]
         ax.plot(n[ok], sim[ok], "ko-", label="simulation (smallest B)")
         if not all(ok):
             ax.plot([x for x, o in zip(n, ok) if not o], [top] * (len(ok) - sum(ok)), "k^",
-                    label="not reached by B = 800")
+                    label="not reached by B = 3200")
         ax.plot(n, rows[f"rule{key}"], "s-", markersize=3, label="ours (3.27)")
         ax.plot(n, rows[f"app{key}"], "d-", markersize=3, label="Appenzeller (3.26)")
         if u < 0.95:

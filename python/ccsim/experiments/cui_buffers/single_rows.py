@@ -12,7 +12,7 @@ simulated B (make_scenarios.e39_buffers: the grid and (3.27)'s values):
   claims the target for the buffers above it;
 - ``first75`` ... ``first999``: the smallest simulated B that reaches it (the literal reading).
 
-Either is ``inf`` when no simulated B reaches the target (the grid ends at 2 BDP = 800).
+Either is ``inf`` when no simulated B reaches the target (the grid ends at 8 BDP = 3200).
 
 Beside them, the rules at the run's N (µ = 4000 packets/s, RTT = RTT_H = 100 ms, K = 1):
 ``rule75`` ... (3.27) :func:`ccsim.models.cui.single_link_buffer`; ``app75`` ... (3.26)
@@ -20,8 +20,9 @@ Appenzeller; ``ologw75`` O(log W) (undefined from 95 %); ``two_n`` Gorinsky's 2M
 and the ratios the checks read: ``sim_over_rule_*`` (simulated over (3.27)),
 ``app_over_rule_*``, ``ologw_over_rule_75``, ``two_n_over_rule_*``, ``rule_over_sim_*``.
 
-One row per (N, seed), ``"991000 E3.9 minimum buffers"``, attached to that N's run with the
-largest B (so an N whose runs did not run has no row and its cells come out NOT RUN).
+One row per (N, seed), ``"991000 E3.9 minimum buffers"``, attached to that N's run with
+B = ROW_AT_B (2 BDP), or its largest if that did not run (an N none of whose runs ran has no row
+and its cells come out NOT RUN).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ MIN_B_ROW = 991_000
 E39 = re.compile(r"^e39-n(\d+)-b(\d+)$")
 TARGETS = {"75": 0.75, "95": 0.95, "99": 0.99, "999": 0.999}
 MU, RTT = 4000.0, 0.100
+ROW_AT_B = 800
 
 
 def smallest_buffer(buffers: Sequence[float], utils: Sequence[float], target: float,
@@ -85,7 +87,8 @@ def e39_rows(flows) -> list[dict]:
     for (n, seed), pts in sorted(points.items()):
         pts.sort()
         bs, us = [p[0] for p in pts], [p[1] for p in pts]
-        row = {"file": pts[-1][2], "seed": seed, "name": f"{MIN_B_ROW} E3.9 minimum buffers", "flows_n": n,
+        anchor = next((p for p in pts if p[0] == ROW_AT_B), pts[-1])
+        row = {"file": anchor[2], "seed": seed, "name": f"{MIN_B_ROW} E3.9 minimum buffers", "flows_n": n,
                "points": len(pts), **rule_values(n)}
         for key, u in TARGETS.items():
             sim = smallest_buffer(bs, us, u)
