@@ -14,10 +14,11 @@ Readings where the thesis is silent or out of reach:
 - Scale. The thesis simulated 0.4-10 Gb/s a channel (40-1000 flows at 10 Mb/s). Here every
   family starts at 50 flows (5 at 100 Mb/s a flow; E3.3's K = 16 at 100 Mb/s at 16, one flow a
   channel) and doubles its last point until a channel runs at REACH_GBPS (1 Gb/s): K = 1 and 4
-  stop at 400 flows, K = 8 at 800, K = 16 at 1600, K = 64 at 6400. With the four points up to
+  stop at 400 flows, K = 8 at 800, K = 16 at 1600, K = 64 at 6400 (at 100 Mb/s a flow: Table
+  3.1's K = 1 at 40, Table 3.3's K = 8 at 80, E3.3's K = 16 at 192). With the four points up to
   400 flows alone, K = 16's channels ran at 31-250 Mb/s, a regime of a few flows a channel whose
-  utilisation still falls with the rate, and the hyperbola through it read -9.5 to 4.4 at 40
-  Gb/s. The closed loop (3.22) depends on µ and N only through the share, so it predicts the
+  utilisation still falls with the rate, and the hyperbolas through them read -9.5 to 0.75 at
+  40 Gb/s. The closed loop (3.22) depends on µ and N only through the share, so it predicts the
   same U at every simulated point. Issue 22 simulates the target systems directly.
 - Host queues: unlimited, except where the share is the access rate (100 Mb/s): there the access
   link can be the bottleneck, an unlimited queue lets the window grow without bound (runs hit the
@@ -65,6 +66,8 @@ class Family:
     note: str = ""
 
     def __post_init__(self):
+        if not self.flows or self.share_bps <= 0 or self.k < 1:
+            raise ValueError(f"family {self.stem}: expected flows, a positive share and K >= 1")
         points = list(self.flows)
         while self.rate_gbps(points[-1]) < REACH_GBPS - 1e-9:
             points.append(2 * points[-1])

@@ -43,4 +43,4 @@ def draw_e39(board, ctx) -> None:
         ax.legend(fontsize=6)
     axes[0].set_ylabel("buffer (packets)")
     board.save(fig, "E3.9", "e3.9-min-buffer.png", "Figs 3.52-3.55: the smallest simulated buffer for each target utilisation against N "
-                            "(4000 packets/s, RTT 100 ms, paced NewReno), beside the rules.")
+                            "(4000 packets/s, mean RTT 100 ms over 50-150 ms, paced NewReno), beside the rules.")

@@ -158,16 +158,25 @@ E39_RTT_SPREAD, E39_EQUAL_RTTS = 0.050, 0.0
 S11_FLOWS, S11_RTT_MEAN, S11_RTT_SPREAD = 20, 0.120, 0.060
 
 
+def e39_net(n: int, b: int) -> single.Dumbbell:
+    return single.Dumbbell(flows=n, buffer=b, transport=TRANSPORT, rtt_spread=E39_RTT_SPREAD, **E39_RUN)
+
+
+def e39_rtt_harmonic(n: int) -> float:
+    """RTT_H of E3.9's N flows, at which (3.27) is evaluated (91.1 ms for 50-150 ms)."""
+    return e39_net(n, 1).rtt_harmonic
+
+
 def e39_buffers(n: int) -> tuple[int, ...]:
-    from .single_rows import MU, RTT, TARGETS
+    from .single_rows import MU, TARGETS
     from ccsim.models.cui import single_link_buffer
 
-    rules = {int(single_link_buffer(MU, TARGETS[key], n, RTT)) for key in ("75", "95", "99")}
+    rules = {int(single_link_buffer(MU, TARGETS[key], n, e39_rtt_harmonic(n))) for key in ("75", "95", "99")}
     return tuple(sorted(set(E39_BUFFERS) | {b for b in rules if 1 <= b <= E39_BUFFERS[-1]}))
 
 
 def e39_file(n: int, b: int) -> tuple[str, str]:
-    net = single.Dumbbell(flows=n, buffer=b, transport=TRANSPORT, rtt_spread=E39_RTT_SPREAD, **E39_RUN)
+    net = e39_net(n, b)
     stem = f"e39-n{n}-b{b}"
     body = single.scenario(net, f"cui-{stem}", f"Cui ch. 3 §3.8.2, Figs 3.52-3.55: N = {n}, B = {b}")
     return text(stem, f"§3.8.2, Figs 3.52-3.55: the non-DWDM single bottleneck, N = {n}, B = {b}",

@@ -14,9 +14,11 @@ simulated B (make_scenarios.e39_buffers: the grid and (3.27)'s values):
 
 Either is ``inf`` when no simulated B reaches the target (the grid ends at 8 BDP = 3200).
 
-Beside them, the rules at the run's N (µ = 4000 packets/s, RTT = RTT_H = 100 ms, K = 1):
-``rule75`` ... (3.27) :func:`ccsim.models.cui.single_link_buffer`; ``app75`` ... (3.26)
-Appenzeller; ``ologw75`` O(log W) (undefined from 95 %); ``two_n`` Gorinsky's 2M with M = N;
+Beside them, the rules at the run's N (µ = 4000 packets/s, K = 1): ``rule75`` ... (3.27)
+:func:`ccsim.models.cui.single_link_buffer` and ``ologw75`` O(log W) (undefined from 95 %) at
+the simulated flows' harmonic-mean RTT (``rtt_h``; make_scenarios.e39_rtt_harmonic: 91.1 ms for
+RTTs over 50-150 ms, 100 ms when they are equal), ``app75`` ... (3.26) Appenzeller at the
+arithmetic mean RTT (100 ms); ``two_n`` Gorinsky's 2M with M = N;
 and the ratios the checks read: ``sim_over_rule_*`` (simulated over (3.27)),
 ``app_over_rule_*``, ``ologw_over_rule_75``, ``two_n_over_rule_*``, ``rule_over_sim_*``.
 
@@ -38,7 +40,7 @@ from .rows import TRUNK_ROW
 MIN_B_ROW = 991_000
 E39 = re.compile(r"^e39-n(\d+)-b(\d+)$")
 TARGETS = {"75": 0.75, "95": 0.95, "99": 0.99, "999": 0.999}
-MU, RTT = 4000.0, 0.100
+MU, RTT = 4000.0, 0.100          # packets/s; the arithmetic mean RTT, s
 ROW_AT_B = 800
 
 
@@ -60,18 +62,22 @@ def smallest_buffer(buffers: Sequence[float], utils: Sequence[float], target: fl
     return float(b[last_miss[-1] + 1]) if len(last_miss) else float(b[0])
 
 
-def rule_values(n: int) -> dict[str, float]:
-    """The rules of Figs 3.52-3.55 at N flows, and their ratios to (3.27)."""
+def rule_values(n: int, rtt_h: float | None = None) -> dict[str, float]:
+    """The rules of Figs 3.52-3.55 at N flows, and their ratios to (3.27); ``rtt_h`` defaults to
+    that of E3.9's files."""
     from ccsim.models import cui
 
-    out: dict[str, float] = {"two_n": cui.gorinsky_buffer(n)}
+    if rtt_h is None:
+        from .make_scenarios import e39_rtt_harmonic
+        rtt_h = e39_rtt_harmonic(n)
+    out: dict[str, float] = {"two_n": cui.gorinsky_buffer(n), "rtt_h": rtt_h}
     for key, u in TARGETS.items():
-        rule = float(cui.single_link_buffer(MU, u, n, RTT))
+        rule = float(cui.single_link_buffer(MU, u, n, rtt_h))
         app = cui.appenzeller_buffer(u, n, 1, MU, RTT)
         out[f"rule{key}"], out[f"app{key}"] = rule, app
         out[f"app_over_rule_{key}"] = app / rule if rule else math.inf
         out[f"two_n_over_rule_{key}"] = out["two_n"] / rule if rule else math.inf
-    out["ologw75"] = cui.olog_w_buffer(0.75, n, 1, MU, RTT)
+    out["ologw75"] = cui.olog_w_buffer(0.75, n, 1, MU, rtt_h)
     out["ologw_over_rule_75"] = out["ologw75"] / out["rule75"]
     return out
 
