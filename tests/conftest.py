@@ -30,7 +30,7 @@ def examples():
 
 @pytest.fixture(scope="session")
 def cui_full(tmp_path_factory):
-    """The full `ccsim reproduce cui-buffers` (about 11 min on 2 cores), run once for every slow
+    """The full `ccsim reproduce cui-buffers` (about 25 min on 2 cores), run once for every slow
     test that reads it (tests/test_reproduce_cui_buffers.py, test_cui_links.py, test_cui_single.py)."""
     from ccsim.experiments.kit.registry import get_thesis
     from ccsim.experiments.kit.reproduce import reproduce

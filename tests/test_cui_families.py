@@ -40,6 +40,10 @@ def test_every_family_runs_up_to_a_gigabit_a_channel():
     assert by["e37-m2-b10-k1"] == (50, 100, 200, 400)
     assert by["e38-t34-k16-b9"] == (50, 100, 200, 400, 800, 1600)
     assert by["e38-t34-k64-b9"][-1] == 6400 and by["e33-s100-b0-k16"] == (16, 24, 32, 48, 96, 192)
+    # Every host queue is the thesis's "large" buffer, never unlimited: an unlimited one let a
+    # flow the trunk seldom drops stay in slow start until the run hit the live-packet limit.
+    from ccsim.experiments.cui_buffers.network import HOST_QUEUE
+    assert {f.network(f.flows[0], TRANSPORT).access_buffer for f in F.all_families()} == {HOST_QUEUE}
 
 
 def test_the_closed_loop_target_is_appendix_z():

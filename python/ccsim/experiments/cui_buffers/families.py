@@ -20,10 +20,12 @@ Readings where the thesis is silent or out of reach:
   utilisation still falls with the rate, and the hyperbolas through them read -9.5 to 0.75 at
   40 Gb/s. The closed loop (3.22) depends on µ and N only through the share, so it predicts the
   same U at every simulated point. Issue 22 simulates the target systems directly.
-- Host queues: unlimited, except where the share is the access rate (100 Mb/s): there the access
-  link can be the bottleneck, an unlimited queue lets the window grow without bound (runs hit the
-  live-packet limit), and the thesis's "large" buffers are read as 1000 packets
-  (network.HOST_QUEUE; ns-2's default of 50 is network.NS2_HOST_QUEUE).
+- Host queues: the thesis's "large" buffers, read as 1000 packets (network.HOST_QUEUE; ns-2's
+  default of 50 is network.NS2_HOST_QUEUE). Where the share is the access rate (100 Mb/s) the
+  access link can be the bottleneck and decides U; elsewhere the queue only bounds a flow that
+  the trunk seldom drops (unlimited, until 2026-11-27, let one flow of Table 3.4's K = 64, B = 0
+  at 800 flows stay in slow start until its host held 207 603 packets and the run hit the
+  live-packet limit).
 - Topology. M input links each at the channel rate, flows spread over them in turn; access
   links 100 Mb/s; RTTs spread evenly over [a, 3a] with the stated harmonic mean (spec §6 item
   6); the ns-2 NewReno of make_scenarios.TRANSPORT, paced.
@@ -99,10 +101,9 @@ class Family:
 
     def network(self, n: int, transport: dict) -> Network:
         lo, hi = self.rtt_range
-        access_limited = self.share_bps >= 100e6
         return Network(flows=n, inputs=self.m, channels=self.k, buffer=self.b, channel_bps=self.rate_gbps(n) * 1e9,
                        rtt_min=lo, rtt_max=hi, duration=DURATION, warmup=WARMUP, interval=INTERVAL,
-                       transport=transport, access_buffer=_network.HOST_QUEUE if access_limited else None)
+                       transport=transport, access_buffer=_network.HOST_QUEUE)
 
     def model_utilisation(self, model: str = "g1dm") -> float:
         """The closed loop (§3.7) at the target system (the same at every scaled point)."""
