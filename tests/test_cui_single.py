@@ -82,7 +82,7 @@ def test_quick_runs_only_the_quick_points():
 
     e39 = sc(load_reference(THESIS.reference), "E3.9")
     quick = scenario_runs(e39, quick=True)
-    assert len(scenario_runs(e39)) == 354 and len(quick) == 24  # 33 grid points and (3.27)'s 2-3 per N
+    assert len(scenario_runs(e39)) == 354 and len(quick) == 26  # 33 grid points and (3.27)'s 2-3 per N
     assert {s.split("-b")[0] for s in quick.values()} == {"e39-n10", "e39-n40", "e39-n100"}
 
 
