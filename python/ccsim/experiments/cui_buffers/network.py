@@ -8,10 +8,11 @@ wavelength conversion (a packet takes any idle channel) and B shared buffer slot
 when its packet starts output; a packet is admitted while fewer than K + B are held). The
 trunk is the only bottleneck; the ACKs come back on the same links, uncongested.
 
-Host queues: unlimited by default (the trunk is the bottleneck and they stay short); where the
-flows' share equals their access rate the access link can be the bottleneck and an unlimited
-queue there lets a window grow without bound, so ``access_buffer`` gives the host's queue a
-limit (the families of E3.3, E3.7 and E3.8, and E3.4-E3.5, use HOST_QUEUE, 1000 packets: the
+Host queues: unlimited by default (the trunk is the bottleneck and they mostly stay short); where
+the flows' share equals their access rate the access link can be the bottleneck and an unlimited
+queue there lets a window grow without bound, and a flow the trunk seldom drops can stay in slow
+start until its host holds hundreds of thousands of packets, so ``access_buffer`` gives the
+host's queue a limit (the families of E3.3, E3.7 and E3.8, and E3.4-E3.5, use HOST_QUEUE, 1000 packets: the
 thesis's "large" buffers; ns-2's default DropTail limit_ of 50 is NS2_HOST_QUEUE).
 
 RTTs: the round-trip propagation delays are spread evenly over [rtt_min, rtt_max] (flow i gets

@@ -23,8 +23,9 @@ and the ratios the checks read: ``sim_over_rule_*`` (simulated over (3.27)),
 ``app_over_rule_*``, ``ologw_over_rule_75``, ``two_n_over_rule_*``, ``rule_over_sim_*``.
 
 One row per (N, seed), ``"991000 E3.9 minimum buffers"``, attached to that N's run with
-B = ROW_AT_B (2 BDP), or its largest if that did not run (an N none of whose runs ran has no row
-and its cells come out NOT RUN).
+B = ROW_AT_B (2 BDP), where the reference's cells read it (every --quick list has it too). If
+that run did not run the row goes to the largest B that did, which no cell reads, so that N's
+cells come out NOT RUN, as they do when none of its runs ran.
 """
 
 from __future__ import annotations
