@@ -210,3 +210,24 @@ def test_scenarios_built_on_demand_are_written_beside_the_report(thesis, tmp_pat
     # without the hook the missing file is a run error, not a crash
     out = reproduce(dataclasses.replace(t, built_scenarios=None, figures=None), seeds=1, out=tmp_path / "o2", progress=False)
     assert "bn-n4" in " ".join(out.runs.loc[out.runs["error"] != "", "file"])
+
+
+def test_a_scenarios_own_seed_count_holds_in_a_full_run(thesis, tmp_path, monkeypatch):
+    # reference.toml's [[scenarios]] seeds: that scenario's files run over seeds 1..N in a full
+    # run; --seeds (and --quick) still set every scenario's count; a bad count names the field.
+    from ccsim.experiments.kit.reference import load_reference
+
+    t, pkg, _ = thesis
+    ref = pkg / "reference.toml"
+    ref.write_text(ref.read_text().replace('scenario = "B1"\nname', 'scenario = "B1"\nseeds = 3\nname'))
+    monkeypatch.setattr(Thesis, "reference", property(lambda self: ref))
+    monkeypatch.setattr(Thesis, "findings_dir", property(lambda self: pkg / "findings"))
+    out = reproduce(t, out=tmp_path / "out", progress=False)
+    assert (out.runs["seeds_ok"] == 3).all() and out.seeds == [1] and out.scenario_seeds == {"B1": 3}
+    assert sorted(pd.read_parquet(tmp_path / "out" / "flows.parquet")["seed"].unique()) == [1, 2, 3]
+    assert "B1: 3 seeds, 1-3" in out.report_md.read_text(encoding="utf-8")
+    forced = reproduce(t, seeds=2, out=tmp_path / "o2", progress=False)
+    assert (forced.runs["seeds_ok"] == 2).all() and forced.scenario_seeds == {}
+    ref.write_text(ref.read_text().replace("seeds = 3\n", "seeds = 0\n"))
+    with pytest.raises(ValueError, match=r"scenarios\[0\]\.seeds: expected an integer from 1 to 1000"):
+        load_reference(ref)

@@ -45,9 +45,16 @@ def test_vegas_identity_3_9_matches_the_gateway_queues(stem):
     # V3.7: the sender's Delta d~ / (W - Delta) (eq. 3.9, ccsim.models.hua02.
     # vegas_backlog_delay) against sum_i n_i tau_i from the gateways' queue traces, sampled
     # every 0.5 s after 50 s for connection 0's first flow: median relative error <= 15%.
+    # (3.9) assumes baseRTT is the true base delay (§3.3): every flow starts at 0 here, so
+    # connection 0's first flow is first at the gateways. The shipped files' random starts let a
+    # flow start behind a queue and overestimate it (finding vegas-base-rtt-overestimate).
     from ccsim.models.hua02 import vegas_backlog_delay
 
-    res = run(stem)
+    def start_together(data):
+        for f in data["flows"]:
+            f.pop("start_spread", None)
+
+    res = run(stem, edit=start_together)
     q = res.queues
     forward = [p for p in q["port_name"].unique()
                if p.startswith("g") and int(p.split("->")[0][1:]) < int(p.split("->")[1][1:])]
@@ -122,9 +129,9 @@ def test_quick_reproduction_writes_the_report_and_figures(tmp_path):
         "e52-ratio-boxes.png", "e53-ratio-load.png"}
 
 
-# Today's full run (5 seeds, about 5 min on 2 cores): 16 of 22 D and 55 of 68 S cells pass, 36 of
-# 46 hard checks.
-FULL_RUN_FLOOR = {"D": 16, "S": 55, "hard": 36}
+# Today's full run (5 seeds, chapter 3 20; about 3 min on 2 cores): 21 of 22 D and 55 of 68 S
+# cells pass, 38 of 46 hard checks.
+FULL_RUN_FLOOR = {"D": 21, "S": 55, "hard": 38}
 
 
 @pytest.mark.slow

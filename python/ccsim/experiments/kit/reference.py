@@ -11,7 +11,8 @@ The schema (docs/adding-a-thesis.md has it with examples):
 - ``[tolerance]``: the classes D, S, P as numbers (:mod:`.judge`), ``seeds`` the default
   number of seeds.
 - ``[[scenarios]]``: ``scenario`` (a string id such as "S1"), ``title``, optional ``name``
-  (how the report heads it, default the id) and ``phases``; ``[scenarios.runs]``: pair label
+  (how the report heads it, default the id), ``phases`` and ``seeds`` (its own number of seeds
+  in a full run, for runs whose randomness needs more than the default); ``[scenarios.runs]``: pair label
   -> scenario file stem; ``[[scenarios.sweeps]]``: curves, each ``{curve, param, values,
   file}`` with ``file`` a stem template such as "f5-red-n{x}": one run per value; an optional
   ``quick`` (a sublist of ``values``, possibly empty) is what a ``--quick`` run runs.
@@ -183,6 +184,9 @@ def check_reference(ref: Mapping, where: str = "reference.toml") -> None:
         if sid in ids:
             fail(f"scenarios[{i}].scenario", f"{sid!r} is used twice")
         ids.append(sid)
+        n = sc.get("seeds", 1)
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 1000:
+            fail(f"scenarios[{i}].seeds", f"expected an integer from 1 to 1000, got {n!r}")
         for j, sw in enumerate(sc.get("sweeps", [])):
             for key in ("curve", "param", "values", "file"):
                 if key not in sw:

@@ -100,6 +100,15 @@ def write(outcome, ref: dict, data: dict, tables, *, t0: float) -> list[Path]:
     return written
 
 
+def _own_seeds_text(own: dict) -> str:
+    """The runs line's note of the scenarios that reference.toml gives seed counts of their own."""
+    by_n: dict[int, list[str]] = {}
+    for sid, n in own.items():
+        by_n.setdefault(n, []).append(sid)
+    parts = [f"{', '.join(sids)}: {n} seeds, 1-{n}" for n, sids in sorted(by_n.items())]
+    return f" ({'; '.join(parts)}, as reference.toml sets)" if parts else ""
+
+
 def _header(doc: Doc, outcome, ref: dict) -> None:
     thesis, runs = outcome.thesis, outcome.runs
     doc.h(1, f"{thesis.title}: reproduction report")
@@ -114,7 +123,7 @@ def _header(doc: Doc, outcome, ref: dict) -> None:
         "Mode: " + ("quick" + quick if outcome.quick else "full (the scenario files' own durations)"),
         f"Seeds: {', '.join(str(s) for s in outcome.seeds)}; scenarios: {', '.join(outcome.scenarios)}",
         (f"Runs: {ok_runs} of {len(files)} scenario files produced results, {len(outcome.seeds)} seed{'s' if len(outcome.seeds) != 1 else ''} each"
-         if len(runs) else "Runs: none (every cell selected is a model's value)"),
+         + _own_seeds_text(outcome.scenario_seeds) if len(runs) else "Runs: none (every cell selected is a model's value)"),
         f"Runtime: {outcome.sim_seconds:.1f} s simulating, {outcome.total_seconds:.1f} s in all",
     ] + ([f"Processing jitter: {outcome.jitter} on every link (links[].jitter), a phase-sensitivity run: "
           f"the scenario files themselves have none"] if outcome.jitter else [])

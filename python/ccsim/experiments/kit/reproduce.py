@@ -59,6 +59,7 @@ class Outcome:
     jitter: str | None = None          # processing jitter added to every link (phase-sensitivity run)
     params: list = field(default_factory=list)  # --param overrides (ParamOverride), none for the plain run
     findings: list = field(default_factory=list)  # the findings of the scenarios run
+    scenario_seeds: dict = field(default_factory=dict)  # scenario -> its own seed count, where not seeds
 
     def cell_counts(self) -> pd.DataFrame:
         return cell_counts(self.cells)
@@ -222,12 +223,15 @@ def reproduce(thesis: Thesis, *, quick: bool = False, seeds: int | None = None, 
     full_seeds = thesis.default_seeds or int(ref["tolerance"].get("seeds", 5))
     n = seeds if seeds is not None else (thesis.quick_seeds if quick else full_seeds)
     seed_list = list(range(1, n + 1))
+    # a scenario's own seed count (reference.toml) holds in a full run without --seeds
+    own_seeds = {} if seeds is not None or quick else {
+        sid: list(range(1, scenario(ref, sid)["seeds"] + 1)) for sid in scenarios if "seeds" in scenario(ref, sid)}
     stems = [stem for sid in scenarios for stem in scenario_runs(scenario(ref, sid), quick).values()]
     tables = run_scenarios(ref, scenarios, seed_list, scenario_files(thesis, stems, out),
                            quick_factor=thesis.quick_factor if quick else None,
                            trace_scenarios=trace_scenarios(ref, thesis), jobs=jobs, scheduler=scheduler,
                            progress=progress, jitter=jitter, params=overrides,
-                           extra_rows=thesis.extra_rows, quick_runs=quick)
+                           extra_rows=thesis.extra_rows, quick_runs=quick, scenario_seeds=own_seeds)
     if thesis.sweep_rows is not None and len(tables.flows):
         tables.flows = _with_sweep_rows(tables.flows, thesis.sweep_rows(tables.flows))
     sim_seconds = time.perf_counter() - t0
@@ -243,6 +247,7 @@ def reproduce(thesis: Thesis, *, quick: bool = False, seeds: int | None = None, 
     qchecks = _findings.annotate_checks(evaluate_qchecks(ref, data), known_findings)
     outcome = Outcome(thesis=thesis, out_dir=out, report_md=out / "report.md", report_html=out / "report.html",
                       cells=cells, qchecks=qchecks, runs=runs, seeds=seed_list, quick=quick, scenarios=scenarios,
+                      scenario_seeds={sid: len(v) for sid, v in own_seeds.items()},
                       sim_seconds=sim_seconds, total_seconds=math.nan, version=_version(), jitter=jitter,
                       params=list(overrides),
                       findings=[f for f in known_findings if f.scenario in scenarios])

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Mapping
 
 import pandas as pd
 
@@ -170,27 +171,40 @@ def _concat(frames: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
 def run_scenarios(ref: dict, scenarios: list[str], seeds: list[int], scenario_dir: Path, *,
                   quick_factor: float | None = None, trace_scenarios=frozenset(), jobs: int | None = None,
                   scheduler: str | None = None, progress: bool = True, jitter: str | None = None,
-                  params=(), extra_rows=None, quick_runs: bool = False) -> RunTables:
-    """Run the scenario files of the ``scenarios`` (ids) of ``ref`` over ``seeds`` (with
-    ``quick_runs``, only the sweep points their ``quick`` lists name). A scenario
+                  params=(), extra_rows=None, quick_runs: bool = False,
+                  scenario_seeds: Mapping[str, list[int]] | None = None) -> RunTables:
+    """Run the scenario files of the ``scenarios`` (ids) of ``ref`` over ``seeds`` (a scenario
+    named in ``scenario_seeds`` over its own list; with ``quick_runs``, only the sweep points
+    their ``quick`` lists name). A scenario
     with fixed ``phases`` is never shortened; the runs of ``trace_scenarios`` keep their traces
     and probe records. A file that does not validate, or a run that fails, is reported in the
-    runs table, never raised."""
-    runs_rows, groups = [], {}
+    runs table, never raised. A file two scenarios share runs once, over the longer seed list."""
+    runs_rows, plan = [], {}
     for sc in ref["scenarios"]:
         sid = sc["scenario"]
         if sid not in scenarios:
             continue
+        own = list((scenario_seeds or {}).get(sid, seeds))
         for pair, stem in scenario_runs(sc, quick_runs).items():
             runs_rows.append({"scenario": sid, "pair": pair, "file": stem})
             factor = quick_factor if "phases" not in sc else None
-            groups.setdefault((factor, sid in trace_scenarios), []).append(stem)
+            keep = sid in trace_scenarios
+            if stem in plan:
+                f0, k0, s0 = plan[stem]
+                own_or_longer = own if len(own) > len(s0) else s0
+                # a shared file is shortened only if neither scenario fixes its phases
+                plan[stem] = (f0 if f0 == factor else None, k0 or keep, own_or_longer)
+            else:
+                plan[stem] = (factor, keep, own)
+    groups: dict[tuple, list[str]] = {}
+    for stem, (factor, keep, own) in plan.items():
+        groups.setdefault((factor, keep, tuple(own)), []).append(stem)
     runs = pd.DataFrame(runs_rows, columns=["scenario", "pair", "file"])
     errors: dict[str, str] = {}
     flows, intervals, traces, probes, failures = [], [], [], [], []
-    for (factor, keep), stems in groups.items():
+    for (factor, keep, group_seeds), stems in groups.items():
         todo = []
-        for stem in dict.fromkeys(stems):
+        for stem in stems:
             err = validate_file(scenario_dir / f"{stem}.toml")
             if err:
                 errors[stem] = err
@@ -198,7 +212,7 @@ def run_scenarios(ref: dict, scenarios: list[str], seeds: list[int], scenario_di
                 todo.append(scenario_dir / f"{stem}.toml")
         if not todo:
             continue
-        got = run_files(todo, seeds, quick_factor=factor, workers=jobs, progress=progress,
+        got = run_files(todo, list(group_seeds), quick_factor=factor, workers=jobs, progress=progress,
                         scheduler=scheduler, keep_results=keep, jitter=jitter, params=params,
                         extra_rows=extra_rows)
         if len(got.flows):
