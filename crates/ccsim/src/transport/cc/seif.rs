@@ -40,6 +40,9 @@
 //!   cut a hole holds the ACKs back, so it then waits for the timeout, whose go-back-N resends
 //!   packets the sink already has; their duplicate ACKs set off a cut that answers no loss,
 //!   against §3.3's one cut per loss (liang91 finding reacting-policy-drops).
+//! - A cut starts Stable growth's ACK count afresh (`cut_count = "reset"`); `"keep"` carries
+//!   it over, so a source that was about to grow grows at its next ACK (liang91 finding
+//!   seif-window-lock measures it).
 //! - `increase_windows` = 1: Stable growth's +1 comes after that many windows of ACKs.
 //!   §6.1 (future work) proposes waiting for more than one window, to reach the feedback
 //!   threshold less often, and reports that two gave "a lot less feedback messages" with
@@ -100,6 +103,8 @@ pub struct SeifConfig {
     /// §6.1's busiest-router rule: the period over which routers' messages are counted
     /// (`router_choice.rs`); 0: every router's feedback is followed (the thesis's experiments).
     pub follow_router_period: SimTime,
+    /// A cut starts the stable state's ACK count afresh (true) or keeps it (false).
+    pub cut_resets_count: bool,
 }
 
 impl Default for SeifConfig {
@@ -113,6 +118,7 @@ impl Default for SeifConfig {
             resend_waits: false,
             increase_windows: 1,
             follow_router_period: 0,
+            cut_resets_count: true,
         }
     }
 }
@@ -131,6 +137,7 @@ pub struct Seif {
     per_ack: bool,
     resend_waits: bool,
     increase_windows: f64,
+    cut_resets_count: bool,
     /// Past the initialisation state.
     stable: bool,
     /// ACKs counted towards the next +1 in the stable state.
@@ -197,6 +204,12 @@ impl Algorithm for Seif {
                 d.follow_router_period,
                 "§6.1 (future work): react only to the router that sent the most feedback in the last period of this length (0: to every router)",
             )?,
+            cut_resets_count: p.choice(
+                "cut_count",
+                d.cut_resets_count,
+                &[("reset", true), ("keep", false)],
+                "stable growth's ACK count at a cut: started afresh, or kept (a source about to grow grows at its next ACK)",
+            )?,
         })
     }
 
@@ -212,6 +225,7 @@ impl Algorithm for Seif {
             per_ack: cfg.per_ack,
             resend_waits: cfg.resend_waits,
             increase_windows: cfg.increase_windows as f64,
+            cut_resets_count: cfg.cut_resets_count,
             stable: false,
             acks: 0,
             handled: [NONE; HANDLED],
@@ -263,8 +277,10 @@ impl Seif {
             CutRounding::Fractional => w,
         }
         .max(1.0);
+        if self.cut_resets_count || !self.stable {
+            self.acks = 0;
+        }
         self.stable = true;
-        self.acks = 0;
         self.cuts += 1;
     }
 
@@ -499,5 +515,19 @@ mod tests {
         per_ack.stable = true;
         per_ack.on_new_ack(&ack(1));
         assert_eq!(per_ack.cwnd(), 8.125, "1/window per ACK");
+        // cut_count: 10 ACKs counted towards 11's next +1; the cut to 5 starts the count
+        // afresh (reset), or keeps it, so the next ACK grows the window to 6 (keep).
+        for (resets, after) in [(true, 5.0), (false, 6.0)] {
+            let mut s = Seif::build(&SeifConfig { cut_resets_count: resets, ..SeifConfig::default() }, 30);
+            s.window = 11.0;
+            s.stable = true;
+            for i in 0..10 {
+                s.on_new_ack(&ack(i + 1));
+            }
+            assert_eq!(s.cwnd(), 11.0);
+            s.on_feedback(&fb(None));
+            s.on_new_ack(&ack(11));
+            assert_eq!(s.cwnd(), after, "cut_resets_count = {resets}");
+        }
     }
 }
