@@ -55,7 +55,9 @@
 //!   definition (slow start while cwnd < ssthresh) a cut flow slow-starts back to it without
 //!   AIED. Measured on the Fig 4.5 dumbbell (tests/jcc.rs), "keep" holds the line full but
 //!   pins each flow near the ssthresh it happened to get (unfair, against Figs 4.8 and 4.11);
-//!   "follow" is fair but leaves part of the line idle.
+//!   "follow" is fair but leaves part of the line idle. "halving" sets ssthresh on a halving
+//!   (AIED's R >= beta branch, a lost probe's), as ns-2's Reno halving does, and leaves it on
+//!   AIED's exponential cut, for which the thesis's ns-2 code had no precedent.
 //! - [INF] cwnd is real-valued, at least 1 and at most the flow's maximum window; the
 //!   sender uses floor(cwnd) (spec §1.4.4). Initial ssthresh = the maximum window (ns-2's
 //!   `window_`), so slow start also ends there.
@@ -111,6 +113,9 @@ pub enum CutSsthresh {
     /// ssthresh is left alone: below it the flow is in slow start again (+1 per ACK, no AIED)
     /// until it is back at ssthresh or a probe reports R > beta.
     Keep,
+    /// A halving (AIED's R >= beta branch, a lost probe) sets ssthresh as Reno's does; an
+    /// exponential cut (alpha < R < beta) leaves it, as "keep".
+    Halving,
 }
 
 /// The response to a loss that is not a probe's (A-J1).
@@ -250,8 +255,8 @@ impl Algorithm for Jcc {
             cut_ssthresh: p.choice(
                 "cut_ssthresh",
                 d.cut_ssthresh,
-                &[("follow", CutSsthresh::Follow), ("keep", CutSsthresh::Keep)],
-                "a decrease in congestion avoidance sets ssthresh to the new window, or leaves it (slow start back up to it)",
+                &[("follow", CutSsthresh::Follow), ("keep", CutSsthresh::Keep), ("halving", CutSsthresh::Halving)],
+                "a decrease in congestion avoidance sets ssthresh to the new window (follow), leaves it (keep: slow start back up to it), or sets it only when it halves (halving)",
             )?,
             probing: p.choice(
                 "probing",
@@ -305,12 +310,13 @@ impl Jcc {
         }
     }
 
-    /// A new window: a decrease (at least 1) also sets ssthresh with `cut_ssthresh = "follow"`
-    /// (see the header); an increase stops at the maximum window.
-    fn set_cwnd(&mut self, w: f64) {
+    /// A new window: a decrease (at least 1) also sets ssthresh with `cut_ssthresh = "follow"`,
+    /// or with "halving" when it halves (see the header); an increase stops at the maximum
+    /// window.
+    fn set_cwnd(&mut self, w: f64, halving: bool) {
         if w < self.cwnd {
             self.cwnd = w.max(1.0);
-            if self.cut_ssthresh == CutSsthresh::Follow {
+            if self.cut_ssthresh == CutSsthresh::Follow || (halving && self.cut_ssthresh == CutSsthresh::Halving) {
                 self.ssthresh = self.cwnd;
             }
         } else {
@@ -331,7 +337,8 @@ impl Jcc {
                 self.ssthresh = self.cwnd;
             }
         } else if self.increase == Increase::PerProbe || self.r > self.alpha {
-            self.set_cwnd(aied(self.cwnd, self.r, self.alpha, self.beta));
+            let halving = self.r > self.alpha && self.r >= self.beta;
+            self.set_cwnd(aied(self.cwnd, self.r, self.alpha, self.beta), halving);
         }
     }
 
@@ -403,7 +410,7 @@ impl CongestionControl for Jcc {
                 self.cwnd = self.ssthresh + self.dupack_threshold as f64;
                 self.in_recovery = true;
             }
-            LossResponse::Aied if probe => self.set_cwnd(self.cwnd / 2.0),
+            LossResponse::Aied if probe => self.set_cwnd(self.cwnd / 2.0, true),
             LossResponse::Aied => {}
         }
         true

@@ -168,6 +168,19 @@ fn keep_leaves_ssthresh_at_a_cut_and_slow_starts_back_to_it() {
 }
 
 #[test]
+fn halving_sets_ssthresh_only_when_the_window_halves() {
+    let halving = JccConfig { cut_ssthresh: CutSsthresh::Halving, ..JccConfig::default() };
+    let (mut j, _) = avoiding(halving, 10.0, 100.0);
+    // An exponential cut (alpha < R < beta) keeps ssthresh: the flow is in slow start again.
+    j.on_probe(50);
+    assert!((j.cwnd() - 10.0 * 0.5f64.sqrt()).abs() < 1e-9 && j.ssthresh() == 10.0, "{}", j.cwnd());
+    // A halving (R >= beta) sets it, as Reno's does.
+    j.cwnd = 10.0;
+    j.on_probe(100);
+    assert_eq!((j.cwnd(), j.ssthresh()), (5.0, 5.0));
+}
+
+#[test]
 fn a_loss_sets_beta_to_the_latest_r_above_alpha() {
     let alpha = JccConfig { alpha: 0.02, ..JccConfig::default() };
     let (mut j, mut p) = avoiding(alpha, 10.0, 254.0);
