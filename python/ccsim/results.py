@@ -87,8 +87,8 @@ def _take(labels, ids, index=None) -> pd.Series:
 def _drops_frame(raw: dict | None, flow_names: list[str], port_names: list[str]) -> pd.DataFrame:
     d = pd.DataFrame(raw or {c: [] for c in DROP_COLUMNS})
     # Typed as text even with no drops, so an empty drops.parquet has the usual schema.
-    d.insert(2, "port_name", pd.Series([port_names[i] for i in d["port"]], index=d.index, dtype="str"))
-    d.insert(4, "flow_name", pd.Series([flow_names[i] for i in d["flow"]], index=d.index, dtype="str"))
+    d.insert(2, "port_name", _take(port_names, d["port"].to_numpy(), d.index))
+    d.insert(4, "flow_name", _take(flow_names, d["flow"].to_numpy(), d.index))
     return d
 
 
