@@ -43,8 +43,8 @@ test-python: install
 
 test: install lint test-rust test-python
 
-# The full reproductions (pytest marker `slow`, left out of `make test`): about 23 min more
-# (Cui chapter 3 about 15, Hua 2002 about 5, Cui chapter 4 about 1).
+# The full reproductions (pytest marker `slow`, left out of `make test`), the longest Cui
+# chapter 3 (about 24 min on 2 cores), then Hua 2002 (about 3) and Cui chapter 4 (about 1).
 test-full: install
 	$(BIN)/python -m pytest -q -m slow
 

@@ -219,12 +219,21 @@ def test_a_scenarios_own_seed_count_holds_in_a_full_run(thesis, tmp_path, monkey
 
     t, pkg, _ = thesis
     ref = pkg / "reference.toml"
-    ref.write_text(ref.read_text().replace('scenario = "B1"\nname', 'scenario = "B1"\nseeds = 3\nname'))
+    # B2 shares B1's file bn-n2 and keeps the default (one seed): the file runs once, over
+    # three seeds, and B2 reads its own one.
+    ref.write_text(ref.read_text().replace('scenario = "B1"\nname', 'scenario = "B1"\nseeds = 3\nname')
+                   + '\n[[scenarios]]\nscenario = "B2"\ntitle = "One of B1\'s files"\nruns = { "NR2" = "bn-n2" }\n'
+                   '\n[[tables]]\nid = "T3"\nscenario = "B2"\ntitle = "t"\nkind = "aggregate"\nmetrics = ["throughput"]\n'
+                   '[[tables.rows]]\npair = "NR2"\nagg = "sum"\nsources = "all"\n'
+                   'throughput = { mean = 125.0, class = "D", accept = [110.0, 126.0] }\n')
     monkeypatch.setattr(Thesis, "reference", property(lambda self: ref))
     monkeypatch.setattr(Thesis, "findings_dir", property(lambda self: pkg / "findings"))
     out = reproduce(t, out=tmp_path / "out", progress=False)
-    assert (out.runs["seeds_ok"] == 3).all() and out.seeds == [1] and out.scenario_seeds == {"B1": 3}
+    runs = out.runs.set_index("scenario")["seeds_ok"]
+    assert (runs["B1"] == 3).all() and runs["B2"] == 1 and out.seeds == [1] and out.scenario_seeds == {"B1": 3}
     assert sorted(pd.read_parquet(tmp_path / "out" / "flows.parquet")["seed"].unique()) == [1, 2, 3]
+    cells = out.cells.set_index("table")["seeds"]
+    assert cells["T3"] == 1 and (cells["T1"] == 3).all()
     assert "B1: 3 seeds, 1-3" in out.report_md.read_text(encoding="utf-8")
     forced = reproduce(t, seeds=2, out=tmp_path / "o2", progress=False)
     assert (forced.runs["seeds_ok"] == 2).all() and forced.scenario_seeds == {}

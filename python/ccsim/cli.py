@@ -305,8 +305,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--quick", action="store_true",
                     help="fewer seeds and shortened runs, as the thesis sets them (keshav91: 2 seeds, durations "
                          "halved; about 11 s on 2 cores)")
-    rp.add_argument("--seeds", type=int, metavar="N", help="seeds 1..N (default: the thesis's, and its quick "
-                                                            "number with --quick)")
+    rp.add_argument("--seeds", type=int, metavar="N", help="seeds 1..N for every scenario, also those "
+                                                            "the thesis gives more (default: the thesis's numbers, and "
+                                                            "its quick number with --quick)")
     rp.add_argument("--jobs", type=int, metavar="N", help="parallel runs (default: one per core)")
     rp.add_argument("--out", metavar="DIR",
                     help="report directory (default results/THESIS for a full run; a variant gets its own, "

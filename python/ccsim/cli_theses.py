@@ -98,7 +98,9 @@ def cmd_reproduce(a) -> int:
         return 130
     con = Console() if sys.stdout.isatty() else Console(width=130)
     t = Table(title=f"{thesis.title} reproduction ({'quick' if res.quick else 'full'}, "
-                    f"seeds {res.seeds[0]}..{res.seeds[-1]}, {res.total_seconds:.0f} s)")
+                    f"seeds {res.seeds[0]}..{res.seeds[-1]}"
+                    + "".join(f", {sid} 1..{n}" for sid, n in res.scenario_seeds.items())
+                    + f", {res.total_seconds:.0f} s)")
     cc = res.cell_counts()
     for col in cc.columns:
         t.add_column(str(col), justify="left" if col == "class" else "right")

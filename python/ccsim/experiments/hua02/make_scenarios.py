@@ -38,9 +38,10 @@ BASE_RTT_MS = 200
 # Figs 4.13-4.14 and Table 4.1: the four JCC flows start 50 s apart (A-J13's recommendation);
 # False starts them together (its variant; measured in findings/ch4.toml's header).
 E47_STAGGER = True
-# The parking lot's start times are not stated (A-G3 gives none): each flow starts at a uniform
-# random time in [0, spread) drawn from the run's seed, the spec's option of [0, 1) s; 0 starts
-# every flow at 0 (finding vegas-base-rtt-overestimate measures 0-20 s).
+# The parking lot's start times (chapter 3 and E4.6) are not in the thesis: each flow starts at a
+# uniform random time in [0, spread) drawn from the run's seed, spec §3.1's option of a random
+# 0-1 s jitter; 0 starts every flow at 0, its first reading (finding
+# vegas-base-rtt-overestimate measures 0-20 s).
 START_SPREAD = 1.0                  # s
 
 

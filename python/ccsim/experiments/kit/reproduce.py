@@ -123,14 +123,22 @@ def _version() -> str:
     return v
 
 
-def scenario_data(ref: dict, sid: str, tables, thesis: Thesis | None = None) -> FrameData:
-    """The :class:`FrameData` of one scenario: its runs (pairs and sweep points) and their rows."""
+def scenario_data(ref: dict, sid: str, tables, thesis: Thesis | None = None,
+                  seeds: list[int] | None = None) -> FrameData:
+    """The :class:`FrameData` of one scenario: its runs (pairs and sweep points) and their rows,
+    of ``seeds`` only when given (a file it shares with a scenario of more seeds ran over
+    those; this one reads its own)."""
     sc = scenario(ref, sid)
     runs = scenario_runs(sc)
     stems = set(runs.values())
 
     def sub(df):
-        return df[df["file"].isin(stems)] if len(df) else df
+        if not len(df):
+            return df
+        keep = df["file"].isin(stems)
+        if seeds is not None and "seed" in df.columns:
+            keep &= df["seed"].isin(seeds)
+        return df[keep]
 
     failures = {r.file: r.error for r in tables.runs.itertuples() if r.scenario == sid and r.error}
     return FrameData(runs, sub(tables.flows), sub(tables.intervals), sub(tables.traces), failures,
@@ -242,7 +250,7 @@ def reproduce(thesis: Thesis, *, quick: bool = False, seeds: int | None = None, 
         if "file" in df.columns:
             df.insert(0, "scenario", [scen_col.get(f) for f in df["file"]])
             df.insert(1, "pair", [pair_col.get(f) for f in df["file"]])
-    data = {sid: scenario_data(ref, sid, tables, thesis) for sid in scenarios}
+    data = {sid: scenario_data(ref, sid, tables, thesis, own_seeds.get(sid, seed_list)) for sid in scenarios}
     cells = _findings.annotate_cells(evaluate_cells(ref, data), known_findings)
     qchecks = _findings.annotate_checks(evaluate_qchecks(ref, data), known_findings)
     outcome = Outcome(thesis=thesis, out_dir=out, report_md=out / "report.md", report_html=out / "report.html",

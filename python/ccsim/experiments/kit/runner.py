@@ -232,7 +232,10 @@ def run_scenarios(ref: dict, scenarios: list[str], seeds: list[int], scenario_di
     seed_errors: dict[str, list[str]] = {}
     for stem, seed, msg in failures:
         seed_errors.setdefault(stem, []).append(msg)
-    ok_seeds = flows_df.groupby("file")["seed"].nunique().to_dict() if len(flows_df) else {}
-    runs["seeds_ok"] = [int(ok_seeds.get(f, 0)) for f in runs["file"]]
+    # per row: the seeds of that scenario's own list the file has rows for (a file shared with
+    # a scenario of more seeds ran over more)
+    ok_seeds = {f: set(v) for f, v in flows_df.groupby("file")["seed"].unique().items()} if len(flows_df) else {}
+    runs["seeds_ok"] = [len(ok_seeds.get(f, set()) & set((scenario_seeds or {}).get(sid, seeds)))
+                        for sid, f in zip(runs["scenario"], runs["file"])]
     runs["error"] = [errors.get(f) or "; ".join(dict.fromkeys(seed_errors.get(f, []))) for f in runs["file"]]
     return RunTables(flows_df, iv_df, tr_df, pr_df, runs)

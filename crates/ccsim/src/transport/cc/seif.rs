@@ -41,8 +41,8 @@
 //!   packets the sink already has; their duplicate ACKs set off a cut that answers no loss,
 //!   against §3.3's one cut per loss (liang91 finding reacting-policy-drops).
 //! - A cut starts Stable growth's ACK count afresh (`cut_count = "reset"`); `"keep"` carries
-//!   it over, so a source that was about to grow grows at its next ACK (liang91 finding
-//!   seif-window-lock measures it).
+//!   it over, so a count already at or above the cut window grows it at the next ACK (liang91
+//!   finding seif-window-lock measures it).
 //! - `increase_windows` = 1: Stable growth's +1 comes after that many windows of ACKs.
 //!   §6.1 (future work) proposes waiting for more than one window, to reach the feedback
 //!   threshold less often, and reports that two gave "a lot less feedback messages" with
@@ -208,7 +208,7 @@ impl Algorithm for Seif {
                 "cut_count",
                 d.cut_resets_count,
                 &[("reset", true), ("keep", false)],
-                "stable growth's ACK count at a cut: started afresh, or kept (a source about to grow grows at its next ACK)",
+                "stable growth's ACK count at a cut: started afresh, or kept (a count at or above the cut window grows it at the next ACK)",
             )?,
         })
     }
