@@ -146,7 +146,7 @@ def test_metrics_read_the_agreed_fields():
     assert (m["feedback"]["field"], m["feedback"]["window"]) == ("feedback", "sum")
     assert (m["overhead"]["field"], m["overhead"]["window"], m["overhead"]["scale"]) == ("feedback_bytes", "rate", 8.0)
     assert "field" not in m["improvement"]
-    assert REF["tolerance"]["seeds"] == 5
+    assert REF["tolerance"]["seeds"] == 20
     for name in m:
         metric_family(REF, name)
 
