@@ -35,7 +35,6 @@ THESIS = Thesis(
     package=__name__,
     quick_seeds=1,
     quick_factor=0.5,
-    default_seeds=5,
     extra_rows=_rows,
     trace_scenarios=frozenset({"E4.1"}),
     figures=_figures,
