@@ -44,7 +44,7 @@ test-python: install
 test: install lint test-rust test-python
 
 # The full reproductions (pytest marker `slow`, left out of `make test`), the longest Cui
-# chapter 3 (about 24 min on 2 cores), then Hua 2002 (about 8) and Cui chapter 4 (about 1).
+# chapter 3 (about 24 min on 2 cores), then Hua 2002 (about 7.5) and Cui chapter 4 (about 1).
 test-full: install
 	$(BIN)/python -m pytest -q -m slow
 

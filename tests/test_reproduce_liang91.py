@@ -160,7 +160,7 @@ FULL_RUN_FLOOR = {"D": 205, "S": 154, "hard": 44}
 
 @pytest.mark.slow
 def test_full_reproduction_keeps_its_scores(tmp_path, keeps_scores):
-    """The whole reproduction (about 20 s on 2 cores): no fewer cells and hard checks pass
+    """The whole reproduction (about 40 s on 2 cores): no fewer cells and hard checks pass
     than FULL_RUN_FLOOR, no check errs, every failure is covered by a finding."""
     from ccsim.experiments.kit.reproduce import reproduce
 
