@@ -65,8 +65,9 @@ def cross_access_delay(links: int) -> float:
 def parking_lot(stem: str, title: str, notes: list[str], gateways: int, flows: dict[int, int],
                 duration: float = 200.0, buffer: str = "200pkt", jcc: bool = False) -> tuple[str, str]:
     """Connection 0 from G1 to G_N, connection i from G_i to G_{i+1}; `flows` = connection ->
-    number of flows (0 or absent: idle, its hosts not built). Every connection's access links
-    are padded so all base RTTs are equal (the thesis's assumption, spec §3.1)."""
+    number of flows (0 or absent: idle, its hosts not built). The cross connections' access
+    links are padded so every data path has connection 0's propagation plus transmission time
+    (the thesis's assumption, spec §3.1; `cross_access_delay`)."""
     links = gateways - 1
     access_pad = cross_access_delay(links)
     gws = [f"g{i}" for i in range(1, gateways + 1)]
@@ -107,11 +108,11 @@ def parking_lot(stem: str, title: str, notes: list[str], gateways: int, flows: d
         "flows": fl,
     }
     if jcc:
-        sender = ["base RTT is the same (the thesis assumes equal delays; spec §3.1's padding). JCC",
+        sender = ["data path takes as long (the thesis assumes equal delays; spec §3.1's padding). JCC",
                   "(alpha 0, ns-2's timer and cuts), modified RED at the gateways (min_th 5, max_th 15, max_p 0.1,",
                   f"8-bit codes), window 20, 1000 B packets, {buffer} buffers. 200 s; throughput"]
     else:
-        sender = ["base RTT is the same (the thesis assumes equal delays; spec §3.1's padding). Vegas",
+        sender = ["data path takes as long (the thesis assumes equal delays; spec §3.1's padding). Vegas",
                   "alpha 1, beta 3, gamma 1 (ns-2's), window 20, 1000 B packets, 40 B ACKs, DropTail",
                   f"{buffer} buffers (spec §3.1: large enough that Vegas loses nothing). 200 s; throughput"]
     notes = notes + [
