@@ -85,7 +85,7 @@ def test_every_thesis_table_is_present_once():
 
 def test_scenarios_runs_and_stems_follow_the_naming_scheme():
     assert list(SCENARIOS) == ["T4.1", "T4.2", "T4.3", "T4.4", "T4.5", "T4.6", "T4.7", "T4.8", "T4.10",
-                               "C1", "C2", "F6.1", "F6.2", "C3", "TRIS", "SQ"]
+                               "C1", "C2", "F6.1", "F6.2", "C3", "TRIS", "SQ", "BBN"]
     runs = {sid: scenario_runs(sc) for sid, sc in SCENARIOS.items()}
     assert runs["T4.1"]["SEIF @ 80"] == "t41-th80"
     assert runs["T4.2"] == {f"Exp{e} {p}": f"t42-e{e}-{s}" for e in (1, 2, 3) for p, s in (("CC", "react"), ("CA", "static"))}
@@ -102,6 +102,8 @@ def test_scenarios_runs_and_stems_follow_the_naming_scheme():
     assert runs["TRIS"] == {**{f"Exp{e} Tri-S": f"tris-e{e}-tris" for e in range(1, 5)},
                             **{f"Exp{e} SEIF": f"tris-e{e}-seif" for e in range(1, 5)}}
     assert runs["SQ"]["stall fixed"] == "sq-stall-fixed" and runs["SQ"]["small nagle"] == "sq-small-nagle"
+    assert runs["BBN"] == {"pairs": "bbn-pairs", "rogue apart": "bbn-rogue-apart", "rogue together": "bbn-rogue-together",
+                           "late": "bbn-late", "late 1s": "bbn-late-1s"}
     # §6.1's slower increase sets each Class 2 SEIF run beside its variant (the only shared stems).
     assert runs.pop("F6.1") == {**{f"k1 Exp{e}": f"c2-e{e}-seif" for e in range(1, 12)},
                                 **{f"k2 Exp{e}": f"c2-e{e}-seif-k2" for e in range(1, 12)}}
@@ -313,9 +315,9 @@ def test_thesis_numbers_pass_their_own_hard_checks():
     assert not failed
     undecided = sorted(k for k, (o, _) in status.items() if o.status not in ("pass", "fail"))
     # trace statistics (window peaks, ranges), the figure check, Class 1 drops (not printed),
-    # §6.1's future work and §2.1's review of Source Quench (no numbers printed)
-    review = ["SQ-1", "SQ-2", "SQ-3", "SQ-3b", "SQ-4"]
-    assert undecided == ["C1-P1", "C4-6c", "C4-6d", "C4-6e", "C5-4a", "C5-4b", "C5-4c", "C5-4d", "F6.1", "F6.2", *review]
+    # §6.1's future work and §2.1-2.2's reviews of Source Quench and BBN (no numbers printed)
+    review = ["SQ-1", "SQ-2", "SQ-3", "SQ-3b", "SQ-4", "BBN-1", "BBN-2", "BBN-3"]
+    assert undecided == sorted(["C1-P1", "C4-6c", "C4-6d", "C4-6e", "C5-4a", "C5-4b", "C5-4c", "C5-4d", "F6.1", "F6.2", *review])
     assert all(status[k][1] == "soft" for k in undecided if k != "C1-P1" and k not in review)
     assert sum(sev == "hard" for _, sev in status.values()) >= 40
 

@@ -88,6 +88,20 @@ pub trait QueueDiscipline {
     /// (a control packet from the port's priority lane): disciplines that follow their line
     /// (DECbit's averaging, RED's idle time) count it as busy.
     fn line_taken(&mut self, _now: SimTime, _bytes: u32) {}
+    /// A port that takes part in BBN's ration exchange (`bbn`): its resource ration now, bit/s,
+    /// and how often it is measured and flooded (`world/rations.rs`).
+    fn ration(&self) -> Option<(f64, SimTime)> {
+        None
+    }
+    /// Close the measurement interval ending `now`: the new resource ration, bit/s.
+    fn update_ration(&mut self, _now: SimTime) -> f64 {
+        f64::INFINITY
+    }
+    /// Flow `flow`'s data enters the network at this port and belongs to its pair `pair` of
+    /// boundary switches (setup).
+    fn join_ration_pair(&mut self, _flow: u32, _pair: u32) {}
+    /// The flow ration of this port's pair `pair`, bit/s.
+    fn set_pair_ration(&mut self, _pair: u32, _bps: f64) {}
 }
 
 /// The port a discipline is built for.
@@ -254,6 +268,7 @@ disciplines! {
     Bpr: bpr::Bpr boxed,
     VirtualClock: virtual_clock::VirtualClock boxed,
     Hrr: hrr::Hrr boxed,
+    Bbn: bbn::Bbn boxed,
 }
 
 // Not a port discipline: chapter 3's buffering structures for FQ and their evaluation.
@@ -366,6 +381,18 @@ impl QueueDiscipline for Qdisc {
     }
     fn line_taken(&mut self, now: SimTime, bytes: u32) {
         dispatch!(self, q => q.line_taken(now, bytes))
+    }
+    fn ration(&self) -> Option<(f64, SimTime)> {
+        dispatch!(self, q => q.ration())
+    }
+    fn update_ration(&mut self, now: SimTime) -> f64 {
+        dispatch!(self, q => q.update_ration(now))
+    }
+    fn join_ration_pair(&mut self, flow: u32, pair: u32) {
+        dispatch!(self, q => q.join_ration_pair(flow, pair))
+    }
+    fn set_pair_ration(&mut self, pair: u32, bps: f64) {
+        dispatch!(self, q => q.set_pair_ration(pair, bps))
     }
 }
 

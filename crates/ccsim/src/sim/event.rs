@@ -32,6 +32,8 @@ pub enum EventKind {
     /// A port whose discipline holds packets on an idle line (non-work-conserving, e.g. HRR)
     /// looks again (target = port).
     PortWake,
+    /// BBN's rations are measured and flooded (`world/rations.rs`; target unused).
+    RationUpdate,
 }
 
 /// An event in 16 bytes: its time, and one word that orders events of the same time and
@@ -53,7 +55,7 @@ pub(super) const SEQ_LIMIT: u64 = 1 << 32;
 /// Largest target an event can name: ports, flows, intervals and link changes are numbered
 /// below it (the scenario builder checks).
 pub const MAX_TARGET: u32 = (1 << TARGET_BITS) - 1;
-pub(super) const KINDS: [EventKind; 11] = [
+pub(super) const KINDS: [EventKind; 12] = [
     EventKind::TxDone,
     EventKind::PipeArrival,
     EventKind::FlowTimer,
@@ -65,6 +67,7 @@ pub(super) const KINDS: [EventKind; 11] = [
     EventKind::TraceSample,
     EventKind::LinkChange,
     EventKind::PortWake,
+    EventKind::RationUpdate,
 ];
 
 // KINDS lists every kind at its discriminant, within the word's 4 bits.

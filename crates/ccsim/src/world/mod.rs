@@ -16,6 +16,7 @@ use crate::traffic::App;
 use crate::transport::sender::NEVER;
 use crate::transport::{Sender, Sink};
 pub use profile::ProfileMarker;
+pub use rations::RationBoard;
 
 pub struct Flow {
     pub name: String,
@@ -229,12 +230,15 @@ pub struct World {
     pub signal_buf: Vec<Signal>,
     /// The run was stopped before its end time by whoever drove it (`stop_here`).
     pub stopped: bool,
+    /// BBN's ration exchange, when some port runs `bbn`.
+    pub rations: Option<Box<RationBoard>>,
 }
 
 mod control;
 mod measure;
 mod packets;
 mod profile;
+mod rations;
 mod sources;
 
 impl World {
@@ -340,6 +344,7 @@ impl World {
             EventKind::FlowStop => self.on_flow_stop(t),
             EventKind::IntervalEnd => self.close_interval(t),
             EventKind::TraceSample => self.sample_traces(),
+            EventKind::RationUpdate => self.update_rations(),
         }
     }
 

@@ -8,8 +8,8 @@ One file per run of chapters 4 and 5: the threshold sweep (t41-*), reacting agai
 predicting (t42-*, t43-*), static against dynamic (t44-*), filtering (t45-*), byte against
 packet buffers (t46-*), the cut-back sweeps (t47-*, t48-*, t410-*), Classes 1-3 (c1-*, c2-*,
 c3-*: each experiment with DEC, Slow Start and SEIF), the Tri-S comparison (tris-*) and §6.1's
-future work (c2-*-k2: the slower increase; f62-*: several bottlenecks) and §2.1's review of
-Source Quench (sq-*, review_scenarios.py). Each
+future work (c2-*-k2: the slower increase; f62-*: several bottlenecks), and §2.1's and §2.2's
+reviews of Source Quench (sq-*) and BBN's rations (bbn-*; both review_scenarios.py). Each
 file's header says what the thesis states and which readings of spec
 shared/specs/liang91-seif.md (§3, §5 item numbers A1-A22) fill its gaps. The output is
 deterministic: same script, same bytes.
@@ -380,9 +380,10 @@ def chapter5() -> list[tuple[str, str]]:
 
 
 def build_all() -> dict[str, str]:
-    from .review_scenarios import source_quench
+    from .review_scenarios import bbn_ration, source_quench
 
-    files = dict(chapter4() + chapter5() + multi_bottleneck() + source_quench(scenario, DATA))
+    files = dict(chapter4() + chapter5() + multi_bottleneck() + source_quench(scenario, DATA)
+                 + bbn_ration(scenario, DATA, TIMERS))
     return dict(sorted(files.items()))
 
 

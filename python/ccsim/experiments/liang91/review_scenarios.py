@@ -1,6 +1,8 @@
-"""Liang 1991 §2.1's review of the Source Quench scheme (Nagle 1984) as runs: the thesis
-reviews it and simulates nothing, but states its defects plainly enough to check (spec §1.2,
-"known defects to reproduce if we simulate it"). make_scenarios.py adds these files (sq-*).
+"""Liang 1991 §2.1's and §2.2's reviews of the Source Quench scheme (Nagle 1984) and BBN's
+rate-based rations (Robinson, Friedman and Steenstrup 1990) as runs: the thesis reviews them
+and simulates nothing, but states their defects plainly enough to check (spec §1.2, "known
+defects to reproduce if we simulate it"; §1.3). make_scenarios.py adds these files (sq-*,
+bbn-*).
 
 On Class 1's chain (Fig. 5.1: sources at R1, router links 64 kb/s, access links 128 kb/s, no
 latency), every router an `sq_router` (a quench to the source of each arrival that finds the
@@ -67,4 +69,48 @@ def source_quench(scenario, data: int) -> list[tuple[str, str]]:
              "Both resume after min(10, outstanding) ACKs (the scheme's 10 would stall the typist)."],
             [{"n": 1, "own": {"max_window": 20}}, {"n": 2, "own": extra}], buffer_packets=20,
             flow_params={"resume": "outstanding"})
+    return out
+
+
+# -- §2.2: BBN's rate-based ration scheme ----------------------------------------------------
+
+# Every router port runs `bbn` (queue/bbn.rs): rations measured and flooded every 10 s (the
+# discipline's default), admission per pair of boundary switches at the first router.
+BBN_ROUTERS = {"queue": "bbn", "buffer": "20pkt", "count_in_service": False}
+BBN_LATE_START = "45s"   # mid-interval: the next flood is 5 s away
+
+
+def bbn_ration(scenario, data: int, timers: dict) -> list[tuple[str, str]]:
+    """The bbn-* files: Class 1's chain with two boundary switches (R1 and R2) sending to R6.
+    `timers` are the Slow Start sources' (make_scenarios.TIMERS)."""
+    out = []
+    jk = {"cc": "jk", "params": dict(timers)}
+    rogue = {"cc": "none", "app": "cbr", "bitrate": "128kbps"}
+
+    def run(stem, title, notes, flows, routers=BBN_ROUTERS):
+        hosts = [(f"s{n}", at) for n, at, _ in flows] + [(f"d{n}", "r6") for n, _, _ in flows]
+        specs = [{"name": f"{n} S{n}", "src": f"s{n}", "dst": f"d{n}", "own": own if own.get("cc") == "none" else {**jk, **own}}
+                 for n, _, own in flows]
+        out.append(scenario(stem, title, notes, hosts=hosts, chain=CHAIN, access={h: ACCESS for h, _ in hosts},
+                            flows=specs, routers=routers, flow_common={}))
+
+    where = ("Class 1's chain (Fig. 5.1: router links 64 kb/s, access links 128 kb/s, no latency), every "
+             "router port running bbn (target 0.9, rations every 10 s), 20-packet buffers; Slow Start sources.")
+    run("bbn-pairs", "§2.2.2, BBN's rations: two sources at R1 and one at R2, all to R6",
+        [where, "S1 and S2 enter at R1, S3 at R2: two pairs of boundary switches, (R1, R6) and (R2, R6),",
+         "share R2-R6. Each pair gets one flow ration, whatever the number of its users."],
+        [(1, "r1", {}), (2, "r1", {}), (3, "r2", {})])
+    run("bbn-rogue-apart", "§2.2.2, BBN's rations: an unresponsive host at R1, a Slow Start source at R2",
+        [where, "S1 sends 128 kb/s without flow control (cc = \"none\"); S3, at R2, is an ordinary source."],
+        [(1, "r1", rogue), (3, "r2", {})])
+    run("bbn-rogue-together", "§2.2.2, BBN's rations: an unresponsive host beside an ordinary one at R1",
+        [where, "S1 sends 128 kb/s without flow control beside S2 at R1; S3 at R2."],
+        [(1, "r1", rogue), (2, "r1", {}), (3, "r2", {})])
+    for slug, params in (("late", {}), ("late-1s", {"interval": "1s"})):
+        every = "10 s (the default)" if not params else "1 s"
+        run(f"bbn-{slug}", f"§2.2.2, BBN's rations flooded every {every}: a source at R2 joins at {BBN_LATE_START}",
+            [where.replace("rations every 10 s", f"rations every {every}"),
+             f"S1 at R1 runs alone, its pair at the target's ration, until S3 starts at R2 at {BBN_LATE_START}."],
+            [(1, "r1", {}), (3, "r2", {"start": BBN_LATE_START})],
+            routers={**BBN_ROUTERS, **({"queue_params": params} if params else {})})
     return out

@@ -44,6 +44,15 @@ impl Port {
         }
     }
 
+    /// The discipline's rates changed (BBN's rations): if the line is idle, look again when
+    /// what it holds may go.
+    #[cold]
+    pub fn reconsider(&mut self, now: SimTime, events: &mut EventQueue, id: u32) {
+        if now >= self.busy_until && !self.txdone_pending {
+            self.hold(now, events, id);
+        }
+    }
+
     /// A wake-up `hold` armed (a stale one, superseded by an earlier, does nothing).
     pub fn on_wake(&mut self, arena: &mut PacketArena, now: SimTime, events: &mut EventQueue, id: u32) {
         let e = self.extras_mut();

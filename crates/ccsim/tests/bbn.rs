@@ -1,0 +1,86 @@
+//! BBN's ration scheme end to end (queue/bbn.rs, world/rations.rs; Liang 1991 §2.2): the flow
+//! ration is shared by a pair of boundary switches, not by its users; the network takes T of a
+//! saturated line; an ill-behaved host is contained by its own switch's admission.
+
+mod common;
+use common::*;
+
+/// Hosts a1, a2 at switch A and b1 at switch B, all sending to d behind a 1 Mb/s, 20 ms line
+/// C -> D; every switch port runs `bbn` (`interval` given). `a2` may be an unresponsive source
+/// of `rogue` (e.g. "2Mbps"), or `b1` may start late.
+fn network(interval: &str, rogue: Option<&str>, b1_start: &str) -> String {
+    let mut s = ScenarioText::new("60s")
+        .measure("10s")
+        .raw("discard", 2)
+        .nodes(&["a1", "a2", "b1", "d"], &["A", "B", "C", "D"])
+        .link("a1", "A", "10Mbps")
+        .link("a2", "A", "10Mbps")
+        .link("b1", "B", "10Mbps");
+    for (a, b, bw) in [("A", "C", "10Mbps"), ("B", "C", "10Mbps"), ("C", "D", "1Mbps"), ("D", "d", "10Mbps")] {
+        s = s.link(a, b, bw).str("delay", if bw == "1Mbps" { "20ms" } else { "1ms" }).str("buffer", "100pkt").str("queue", "bbn");
+        s = s.table("links.queue_params").str("interval", interval);
+    }
+    s = s.flow("a1", "d").str("name", "a1").str("cc", "newreno");
+    s = match rogue {
+        Some(rate) => s.flow("a2", "d").str("name", "a2").str("cc", "none").str("app", "cbr").str("bitrate", rate),
+        None => s.flow("a2", "d").str("name", "a2").str("cc", "newreno"),
+    };
+    s.flow("b1", "d").str("name", "b1").str("cc", "newreno").str("start", b1_start).build()
+}
+
+fn kbps(r: &ccsim::Results, name: &str) -> f64 {
+    flow(r, name).goodput_bps.mean / 1e3
+}
+
+#[test]
+fn a_pair_of_switches_shares_one_ration_whatever_its_hosts() {
+    let r = run(&network("1s", None, "0s"));
+    let (a1, a2, b1) = (kbps(&r, "a1"), kbps(&r, "a2"), kbps(&r, "b1"));
+    eprintln!("a1 {a1:.0} a2 {a2:.0} b1 {b1:.0} kb/s");
+    // T = 0.9 of the line, half to each pair: b1 alone gets what a1 and a2 share.
+    assert!((430.0..470.0).contains(&b1), "{b1}");
+    assert!(((a1 + a2) - b1).abs() < 0.05 * b1, "{a1} + {a2} against {b1}");
+    // How a1 and a2 split their pair's ration is TCP's business (291 and 166 kb/s here).
+    assert!(b1 > 1.3 * (a1 + a2) / 2.0, "{a1} {a2} {b1}");
+}
+
+#[test]
+fn an_unresponsive_host_is_held_by_its_own_switch() {
+    let r = run(&network("1s", Some("2Mbps"), "0s"));
+    let (a1, a2, b1) = (kbps(&r, "a1"), kbps(&r, "a2"), kbps(&r, "b1"));
+    eprintln!("a1 {a1:.0} a2 (2 Mb/s, no control) {a2:.0} b1 {b1:.0} kb/s");
+    // b1, at another switch, keeps its pair's half; a1 shares its switch with the rogue.
+    // Measured: b1 435, the rogue 450 (its pair's ration), a1 nothing: the rogue keeps the
+    // pair's queue at A full and a1's packets find no room.
+    assert!(b1 > 400.0, "{b1}");
+    assert!(a2 < 480.0 && a1 < 0.5 * b1, "{a1} {a2} {b1}");
+}
+
+#[test]
+fn a_longer_interval_answers_a_newcomer_later() {
+    // b1 joins at 25 s; the pair at A has the whole target until the next flood.
+    let quick = run(&network("1s", None, "25s"));
+    let slow = run(&network("20s", None, "25s"));
+    let drops = |r: &ccsim::Results| port(r, "C->D").drops;
+    eprintln!("drops at C->D: interval 1 s {}, 20 s {}", drops(&quick), drops(&slow));
+    // Measured: no drop with 1 s, 71 with 20 s.
+    assert!(drops(&slow) > drops(&quick));
+}
+
+#[test]
+fn setup_errors_name_the_field() {
+    // A route that crosses bbn ports must enter the network at one.
+    let block = "queue = \"bbn\"\n[links.queue_params]\ninterval = \"1s\"";
+    let base = network("1s", None, "0s");
+    assert!(base.contains(block), "{base}");
+    let text = base.replacen(block, "queue = \"droptail\"", 1);
+    let e = ccsim::run_toml(&text).unwrap_err();
+    assert!(e.path.starts_with("flows[") && e.message.contains("boundary switch"), "{e}");
+    // Every bbn port floods at the same interval.
+    let text = network("1s", None, "0s").replacen("interval = \"1s\"", "interval = \"2s\"", 1);
+    let e = ccsim::run_toml(&text).unwrap_err();
+    assert!(e.path == "links[4].queue_params.interval" && e.message.contains("2s, the interval of links[3]"), "{e}");
+    // Rations are exchanged between every port at once: not across two threads.
+    let e = ccsim::run_toml(&format!("{}\n[parallel]\nsecond = [\"b1\", \"B\"]\n", network("1s", None, "0s"))).unwrap_err();
+    assert!(e.path == "parallel" && e.message.contains("bbn"), "{e}");
+}
