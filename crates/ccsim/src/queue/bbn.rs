@@ -29,7 +29,8 @@
 //! - Admission: at the port that leaves the flow's first switch (hop 1 of its route), the data
 //!   of all flows from the same first switch to the same last switch share one queue, served at
 //!   no more than the pair's flow ration: a packet may start when the pair's previous one has
-//!   had its size's time at that rate (no credit builds while the pair is idle). ACKs, control
+//!   had its size's time at that rate since it started (no credit builds while the pair is
+//!   idle; a new ration re-times the wait). ACKs, control
 //!   packets and traffic that entered the network at another switch are not held. The world
 //!   (`world/rations.rs`) computes the pairs and hands every ingress port its pairs' rations.
 //! - Service: among the packets that may go (the unheld queue's first, the eligible pairs'
@@ -72,7 +73,7 @@ pub fn next_ration(r: f64, u: f64, target: f64, saturation: f64) -> f64 {
         r * target / u.max(target + r)
     };
     // A ration never reaches zero (a pair held for ever could not show the line is free).
-    next.clamp(1e-6, target)
+    next.max(1e-6).min(target)
 }
 
 const NO_PAIR: u32 = u32::MAX;
@@ -82,8 +83,17 @@ struct Pair {
     queue: VecDeque<(PacketId, u32, u64)>,
     /// Flow ration, bit/s.
     rate_bps: f64,
-    /// When its next packet may start.
+    /// When its next packet may start: its last packet's start plus that packet's time at
+    /// the ration (recomputed when the ration changes).
     next_free: SimTime,
+    last_start: SimTime,
+    last_size: u32,
+}
+
+impl Pair {
+    fn spacing(&self, size: u32) -> SimTime {
+        (size as f64 * 8.0 / self.rate_bps * PS_PER_SEC as f64).min(SimTime::MAX as f64 / 4.0) as SimTime
+    }
 }
 
 pub struct Bbn {
@@ -104,7 +114,8 @@ pub struct Bbn {
     count_in_service: bool,
     pkts: u32,
     bytes: u64,
-    /// Times a packet that could have gone waited for its pair's ration.
+    /// Requests for a packet that found only packets waiting for their pairs' rations (the
+    /// line left idle).
     held: u64,
 }
 
@@ -208,8 +219,10 @@ impl QueueDiscipline for Bbn {
             Some(i) => {
                 let p = &mut self.pairs[i];
                 let (pkt, size, _) = p.queue.pop_front().unwrap();
-                let spacing = (size as f64 * 8.0 / p.rate_bps * PS_PER_SEC as f64).min(SimTime::MAX as f64 / 4.0) as SimTime;
-                p.next_free = p.next_free.max(now).saturating_add(spacing);
+                // It may start late (the line was busy): spacing runs from its real start.
+                p.last_start = now;
+                p.last_size = size;
+                p.next_free = now.saturating_add(p.spacing(size));
                 (pkt, size)
             }
             None => match self.unheld.pop_front() {
@@ -250,8 +263,8 @@ impl QueueDiscipline for Bbn {
     fn memory_bytes(&self) -> usize {
         self.flow_pair.capacity() * 4
             + self.pairs.capacity() * std::mem::size_of::<Pair>()
-            + self.pairs.iter().map(|p| p.queue.capacity() * 24).sum::<usize>()
-            + self.unheld.capacity() * 24
+            + self.pairs.iter().map(|p| p.queue.capacity() * 16).sum::<usize>()
+            + self.unheld.capacity() * 16
     }
 
     fn line_taken(&mut self, _now: SimTime, bytes: u32) {
@@ -286,13 +299,23 @@ impl QueueDiscipline for Bbn {
         }
         self.flow_pair[flow as usize] = pair;
         while self.pairs.len() <= pair as usize {
-            self.pairs.push(Pair { queue: VecDeque::new(), rate_bps: self.cfg.target * self.line_bps as f64, next_free: 0 });
+            self.pairs.push(Pair {
+                queue: VecDeque::new(),
+                rate_bps: self.cfg.target * self.line_bps as f64,
+                next_free: 0,
+                last_start: 0,
+                last_size: 0,
+            });
         }
     }
 
     fn set_pair_ration(&mut self, pair: u32, bps: f64) {
         if let Some(p) = self.pairs.get_mut(pair as usize) {
             p.rate_bps = bps.max(1.0);
+            // The last packet's spacing at the new ration: a raised ration frees the pair sooner.
+            if p.last_size > 0 {
+                p.next_free = p.last_start.saturating_add(p.spacing(p.last_size));
+            }
         }
     }
 }

@@ -5,13 +5,16 @@
 //! its first switch enforces.
 //!
 //! The pairs and their paths are fixed at setup from the flows' data routes (a pair whose flows
-//! take different routes is held to the smallest ration on any of them). Flooding is taken as
-//! instantaneous: the new rations apply at the interval's end.
+//! take different routes is held to the smallest ration on any of them; flows of one pair that
+//! leave its first switch by different ports, by explicit routes, are admitted as a pair of
+//! their own at each port). Flooding is taken as instantaneous: the new rations apply at the
+//! interval's end.
 
 use super::World;
 use crate::net::Port;
 use crate::queue::QueueDiscipline;
 use crate::scenario::decode::{Result, ScenarioError};
+use crate::scenario::params::duration_text;
 use crate::sim::{EventKind, EventQueue, SimTime};
 use std::collections::HashMap;
 
@@ -21,6 +24,19 @@ struct RationPair {
     slot: u32,
     /// Positions in `RationBoard::ports` of the `bbn` ports on its path.
     path: Vec<u32>,
+}
+
+/// What the board needs to know of the network to build itself and name ports in errors.
+pub struct Network<'a> {
+    /// Whether a node is a switch.
+    pub is_switch: &'a dyn Fn(u32) -> bool,
+    /// A port's name ("a->b").
+    pub port_name: &'a dyn Fn(u32) -> String,
+}
+
+/// Link index of a port (two ports a link).
+fn link_of(port: u32) -> usize {
+    port as usize / 2
 }
 
 pub struct RationBoard {
@@ -36,28 +52,29 @@ pub struct RationBoard {
 impl RationBoard {
     /// The board for these ports and flows' data routes (`routes[i]`: flow i's ports), or None
     /// when no switch port runs `bbn` (a host's own port is no network resource: running `bbn`
-    /// there holds nothing). `link_of(port)` names a port's link in errors.
-    pub fn build(
-        ports: &mut [Port],
-        routes: &[&[u32]],
-        is_switch: impl Fn(u32) -> bool,
-        link_of: impl Fn(u32) -> usize,
-    ) -> Result<Option<Self>> {
-        let members: Vec<u32> =
-            (0..ports.len() as u32).filter(|&p| ports[p as usize].qdisc.ration().is_some() && is_switch(ports[p as usize].from)).collect();
+    /// there holds nothing). A run shorter than the interval keeps every ration at the target.
+    pub fn build(ports: &mut [Port], routes: &[&[u32]], net: &Network) -> Result<Option<Self>> {
+        let name = net.port_name;
+        let members: Vec<u32> = (0..ports.len() as u32)
+            .filter(|&p| ports[p as usize].qdisc.ration().is_some() && (net.is_switch)(ports[p as usize].from))
+            .collect();
         let Some(&first) = members.first() else { return Ok(None) };
         let interval = ports[first as usize].qdisc.ration().unwrap().1;
         let mut position = vec![u32::MAX; ports.len()];
         for (i, &p) in members.iter().enumerate() {
             position[p as usize] = i as u32;
-            if ports[p as usize].qdisc.ration().unwrap().1 != interval {
+            let own = ports[p as usize].qdisc.ration().unwrap().1;
+            if own != interval {
                 return Err(ScenarioError::new(
-                    format!("links[{}].queue_params.interval", link_of(p)),
+                    format!("links[{}]", link_of(p)),
                     format!(
-                        "expected {}, the interval of links[{}]'s bbn port: every bbn port measures and floods its ration at \
-                         the same interval",
-                        crate::scenario::params::duration_text(interval),
-                        link_of(first)
+                        "expected queue_params.interval = {} on bbn port {}, as on links[{}] ({}), got {}: every bbn port \
+                         measures and floods its ration at the same interval",
+                        duration_text(interval),
+                        name(p),
+                        link_of(first),
+                        name(first),
+                        duration_text(own)
                     ),
                 ));
             }
@@ -73,15 +90,22 @@ impl RationBoard {
             // Hop 0 leaves the source host; hop 1 leaves its switch, the boundary switch.
             let ingress = match route.get(1) {
                 Some(&p) if position[p as usize] != u32::MAX => p,
-                _ => {
+                other => {
+                    let port = match other {
+                        Some(&p) => format!("port {}, links[{}]", name(p), link_of(p)),
+                        None => "none: the route is one link".to_string(),
+                    };
                     return Err(ScenarioError::new(
-                        format!("flows[{f}].route"),
-                        "expected the port leaving the flow's first switch to run queue = \"bbn\": its route crosses bbn \
-                         ports, and BBN admits traffic at the boundary switch",
-                    ))
+                        format!("flows[{f}]"),
+                        format!(
+                            "expected the port leaving the flow's first switch ({port}) to run queue = \"bbn\": its route \
+                             crosses bbn ports, and BBN admits traffic at the boundary switch"
+                        ),
+                    ));
                 }
             };
-            let ends = (ports[ingress as usize].from, ports[*route.last().unwrap() as usize].from);
+            // A pair: the port where it is admitted (leaving its first switch) and its last switch.
+            let ends = (ingress, ports[*route.last().unwrap() as usize].from);
             let k = *by_ends.entry(ends).or_insert_with(|| {
                 let slot = slots.entry(ingress).or_insert(0);
                 pairs.push(RationPair { ingress, slot: *slot, path: Vec::new() });
@@ -129,7 +153,7 @@ impl World {
             board.rations[i] = self.ports[p as usize].qdisc.update_ration(now);
         }
         board.hand_out(&mut self.ports);
-        // A held port may now send sooner (or later: an early wake-up finds nothing and waits).
+        // A raised ration may free a held pair sooner than the wake-up its port has armed.
         for &p in &board.ingress {
             self.ports[p as usize].reconsider(now, &mut self.events, p);
         }

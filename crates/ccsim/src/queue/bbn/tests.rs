@@ -47,9 +47,10 @@ fn a_pair_goes_no_faster_than_its_ration_and_unheld_traffic_passes() {
     assert_eq!(q.dequeue(&mut a, 2 * MS), Some(ack));
     assert!(q.dequeue(&mut a, 4 * MS).is_some());
     assert_eq!(q.dequeue(&mut a, 5 * MS), None);
-    // A ration raised by the next flood applies to the next spacing.
+    // A ration raised by the next flood re-times the wait from the last start (4 ms).
     q.set_pair_ration(0, 8_000_000.0);
-    assert!(q.dequeue(&mut a, 8 * MS).is_some());
+    assert_eq!(q.next_eligible(5 * MS), Some(5 * MS));
+    assert!(q.dequeue(&mut a, 5 * MS).is_some());
     assert_eq!(q.len_packets(), 0);
     let mut held = 0;
     q.counters(&mut |k, v| {
@@ -80,23 +81,63 @@ fn first_come_first_served_among_what_may_go() {
 
 #[test]
 fn utilisation_over_the_interval_sets_the_ration() {
-    let mut q = port();
+    // T = 0.5, so the rule's factor T/U shows below the cap.
+    let cfg = BbnConfig { target: 0.5, ..BbnConfig::default() };
+    let mut q = Bbn::new(cfg, BufferLimit::Unlimited, false, BPS);
     let mut a = PacketArena::new();
     let idle = InService { bytes: None };
-    // 500 packets of 1000 B in one second on 8 Mb/s: half the line, then a control packet.
-    for _ in 0..500 {
+    assert_eq!(q.ration(), Some((0.5 * BPS as f64, 10 * PS_PER_SEC)));
+    // 600 packets of 1000 B put on the line in one second of 8 Mb/s: U = 0.6.
+    for _ in 0..600 {
         let p = a.alloc(packet(0, DATA, 1000, 0));
         q.enqueue(p, &mut a, 0, idle);
         q.dequeue(&mut a, 0);
     }
-    assert_eq!(q.ration(), Some((0.9 * BPS as f64, 10 * PS_PER_SEC)));
-    let r = q.update_ration(PS_PER_SEC);
-    assert!((r - BPS as f64 * 0.9).abs() < 1.0, "0.9 x 0.9 / 0.5 capped at T: {r}");
-    for _ in 0..1000 {
+    let r1 = q.update_ration(PS_PER_SEC) / BPS as f64;
+    assert!((r1 - 0.5 * 0.5 / 0.6).abs() < 1e-9, "{r1}");
+    // The next second: 800 control packets' bytes (line_taken) count too, and only they.
+    for _ in 0..800 {
         q.line_taken(PS_PER_SEC, 1000);
     }
-    let r = q.update_ration(2 * PS_PER_SEC);
-    assert!((r - BPS as f64 * 0.9 * 0.9 / 1.8).abs() < 1.0, "saturated: {r}");
+    let r2 = q.update_ration(2 * PS_PER_SEC) / BPS as f64;
+    assert!((r2 - r1 * 0.5 / 0.8).abs() < 1e-9, "{r2}");
+    // A second with nothing sent: U = 0, back to T.
+    assert_eq!(q.update_ration(3 * PS_PER_SEC), 0.5 * BPS as f64);
+    // Saturated: demand taken as at least T + R.
+    for _ in 0..1000 {
+        q.line_taken(3 * PS_PER_SEC, 1000);
+    }
+    let r4 = q.update_ration(4 * PS_PER_SEC) / BPS as f64;
+    assert!((r4 - 0.5 * 0.5 / 1.0).abs() < 1e-9, "{r4}");
+}
+
+#[test]
+fn a_raised_ration_frees_a_held_pair_sooner() {
+    let mut q = port();
+    q.join_ration_pair(0, 0);
+    q.set_pair_ration(0, 1_000_000.0); // 8 ms a packet
+    let mut a = PacketArena::new();
+    let idle = InService { bytes: None };
+    for _ in 0..2 {
+        let p = a.alloc(packet(0, DATA, 1000, 0));
+        q.enqueue(p, &mut a, 0, idle);
+    }
+    assert!(q.dequeue(&mut a, MS).is_some());
+    assert_eq!(q.next_eligible(2 * MS), Some(9 * MS));
+    q.set_pair_ration(0, 8_000_000.0); // 1 ms a packet, timed from the last start
+    assert_eq!(q.next_eligible(2 * MS), Some(2 * MS));
+    assert!(q.dequeue(&mut a, 2 * MS).is_some());
+    // And a lowered one holds it longer.
+    let p = a.alloc(packet(0, DATA, 1000, 0));
+    q.enqueue(p, &mut a, 2 * MS, idle);
+    q.set_pair_ration(0, 500_000.0);
+    assert_eq!(q.next_eligible(2 * MS), Some(18 * MS));
+}
+
+#[test]
+fn a_tiny_target_keeps_a_positive_ration() {
+    assert_eq!(next_ration(1e-7, 1.0, 1e-7, 0.97), 1e-7);
+    assert!(next_ration(0.5, 0.2, 1e-7, 0.97) > 0.0);
 }
 
 #[test]
