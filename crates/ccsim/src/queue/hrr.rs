@@ -23,10 +23,17 @@
 //!   rounded to the nearest (at least 1); level i's channels may take at most n_i - b_i slots
 //!   (an error names the flow otherwise). Everything else (unreserved flows, ACK streams) is
 //!   best-effort traffic, served first-come-first-served in the time channels leave.
-//! - Within the time a level's allotments allow, a faster level's eligible channel goes first
-//!   and a level's channels go round robin, one packet a turn. The rates and the
-//!   non-work-conserving cap are HRR's; the fixed positions of the slots inside a frame (which
-//!   give HRR its jitter bound) are not reproduced.
+//! - Slot positions (`positions`, default "spread"): a channel owns a_c of its level's n_i
+//!   slots, spread over the frame as evenly as the slots other channels took allow (slot j
+//!   ideally at floor(j n_i / a_c), else the next free one), and its j-th slot's worth of bytes
+//!   in a frame may not start before slot j's time: the fixed positions that give HRR its jitter
+//!   bound. A level's slots are taken as evenly spaced in its frame (FT_i / n_i each); in HRR
+//!   proper a lower level's slots fall where the level above gives it its b_i slots, which
+//!   this spreads evenly instead. "any": a channel may use its allotment anywhere in the frame
+//!   (back to back from the frame's start when it is backlogged), the rate without the
+//!   positions.
+//! - Among the channels that may send, a faster level's goes first and a level's channels go
+//!   round robin, one packet a turn.
 //! - Buffer: the port's, shared; a packet that does not fit is dropped on arrival.
 //! - Choosing the next channel scans a level's channels: O(channels) per packet, allocating
 //!   nothing.
@@ -39,17 +46,28 @@ use crate::sim::time::tx_time;
 use crate::sim::{SimTime, PS_PER_SEC};
 use std::collections::VecDeque;
 
+/// Where a channel's slots lie in its frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Positions {
+    /// Owned slots spread over the frame; the j-th slot's bytes wait for its time (HRR).
+    Spread,
+    /// The allotment anywhere in the frame.
+    Any,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct HrrConfig {
     /// Bytes a slot carries. 1000.
     pub slot_bytes: u32,
     /// (n_i, b_i) per level, level 1 first.
     pub levels: Vec<(u32, u32)>,
+    /// Spread.
+    pub positions: Positions,
 }
 
 impl Default for HrrConfig {
     fn default() -> Self {
-        HrrConfig { slot_bytes: 1000, levels: vec![(100, 0)] }
+        HrrConfig { slot_bytes: 1000, levels: vec![(100, 0)], positions: Positions::Spread }
     }
 }
 
@@ -60,6 +78,8 @@ struct Chan {
     level: u8,
     /// a_c in bytes a frame.
     allotment: u64,
+    /// Its slots' indices in the frame, ascending (empty under `positions = "any"`).
+    slots: Vec<u32>,
     /// Bytes sent in frame `frame` (may exceed the allotment by one packet).
     used: u64,
     frame: u64,
@@ -69,7 +89,7 @@ struct Chan {
 
 impl Chan {
     fn new() -> Self {
-        Chan { level: BEST_EFFORT, allotment: 0, used: 0, frame: 0, queue: VecDeque::new(), routed: false }
+        Chan { level: BEST_EFFORT, allotment: 0, slots: Vec::new(), used: 0, frame: 0, queue: VecDeque::new(), routed: false }
     }
 
     /// Bring the count to frame `k`: a new frame keeps only what the last one overdrew.
@@ -85,6 +105,9 @@ impl Chan {
 struct Level {
     /// FT_i, picoseconds.
     frame: SimTime,
+    /// n_i, and which of its slots a channel owns (under `positions = "spread"`).
+    n: u32,
+    owned: Vec<bool>,
     /// Slots its channels may take (n_i - b_i), and those taken.
     slots: u64,
     taken: u64,
@@ -138,7 +161,13 @@ impl Discipline for Hrr {
             "the frames, level 1 first: n_i slots, b_i of them given to level i+1 (0 for the last)",
             decode_levels,
         )?;
-        Ok(HrrConfig { slot_bytes, levels })
+        let positions = p.choice(
+            "positions",
+            d.positions,
+            &[("spread", Positions::Spread), ("any", Positions::Any)],
+            "a channel's slots: spread over the frame, each waiting for its time (HRR), or anywhere in the frame",
+        )?;
+        Ok(HrrConfig { slot_bytes, levels, positions })
     }
 
     fn build(cfg: &HrrConfig, port: &PortSetup) -> Self {
@@ -156,7 +185,15 @@ impl Hrr {
                 let given = cfg.levels[i - 1].1 as u128;
                 frame = (frame as u128 * n as u128 / given).min(SimTime::MAX as u128) as SimTime;
             }
-            levels.push(Level { frame: frame.max(1), slots: (n - b) as u64, taken: 0, chans: Vec::new(), next: 0 });
+            levels.push(Level {
+                frame: frame.max(1),
+                n,
+                owned: vec![false; if cfg.positions == Positions::Spread { n as usize } else { 0 }],
+                slots: (n - b) as u64,
+                taken: 0,
+                chans: Vec::new(),
+                next: 0,
+            });
         }
         Hrr {
             slot_bytes: cfg.slot_bytes,
@@ -190,6 +227,17 @@ impl Hrr {
         self.limit.fits(self.pkts as u64 + 1, self.bytes + size as u64, self.count_in_service, tx)
     }
 
+    /// When, in frame `k` of `level`, the slot that would carry a channel's next bytes (`used`
+    /// of them sent in the frame) begins: its start under `positions = "any"`.
+    #[inline]
+    fn slot_time(level: &Level, c: &Chan, k: u64, used: u64, slot_bytes: u32) -> SimTime {
+        let start = k.saturating_mul(level.frame);
+        match c.slots.get((used / slot_bytes as u64) as usize) {
+            Some(&s) => start.saturating_add((level.frame as u128 * s as u128 / level.n as u128) as SimTime),
+            None => start,
+        }
+    }
+
     /// The next eligible channel of level `l` at `now`, moving its round robin past it.
     #[inline]
     fn pick(&mut self, l: usize, now: SimTime) -> Option<u32> {
@@ -203,12 +251,50 @@ impl Hrr {
                 continue;
             }
             c.roll_to(k);
-            if c.used < c.allotment {
+            if c.used < c.allotment && Self::slot_time(level, c, k, c.used, self.slot_bytes) <= now {
                 level.next = (i + 1) % n;
                 return Some(level.chans[i]);
             }
         }
         None
+    }
+
+    /// When a backlogged channel may send next: its next slot in this frame if it has bytes
+    /// left, else the slot its bytes start in the next frame.
+    fn chan_next(&self, level: &Level, c: &Chan, now: SimTime) -> SimTime {
+        let k = now / level.frame;
+        let used = if c.frame == k {
+            c.used
+        } else if c.frame + 1 == k {
+            c.used.saturating_sub(c.allotment)
+        } else {
+            0
+        };
+        if used < c.allotment {
+            Self::slot_time(level, c, k, used, self.slot_bytes)
+        } else {
+            Self::slot_time(level, c, k + 1, used - c.allotment, self.slot_bytes)
+        }
+    }
+
+    /// Channel slots at level `l`: `count` distinct slots of its frame, each as near as the
+    /// taken ones allow to an even spread (slot j at floor(j n / count) or the next free).
+    fn place(&mut self, l: usize, count: u64) -> Vec<u32> {
+        let level = &mut self.levels[l];
+        if level.owned.is_empty() {
+            return Vec::new();
+        }
+        let n = level.n as u64;
+        let mut out: Vec<u32> = (0..count)
+            .map(|j| {
+                let ideal = (j * n / count) as usize;
+                let s = (0..n as usize).map(|d| (ideal + d) % n as usize).find(|&s| !level.owned[s]).expect("room was checked");
+                level.owned[s] = true;
+                s as u32
+            })
+            .collect();
+        out.sort_unstable();
+        out
     }
 }
 
@@ -245,11 +331,13 @@ impl QueueDiscipline for Hrr {
     }
 
     fn next_eligible(&self, now: SimTime) -> Option<SimTime> {
-        // Called when nothing may go: every backlogged channel has spent its allotment.
+        // Called when nothing may go: every backlogged channel has spent its allotment or
+        // waits for its next slot.
         self.levels
             .iter()
-            .filter(|l| l.chans.iter().any(|&c| !self.chans[c as usize].queue.is_empty()))
-            .map(|l| (now / l.frame).saturating_add(1).saturating_mul(l.frame))
+            .flat_map(|l| l.chans.iter().map(move |&c| (l, &self.chans[c as usize])))
+            .filter(|(_, c)| !c.queue.is_empty())
+            .map(|(l, c)| self.chan_next(l, c, now))
             .min()
     }
 
@@ -272,7 +360,8 @@ impl QueueDiscipline for Hrr {
         self.chans.capacity() * std::mem::size_of::<Chan>()
             + self.chans.iter().map(|c| c.queue.capacity() * 16).sum::<usize>()
             + self.best_effort.capacity() * 16
-            + self.levels.iter().map(|l| l.chans.capacity() * 4).sum::<usize>()
+            + self.chans.iter().map(|c| c.slots.capacity() * 4).sum::<usize>()
+            + self.levels.iter().map(|l| l.chans.capacity() * 4 + l.owned.capacity()).sum::<usize>()
     }
 
     fn wants_routes(&self) -> bool {
@@ -306,9 +395,11 @@ impl QueueDiscipline for Hrr {
         }
         level.taken += slots;
         level.chans.push(id);
+        let positions = self.place(l, slots);
         let c = &mut self.chans[id as usize];
         c.level = l as u8;
         c.allotment = slots * self.slot_bytes as u64;
+        c.slots = positions;
         Ok(true)
     }
 }
@@ -324,7 +415,11 @@ mod tests {
     const MS: SimTime = PS_PER_SEC / 1000;
 
     fn two_levels() -> Hrr {
-        Hrr::new(&HrrConfig { slot_bytes: 1000, levels: vec![(10, 2), (20, 0)] }, BufferLimit::Unlimited, false, BPS)
+        levels(Positions::Any)
+    }
+
+    fn levels(positions: Positions) -> Hrr {
+        Hrr::new(&HrrConfig { slot_bytes: 1000, levels: vec![(10, 2), (20, 0)], positions }, BufferLimit::Unlimited, false, BPS)
     }
 
     #[test]
@@ -369,6 +464,40 @@ mod tests {
     }
 
     #[test]
+    fn spread_slots_wait_for_their_positions_in_the_frame() {
+        let mut q = levels(Positions::Spread);
+        q.routed(0, DATA, 1, 2_000_000).unwrap(); // 3 slots of 10: positions 0, 3, 6
+        q.routed(1, DATA, 1, 800_000).unwrap(); // 1 slot: 0 is taken, so 1
+        assert_eq!((q.chans[0].slots.clone(), q.chans[2].slots.clone()), (vec![0, 3, 6], vec![1]));
+        let mut a = PacketArena::new();
+        let idle = InService { bytes: None };
+        for _ in 0..6 {
+            let p = a.alloc(packet(0, DATA, 1000, 0));
+            q.enqueue(p, &mut a, 0, idle);
+        }
+        // Slot 0 at 0 ms, then nothing until slot 3 at 3 ms and slot 6 at 6 ms; the next
+        // frame's slot 0 at 10 ms.
+        assert!(q.dequeue(&mut a, 0).is_some());
+        assert_eq!(q.dequeue(&mut a, MS), None);
+        assert_eq!(q.next_eligible(MS), Some(3 * MS));
+        assert!(q.dequeue(&mut a, 3 * MS).is_some());
+        assert_eq!(q.next_eligible(4 * MS), Some(6 * MS));
+        assert!(q.dequeue(&mut a, 6 * MS).is_some());
+        assert_eq!(q.next_eligible(7 * MS), Some(10 * MS));
+        // A late start keeps the frame's count: at 9 ms nothing is left of this frame.
+        assert_eq!(q.dequeue(&mut a, 9 * MS), None);
+        assert!(q.dequeue(&mut a, 10 * MS).is_some());
+        // Under "any" the three go back to back from the frame's start.
+        let mut q = levels(Positions::Any);
+        q.routed(0, DATA, 1, 2_000_000).unwrap();
+        for _ in 0..4 {
+            let p = a.alloc(packet(0, DATA, 1000, 0));
+            q.enqueue(p, &mut a, 0, idle);
+        }
+        assert_eq!((0..4).map(|i| q.dequeue(&mut a, i * MS).is_some()).collect::<Vec<_>>(), [true, true, true, false]);
+    }
+
+    #[test]
     fn an_overdraft_is_taken_from_the_next_frame() {
         let mut q = two_levels();
         q.routed(0, DATA, 1, 1_200_000).unwrap(); // 1.5 -> 2 slots: 2000 B a frame
@@ -391,6 +520,8 @@ mod tests {
             Hrr::decode(&mut Params::new(Obj::new(&v, "queue_params").unwrap()))
         };
         assert_eq!(decode("").unwrap(), HrrConfig::default());
+        assert_eq!(decode("positions = \"any\"").unwrap().positions, Positions::Any);
+        assert_eq!(decode("positions = \"fixed\"").unwrap_err().path, "queue_params.positions");
         assert_eq!(decode("levels = [[10, 2], [20, 0]]\nslot = 500").unwrap().levels, vec![(10, 2), (20, 0)]);
         for bad in ["levels = [[10, 2]]", "levels = [[10, 0], [5, 0]]", "levels = [[2, 2], [5, 0]]", "levels = []", "levels = 3"] {
             let e = decode(bad).unwrap_err();

@@ -101,7 +101,7 @@ mod tests {
     use super::*;
     use crate::net::PacketKind;
     use crate::queue::fq::testkit::packet;
-    use crate::queue::hrr::{Hrr, HrrConfig};
+    use crate::queue::hrr::{Hrr, HrrConfig, Positions};
     use crate::queue::{BufferLimit, Qdisc};
     use crate::sim::PS_PER_SEC;
 
@@ -142,11 +142,12 @@ mod tests {
 
     #[test]
     fn a_held_port_wakes_at_the_earliest_time_a_packet_may_go() {
-        // HRR at 8 Mb/s (1 ms slots): flow 0 has 3 slots of each 10 ms level-1 frame, flow 1 5
+        // HRR at 8 Mb/s (1 ms slots, positions "any"): flow 0 has 3 slots of each 10 ms level-1 frame, flow 1 5
         // slots of each 100 ms level-2 frame. Flow 1's six packets at 0: five go, then the port
         // holds the sixth until 100 ms. Flow 0's four at 6 ms: three go, and the fourth must
         // wake the port at 10 ms, before the wake-up already armed for 100 ms.
-        let mut q = Hrr::new(&HrrConfig { slot_bytes: 1000, levels: vec![(10, 2), (20, 0)] }, BufferLimit::Unlimited, false, 8_000_000);
+        let cfg = HrrConfig { slot_bytes: 1000, levels: vec![(10, 2), (20, 0)], positions: Positions::Any };
+        let mut q = Hrr::new(&cfg, BufferLimit::Unlimited, false, 8_000_000);
         q.routed(0, PacketKind::Data, 1, 2_000_000).unwrap();
         q.routed(1, PacketKind::Data, 1, 400_000).unwrap();
         let mut offers: Vec<(SimTime, u32)> = vec![(0, 1); 6];
