@@ -26,8 +26,10 @@
 //! - Slot positions (`positions`, default "spread"): a channel owns a_c of its level's n_i
 //!   slots, spread over the frame as evenly as the slots other channels took allow (slot j
 //!   ideally at floor(j n_i / a_c), else the next free one), and its j-th slot's worth of bytes
-//!   in a frame may not start before slot j's time: the fixed positions that give HRR its jitter
-//!   bound. A level's slots are taken as evenly spaced in its frame (FT_i / n_i each); in HRR
+//!   in a frame may not start before slot j's time; a slot that ends with nothing of the
+//!   channel's sent in it is lost to the channel (best effort may have used it): the fixed
+//!   positions that give HRR its jitter bound. Slots are placed once, at setup, in the order
+//!   the flows are routed, so single-slot channels take the frame's first free slots. A level's slots are taken as evenly spaced in its frame (FT_i / n_i each); in HRR
 //!   proper a lower level's slots fall where the level above gives it its b_i slots, which
 //!   this spreads evenly instead. "any": a channel may use its allotment anywhere in the frame
 //!   (back to back from the frame's start when it is backlogged), the rate without the
@@ -238,6 +240,22 @@ impl Hrr {
         }
     }
 
+    /// A slot the channel left unused while it lasted is lost (it may not make it up later in
+    /// the frame): `used` moved past every slot of frame `k` that has ended by `now`.
+    #[inline]
+    fn skip_passed(level: &Level, c: &Chan, k: u64, mut used: u64, now: SimTime, slot_bytes: u32) -> u64 {
+        let start = k.saturating_mul(level.frame);
+        loop {
+            let j = used / slot_bytes as u64;
+            let Some(&s) = c.slots.get(j as usize) else { return used };
+            let end = start.saturating_add((level.frame as u128 * (s as u128 + 1) / level.n as u128) as SimTime);
+            if now < end {
+                return used;
+            }
+            used = (j + 1) * slot_bytes as u64;
+        }
+    }
+
     /// The next eligible channel of level `l` at `now`, moving its round robin past it.
     #[inline]
     fn pick(&mut self, l: usize, now: SimTime) -> Option<u32> {
@@ -251,6 +269,7 @@ impl Hrr {
                 continue;
             }
             c.roll_to(k);
+            c.used = Self::skip_passed(level, c, k, c.used, now, self.slot_bytes);
             if c.used < c.allotment && Self::slot_time(level, c, k, c.used, self.slot_bytes) <= now {
                 level.next = (i + 1) % n;
                 return Some(level.chans[i]);
@@ -270,6 +289,7 @@ impl Hrr {
         } else {
             0
         };
+        let used = Self::skip_passed(level, c, k, used, now, self.slot_bytes);
         if used < c.allotment {
             Self::slot_time(level, c, k, used, self.slot_bytes)
         } else {
@@ -484,9 +504,26 @@ mod tests {
         assert_eq!(q.next_eligible(4 * MS), Some(6 * MS));
         assert!(q.dequeue(&mut a, 6 * MS).is_some());
         assert_eq!(q.next_eligible(7 * MS), Some(10 * MS));
-        // A late start keeps the frame's count: at 9 ms nothing is left of this frame.
-        assert_eq!(q.dequeue(&mut a, 9 * MS), None);
         assert!(q.dequeue(&mut a, 10 * MS).is_some());
+        // A channel idle through its slots does not make them up: a fresh one whose packets
+        // arrive at 6.5 ms (its slots at 0, 3 and 6 ms) sends once in slot 6, which lasts until
+        // 7 ms, then waits for the next frame's first slot at 10 ms, though 7-9 ms are free.
+        let mut q = levels(Positions::Spread);
+        q.routed(0, DATA, 1, 2_000_000).unwrap();
+        for _ in 0..3 {
+            let p = a.alloc(packet(0, DATA, 1000, 0));
+            q.enqueue(p, &mut a, 6 * MS + MS / 2, idle);
+        }
+        assert!(q.dequeue(&mut a, 6 * MS + MS / 2).is_some(), "slot 6 lasts until 7 ms");
+        assert_eq!(q.dequeue(&mut a, 7 * MS + MS / 2), None);
+        assert_eq!(q.next_eligible(7 * MS + MS / 2), Some(10 * MS));
+        assert!(q.dequeue(&mut a, 10 * MS).is_some());
+        // Frame 1's slots are at 10, 13 and 16 ms. Not taken while it lasted (say the line was
+        // busy until 14.2 ms), slot 13 is lost: the next packet goes in slot 16.
+        let p = a.alloc(packet(0, DATA, 1000, 0));
+        q.enqueue(p, &mut a, 10 * MS, idle);
+        assert_eq!(q.dequeue(&mut a, 14 * MS + MS / 5), None);
+        assert_eq!(q.next_eligible(14 * MS + MS / 5), Some(16 * MS));
         // Under "any" the three go back to back from the frame's start.
         let mut q = levels(Positions::Any);
         q.routed(0, DATA, 1, 2_000_000).unwrap();

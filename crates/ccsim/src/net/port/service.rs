@@ -157,4 +157,18 @@ mod tests {
         assert_eq!(of(1), [0, 1, 2, 3, 4, 100]);
         assert_eq!(of(0), [6, 7, 8, 10]);
     }
+
+    #[test]
+    fn a_held_port_wakes_at_each_owned_slot() {
+        // HRR's own slot places (positions "spread"), one level of 10 slots of 1 ms: flow 0 has
+        // slots 0, 3 and 6 of each frame. Four packets at 0 start at 0, 3 and 6 ms and the next
+        // frame's 10 ms; one more at 11 ms waits for slot 13; one at 17.5 ms for frame 2's 20.
+        let cfg = HrrConfig { slot_bytes: 1000, levels: vec![(10, 0)], positions: Positions::Spread };
+        let mut q = Hrr::new(&cfg, BufferLimit::Unlimited, false, 8_000_000);
+        q.routed(0, PacketKind::Data, 1, 2_400_000).unwrap();
+        let mut offers: Vec<(SimTime, u32)> = vec![(0, 0); 4];
+        offers.extend([(11 * MS, 0), (17 * MS + MS / 2, 0)]);
+        let s = starts(q, offers);
+        assert_eq!(s.iter().map(|x| x.1 / (MS / 10)).collect::<Vec<_>>(), [0, 30, 60, 100, 130, 200]);
+    }
 }
