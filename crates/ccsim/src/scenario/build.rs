@@ -16,7 +16,7 @@ use crate::traffic::App;
 use crate::transport::cc::CongestionControl;
 use crate::transport::cc::{AlgorithmInfo, ALGORITHMS};
 use crate::transport::{Sender, Sink};
-use crate::world::{Flow, ProfileMarker, RationBoard, RationNetwork, TracedFlow, World, MAX_OWN_COLUMNS, NO_COLUMN};
+use crate::world::{Flow, ProfileMarker, RationBoard, TracedFlow, World, MAX_OWN_COLUMNS, NO_COLUMN};
 
 fn make_qdisc(q: &QueueSpec, bandwidth_bps: u64, seed: u64, port_name: &str) -> Qdisc {
     q.kind.build(&PortSetup { buffer: q.buffer, count_in_service: q.count_in_service, bandwidth_bps, seed, port_name })
@@ -156,7 +156,8 @@ pub fn build_world_part(sc: &Scenario, side: Option<u8>) -> Result<World> {
 
     let mut routes: Vec<u32> = Vec::new();
     tell_flows(&mut ports, sc);
-    let mut router = Router::new(&adj, sc.nodes.iter().map(|n| n.kind == NodeKind::Switch).collect());
+    let switch_nodes: Vec<bool> = sc.nodes.iter().map(|n| n.kind == NodeKind::Switch).collect();
+    let mut router = Router::new(&adj, switch_nodes.clone());
     let mut flows = Vec::with_capacity(sc.flows.len());
     let mut events = EventQueue::new();
     let mut link_changes = Vec::new();
@@ -258,11 +259,7 @@ pub fn build_world_part(sc: &Scenario, side: Option<u8>) -> Result<World> {
         }
     }
 
-    let flow_routes: Vec<&[u32]> = flows.iter().map(|f| &routes[f.route as usize..f.route as usize + f.route_len as usize]).collect();
-    let is_switch = |n: u32| sc.nodes[n as usize].kind == NodeKind::Switch;
-    let port_name = |p: u32| port_names[p as usize].to_string();
-    let net = RationNetwork { is_switch: &is_switch, port_name: &port_name };
-    let rations = RationBoard::build(&mut ports, &flow_routes, &net)?.map(Box::new);
+    let rations = RationBoard::build(&mut ports, &flows, &routes, &switch_nodes, port_names)?.map(Box::new);
     if let Some(board) = &rations {
         if side.is_some() {
             return Err(ScenarioError::new(

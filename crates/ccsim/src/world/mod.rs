@@ -16,7 +16,7 @@ use crate::traffic::App;
 use crate::transport::sender::NEVER;
 use crate::transport::{Sender, Sink};
 pub use profile::ProfileMarker;
-pub use rations::{Network as RationNetwork, RationBoard};
+pub use rations::RationBoard;
 
 pub struct Flow {
     pub name: String,

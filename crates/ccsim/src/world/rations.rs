@@ -10,7 +10,7 @@
 //! their own at each port). Flooding is taken as instantaneous: the new rations apply at the
 //! interval's end.
 
-use super::World;
+use super::{Flow, World};
 use crate::net::Port;
 use crate::queue::QueueDiscipline;
 use crate::scenario::decode::{Result, ScenarioError};
@@ -24,14 +24,6 @@ struct RationPair {
     slot: u32,
     /// Positions in `RationBoard::ports` of the `bbn` ports on its path.
     path: Vec<u32>,
-}
-
-/// What the board needs to know of the network to build itself and name ports in errors.
-pub struct Network<'a> {
-    /// Whether a node is a switch.
-    pub is_switch: &'a dyn Fn(u32) -> bool,
-    /// A port's name ("a->b").
-    pub port_name: &'a dyn Fn(u32) -> String,
 }
 
 /// Link index of a port (two ports a link).
@@ -50,13 +42,15 @@ pub struct RationBoard {
 }
 
 impl RationBoard {
-    /// The board for these ports and flows' data routes (`routes[i]`: flow i's ports), or None
-    /// when no switch port runs `bbn` (a host's own port is no network resource: running `bbn`
-    /// there holds nothing). A run shorter than the interval keeps every ration at the target.
-    pub fn build(ports: &mut [Port], routes: &[&[u32]], net: &Network) -> Result<Option<Self>> {
-        let name = net.port_name;
+    /// The board for these ports and the flows' data routes (`routes` indexed by the flows'
+    /// `route` and `route_len`), or None when no switch port runs `bbn` (a host's own port is
+    /// no network resource: running `bbn` there holds nothing). `is_switch` per node and
+    /// `port_names` per port name things in errors. A run shorter than the interval keeps every
+    /// ration at the target.
+    pub fn build(ports: &mut [Port], flows: &[Flow], routes: &[u32], is_switch: &[bool], port_names: &[String]) -> Result<Option<Self>> {
+        let name = |p: u32| port_names[p as usize].as_str();
         let members: Vec<u32> = (0..ports.len() as u32)
-            .filter(|&p| ports[p as usize].qdisc.ration().is_some() && (net.is_switch)(ports[p as usize].from))
+            .filter(|&p| ports[p as usize].qdisc.ration().is_some() && is_switch[ports[p as usize].from as usize])
             .collect();
         let Some(&first) = members.first() else { return Ok(None) };
         let interval = ports[first as usize].qdisc.ration().unwrap().1;
@@ -82,7 +76,8 @@ impl RationBoard {
         let mut pairs: Vec<RationPair> = Vec::new();
         let mut by_ends: HashMap<(u32, u32), usize> = HashMap::new();
         let mut slots: HashMap<u32, u32> = HashMap::new();
-        for (f, route) in routes.iter().enumerate() {
+        for (f, flow) in flows.iter().enumerate() {
+            let route = &routes[flow.route as usize..flow.route as usize + flow.route_len as usize];
             let path: Vec<u32> = route.iter().filter(|&&p| position[p as usize] != u32::MAX).map(|&p| position[p as usize]).collect();
             if path.is_empty() {
                 continue;

@@ -142,10 +142,10 @@ mod tests {
 
     #[test]
     fn a_held_port_wakes_at_the_earliest_time_a_packet_may_go() {
-        // HRR at 8 Mb/s (1 ms slots, positions "any"): flow 0 has 3 slots of each 10 ms level-1 frame, flow 1 5
-        // slots of each 100 ms level-2 frame. Flow 1's six packets at 0: five go, then the port
-        // holds the sixth until 100 ms. Flow 0's four at 6 ms: three go, and the fourth must
-        // wake the port at 10 ms, before the wake-up already armed for 100 ms.
+        // HRR at 8 Mb/s (1 ms slots, positions "any"): flow 0 has 3 slots of each 10 ms level-1
+        // frame, flow 1 5 slots of each 100 ms level-2 frame. Flow 1's six packets at 0: five go,
+        // then the port holds the sixth until 100 ms. Flow 0's four at 6 ms: three go, and the
+        // fourth must wake the port at 10 ms, before the wake-up already armed for 100 ms.
         let cfg = HrrConfig { slot_bytes: 1000, levels: vec![(10, 2), (20, 0)], positions: Positions::Any };
         let mut q = Hrr::new(&cfg, BufferLimit::Unlimited, false, 8_000_000);
         q.routed(0, PacketKind::Data, 1, 2_000_000).unwrap();

@@ -46,7 +46,10 @@ use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
 use crate::sim::time::tx_time;
 use crate::sim::{SimTime, PS_PER_SEC};
+use frames::{Chan, Level, BEST_EFFORT};
 use std::collections::VecDeque;
+
+mod frames;
 
 /// Where a channel's slots lie in its frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,51 +74,6 @@ impl Default for HrrConfig {
     fn default() -> Self {
         HrrConfig { slot_bytes: 1000, levels: vec![(100, 0)], positions: Positions::Spread }
     }
-}
-
-/// Level of a best-effort conversation.
-const BEST_EFFORT: u8 = u8::MAX;
-
-struct Chan {
-    level: u8,
-    /// a_c in bytes a frame.
-    allotment: u64,
-    /// Its slots' indices in the frame, ascending (empty under `positions = "any"`).
-    slots: Vec<u32>,
-    /// Bytes sent in frame `frame` (may exceed the allotment by one packet).
-    used: u64,
-    frame: u64,
-    queue: VecDeque<(PacketId, u32)>,
-    routed: bool,
-}
-
-impl Chan {
-    fn new() -> Self {
-        Chan { level: BEST_EFFORT, allotment: 0, slots: Vec::new(), used: 0, frame: 0, queue: VecDeque::new(), routed: false }
-    }
-
-    /// Bring the count to frame `k`: a new frame keeps only what the last one overdrew.
-    #[inline]
-    fn roll_to(&mut self, k: u64) {
-        if k != self.frame {
-            self.used = if k == self.frame + 1 { self.used.saturating_sub(self.allotment) } else { 0 };
-            self.frame = k;
-        }
-    }
-}
-
-struct Level {
-    /// FT_i, picoseconds.
-    frame: SimTime,
-    /// n_i, and which of its slots a channel owns (under `positions = "spread"`).
-    n: u32,
-    owned: Vec<bool>,
-    /// Slots its channels may take (n_i - b_i), and those taken.
-    slots: u64,
-    taken: u64,
-    /// Its channels, and where the round robin stands.
-    chans: Vec<u32>,
-    next: usize,
 }
 
 pub struct Hrr {
@@ -190,7 +148,7 @@ impl Hrr {
             levels.push(Level {
                 frame: frame.max(1),
                 n,
-                owned: vec![false; if cfg.positions == Positions::Spread { n as usize } else { 0 }],
+                free_from: if cfg.positions == Positions::Spread { (0..n).collect() } else { Vec::new() },
                 slots: (n - b) as u64,
                 taken: 0,
                 chans: Vec::new(),
@@ -229,33 +187,6 @@ impl Hrr {
         self.limit.fits(self.pkts as u64 + 1, self.bytes + size as u64, self.count_in_service, tx)
     }
 
-    /// When, in frame `k` of `level`, the slot that would carry a channel's next bytes (`used`
-    /// of them sent in the frame) begins: its start under `positions = "any"`.
-    #[inline]
-    fn slot_time(level: &Level, c: &Chan, k: u64, used: u64, slot_bytes: u32) -> SimTime {
-        let start = k.saturating_mul(level.frame);
-        match c.slots.get((used / slot_bytes as u64) as usize) {
-            Some(&s) => start.saturating_add((level.frame as u128 * s as u128 / level.n as u128) as SimTime),
-            None => start,
-        }
-    }
-
-    /// A slot the channel left unused while it lasted is lost (it may not make it up later in
-    /// the frame): `used` moved past every slot of frame `k` that has ended by `now`.
-    #[inline]
-    fn skip_passed(level: &Level, c: &Chan, k: u64, mut used: u64, now: SimTime, slot_bytes: u32) -> u64 {
-        let start = k.saturating_mul(level.frame);
-        loop {
-            let j = used / slot_bytes as u64;
-            let Some(&s) = c.slots.get(j as usize) else { return used };
-            let end = start.saturating_add((level.frame as u128 * (s as u128 + 1) / level.n as u128) as SimTime);
-            if now < end {
-                return used;
-            }
-            used = (j + 1) * slot_bytes as u64;
-        }
-    }
-
     /// The next eligible channel of level `l` at `now`, moving its round robin past it.
     #[inline]
     fn pick(&mut self, l: usize, now: SimTime) -> Option<u32> {
@@ -269,8 +200,8 @@ impl Hrr {
                 continue;
             }
             c.roll_to(k);
-            c.used = Self::skip_passed(level, c, k, c.used, now, self.slot_bytes);
-            if c.used < c.allotment && Self::slot_time(level, c, k, c.used, self.slot_bytes) <= now {
+            c.used = level.skip_passed(c, k, c.used, now, self.slot_bytes);
+            if c.used < c.allotment && level.slot_time(c, k, c.used, self.slot_bytes) <= now {
                 level.next = (i + 1) % n;
                 return Some(level.chans[i]);
             }
@@ -278,44 +209,6 @@ impl Hrr {
         None
     }
 
-    /// When a backlogged channel may send next: its next slot in this frame if it has bytes
-    /// left, else the slot its bytes start in the next frame.
-    fn chan_next(&self, level: &Level, c: &Chan, now: SimTime) -> SimTime {
-        let k = now / level.frame;
-        let used = if c.frame == k {
-            c.used
-        } else if c.frame + 1 == k {
-            c.used.saturating_sub(c.allotment)
-        } else {
-            0
-        };
-        let used = Self::skip_passed(level, c, k, used, now, self.slot_bytes);
-        if used < c.allotment {
-            Self::slot_time(level, c, k, used, self.slot_bytes)
-        } else {
-            Self::slot_time(level, c, k + 1, used - c.allotment, self.slot_bytes)
-        }
-    }
-
-    /// Channel slots at level `l`: `count` distinct slots of its frame, each as near as the
-    /// taken ones allow to an even spread (slot j at floor(j n / count) or the next free).
-    fn place(&mut self, l: usize, count: u64) -> Vec<u32> {
-        let level = &mut self.levels[l];
-        if level.owned.is_empty() {
-            return Vec::new();
-        }
-        let n = level.n as u64;
-        let mut out: Vec<u32> = (0..count)
-            .map(|j| {
-                let ideal = (j * n / count) as usize;
-                let s = (0..n as usize).map(|d| (ideal + d) % n as usize).find(|&s| !level.owned[s]).expect("room was checked");
-                level.owned[s] = true;
-                s as u32
-            })
-            .collect();
-        out.sort_unstable();
-        out
-    }
 }
 
 impl QueueDiscipline for Hrr {
@@ -357,7 +250,7 @@ impl QueueDiscipline for Hrr {
             .iter()
             .flat_map(|l| l.chans.iter().map(move |&c| (l, &self.chans[c as usize])))
             .filter(|(_, c)| !c.queue.is_empty())
-            .map(|(l, c)| self.chan_next(l, c, now))
+            .map(|(l, c)| l.next_send(c, now, self.slot_bytes))
             .min()
     }
 
@@ -381,7 +274,7 @@ impl QueueDiscipline for Hrr {
             + self.chans.iter().map(|c| c.queue.capacity() * 16).sum::<usize>()
             + self.best_effort.capacity() * 16
             + self.chans.iter().map(|c| c.slots.capacity() * 4).sum::<usize>()
-            + self.levels.iter().map(|l| l.chans.capacity() * 4 + l.owned.capacity()).sum::<usize>()
+            + self.levels.iter().map(|l| l.chans.capacity() * 4 + l.free_from.capacity() * 4).sum::<usize>()
     }
 
     fn wants_routes(&self) -> bool {
@@ -415,7 +308,7 @@ impl QueueDiscipline for Hrr {
         }
         level.taken += slots;
         level.chans.push(id);
-        let positions = self.place(l, slots);
+        let positions = level.place(slots);
         let c = &mut self.chans[id as usize];
         c.level = l as u8;
         c.allotment = slots * self.slot_bytes as u64;
@@ -425,144 +318,4 @@ impl QueueDiscipline for Hrr {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::queue::fq::testkit::packet;
-
-    const DATA: PacketKind = PacketKind::Data;
-    /// 8 Mb/s: a 1000-byte slot takes 1 ms.
-    const BPS: u64 = 8_000_000;
-    const MS: SimTime = PS_PER_SEC / 1000;
-
-    fn two_levels() -> Hrr {
-        levels(Positions::Any)
-    }
-
-    fn levels(positions: Positions) -> Hrr {
-        Hrr::new(&HrrConfig { slot_bytes: 1000, levels: vec![(10, 2), (20, 0)], positions }, BufferLimit::Unlimited, false, BPS)
-    }
-
-    #[test]
-    fn frames_nest_and_reservations_take_slots_at_the_first_level_they_fill() {
-        let mut q = two_levels();
-        // FT_1 = 10 slots of 1 ms; FT_2 = 10 ms x 20 / 2 = 100 ms.
-        assert_eq!(q.frames(), vec![10 * MS, 100 * MS]);
-        q.routed(0, DATA, 1, 2_000_000).unwrap(); // 2.5 slots of FT_1: 3 (nearest)
-        q.routed(1, DATA, 1, 400_000).unwrap(); // 0.5 at level 1; 5 of FT_2
-        q.routed(2, DATA, 1, 0).unwrap();
-        assert_eq!((q.channel(0), q.channel(2), q.channel(4)), (Some((0, 3)), Some((1, 5)), None));
-        // Level 1 keeps 8 of its 10 slots for its channels: 3 taken, 6 more do not fit.
-        let e = q.routed(3, DATA, 1, 4_800_000).unwrap_err();
-        assert!(e.contains("level 1 has 8 slots") && e.contains("needs 6"), "{e}");
-        q.routed(3, DATA, 1, 4_000_000).unwrap();
-        // A rate whose slot count would overflow is refused, not wrapped.
-        assert!(q.routed(4, DATA, 1, u64::MAX).unwrap_err().contains("level 1"));
-    }
-
-    #[test]
-    fn a_channel_gets_its_slots_a_frame_and_no_more_while_best_effort_takes_the_rest() {
-        let mut q = two_levels();
-        q.routed(0, DATA, 1, 2_000_000).unwrap(); // 3 slots of each 10 ms frame
-        let mut a = PacketArena::new();
-        let idle = InService { bytes: None };
-        for _ in 0..10 {
-            let p = a.alloc(packet(0, DATA, 1000, 0));
-            q.enqueue(p, &mut a, 0, idle);
-        }
-        let sent: Vec<bool> = (0..4).map(|i| q.dequeue(&mut a, i * MS).is_some()).collect();
-        assert_eq!(sent, [true, true, true, false], "three slots, then held");
-        assert_eq!(q.next_eligible(3 * MS), Some(10 * MS));
-        // Best effort (flow 1, unreserved) goes in the time the channel leaves.
-        let p = a.alloc(packet(1, DATA, 1000, 0));
-        q.enqueue(p, &mut a, 4 * MS, idle);
-        assert_eq!(q.dequeue(&mut a, 4 * MS), Some(p));
-        assert_eq!(q.dequeue(&mut a, 5 * MS), None);
-        // The next frame: three more.
-        assert!((10..13).all(|t| q.dequeue(&mut a, t * MS).is_some()));
-        assert_eq!(q.dequeue(&mut a, 13 * MS), None);
-        assert_eq!(q.len_packets(), 4);
-    }
-
-    #[test]
-    fn spread_slots_wait_for_their_positions_in_the_frame() {
-        let mut q = levels(Positions::Spread);
-        q.routed(0, DATA, 1, 2_000_000).unwrap(); // 3 slots of 10: positions 0, 3, 6
-        q.routed(1, DATA, 1, 800_000).unwrap(); // 1 slot: 0 is taken, so 1
-        assert_eq!((q.chans[0].slots.clone(), q.chans[2].slots.clone()), (vec![0, 3, 6], vec![1]));
-        let mut a = PacketArena::new();
-        let idle = InService { bytes: None };
-        for _ in 0..6 {
-            let p = a.alloc(packet(0, DATA, 1000, 0));
-            q.enqueue(p, &mut a, 0, idle);
-        }
-        // Slot 0 at 0 ms, then nothing until slot 3 at 3 ms and slot 6 at 6 ms; the next
-        // frame's slot 0 at 10 ms.
-        assert!(q.dequeue(&mut a, 0).is_some());
-        assert_eq!(q.dequeue(&mut a, MS), None);
-        assert_eq!(q.next_eligible(MS), Some(3 * MS));
-        assert!(q.dequeue(&mut a, 3 * MS).is_some());
-        assert_eq!(q.next_eligible(4 * MS), Some(6 * MS));
-        assert!(q.dequeue(&mut a, 6 * MS).is_some());
-        assert_eq!(q.next_eligible(7 * MS), Some(10 * MS));
-        assert!(q.dequeue(&mut a, 10 * MS).is_some());
-        // A channel idle through its slots does not make them up: a fresh one whose packets
-        // arrive at 6.5 ms (its slots at 0, 3 and 6 ms) sends once in slot 6, which lasts until
-        // 7 ms, then waits for the next frame's first slot at 10 ms, though 7-9 ms are free.
-        let mut q = levels(Positions::Spread);
-        q.routed(0, DATA, 1, 2_000_000).unwrap();
-        for _ in 0..3 {
-            let p = a.alloc(packet(0, DATA, 1000, 0));
-            q.enqueue(p, &mut a, 6 * MS + MS / 2, idle);
-        }
-        assert!(q.dequeue(&mut a, 6 * MS + MS / 2).is_some(), "slot 6 lasts until 7 ms");
-        assert_eq!(q.dequeue(&mut a, 7 * MS + MS / 2), None);
-        assert_eq!(q.next_eligible(7 * MS + MS / 2), Some(10 * MS));
-        assert!(q.dequeue(&mut a, 10 * MS).is_some());
-        // Frame 1's slots are at 10, 13 and 16 ms. Not taken while it lasted (say the line was
-        // busy until 14.2 ms), slot 13 is lost: the next packet goes in slot 16.
-        let p = a.alloc(packet(0, DATA, 1000, 0));
-        q.enqueue(p, &mut a, 10 * MS, idle);
-        assert_eq!(q.dequeue(&mut a, 14 * MS + MS / 5), None);
-        assert_eq!(q.next_eligible(14 * MS + MS / 5), Some(16 * MS));
-        // Under "any" the three go back to back from the frame's start.
-        let mut q = levels(Positions::Any);
-        q.routed(0, DATA, 1, 2_000_000).unwrap();
-        for _ in 0..4 {
-            let p = a.alloc(packet(0, DATA, 1000, 0));
-            q.enqueue(p, &mut a, 0, idle);
-        }
-        assert_eq!((0..4).map(|i| q.dequeue(&mut a, i * MS).is_some()).collect::<Vec<_>>(), [true, true, true, false]);
-    }
-
-    #[test]
-    fn an_overdraft_is_taken_from_the_next_frame() {
-        let mut q = two_levels();
-        q.routed(0, DATA, 1, 1_200_000).unwrap(); // 1.5 -> 2 slots: 2000 B a frame
-        let mut a = PacketArena::new();
-        for _ in 0..3 {
-            let p = a.alloc(packet(0, DATA, 1500, 0));
-            q.enqueue(p, &mut a, 0, InService { bytes: None });
-        }
-        // 1500 then 1500 (started with 500 left): 1000 B over, so the next frame has 1000.
-        assert!(q.dequeue(&mut a, 0).is_some() && q.dequeue(&mut a, MS).is_some());
-        assert!(q.dequeue(&mut a, 2 * MS).is_none());
-        assert!(q.dequeue(&mut a, 10 * MS).is_some(), "1000 B remain in frame 2");
-    }
-
-    #[test]
-    fn levels_decode_with_their_errors() {
-        use crate::scenario::decode::Obj;
-        let decode = |t: &str| {
-            let v: toml::Value = toml::from_str(t).unwrap();
-            Hrr::decode(&mut Params::new(Obj::new(&v, "queue_params").unwrap()))
-        };
-        assert_eq!(decode("").unwrap(), HrrConfig::default());
-        assert_eq!(decode("positions = \"any\"").unwrap().positions, Positions::Any);
-        assert_eq!(decode("positions = \"fixed\"").unwrap_err().path, "queue_params.positions");
-        assert_eq!(decode("levels = [[10, 2], [20, 0]]\nslot = 500").unwrap().levels, vec![(10, 2), (20, 0)]);
-        for bad in ["levels = [[10, 2]]", "levels = [[10, 0], [5, 0]]", "levels = [[2, 2], [5, 0]]", "levels = []", "levels = 3"] {
-            let e = decode(bad).unwrap_err();
-            assert_eq!(e.path, "queue_params.levels", "{bad}");
-        }
-    }
-}
+mod tests;
