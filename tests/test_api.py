@@ -421,3 +421,31 @@ def test_the_red_code_models_refuse_what_the_engine_refuses():
     with pytest.raises(ValueError):
         code_probability(-1)
     assert red_code(16, 5, 15, 1) == 1 and code_probability(1, 0.1, 1) == 1.0
+
+
+def test_queue_trace_carries_the_disciplines_state(tmp_path):
+    """RED's average queue rides in the queue trace beside the queue it smooths, named per
+    port; a drop-tail port's is NaN with no name; both survive writing and reading back."""
+    sc = ccsim.Scenario("red-state", duration="20s", seed=1)
+    sc.measure(trace_period="50ms", trace_queues=["r1->r2", "r2->d"])
+    sc.hosts("a", "d").switches("r1", "r2")
+    sc.link("a", "r1", bandwidth="100Mbps")
+    sc.link("r1", "r2", bandwidth="10Mbps", delay="20ms", buffer="100pkt", queue="red")
+    sc.link("r2", "d", bandwidth="100Mbps")
+    sc.flow("a", "d", cc="newreno")
+    r = sc.run()
+    red = r.queues[r.queues["port_name"] == "r1->r2"]
+    assert set(red["state_name"]) == {"avg_queue"}
+    assert red["state"].between(0, 100).all() and red["state"].max() > 1
+    plain = r.queues[r.queues["port_name"] == "r2->d"]
+    assert plain["state"].isna().all() and plain["state_name"].isna().all()
+    ports = r.ports.set_index("name")
+    assert ports.loc["r1->r2", "state_name"] == "avg_queue"
+    assert ports.loc["r1->r2", "final_state"] == red["state"].iloc[-1]
+    r.write(tmp_path / "o")
+    back = ccsim.Results.read(tmp_path / "o")
+    pd.testing.assert_frame_equal(back.queues.reset_index(drop=True), r.queues.reset_index(drop=True),
+                                  check_dtype=False)
+    # No traced port: the columns are still there.
+    empty = sc.measure(trace_queues="none").run().queues
+    assert empty.empty and {"state", "state_name"} <= set(empty.columns)

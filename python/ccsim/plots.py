@@ -47,12 +47,17 @@ def plot_cwnd(cwnd: pd.DataFrame, path: str, *, title: str = "") -> None:
 
 
 def plot_queues(queues: pd.DataFrame, path: str, *, title: str = "") -> None:
-    """Queue length (packets waiting, not counting the one in service) of each traced port."""
+    """Queue length (packets waiting, not counting the one in service) of each traced port;
+    where the port's discipline keeps an average queue in packets (RED, RIO), that average
+    too, dashed in the same colour."""
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
     shown = _pick(queues, "port_name")
     for name in shown:
         d = queues[queues["port_name"] == name]
-        ax.step(d["time_s"], d["packets"], where="post", lw=1.0, label=plain(name))
+        line, = ax.step(d["time_s"], d["packets"], where="post", lw=1.0, label=plain(name))
+        if "state_name" in d.columns and (d["state_name"] == "avg_queue").all():
+            ax.plot(d["time_s"], d["state"], "--", lw=1.0, color=line.get_color(),
+                    label=f"{plain(name)} (average)")
     ax.set_xlabel("time (s)")
     ax.set_ylabel("queue (packets)")
     ax.set_title(f"{plain(title)}: queue length")

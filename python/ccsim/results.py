@@ -63,7 +63,7 @@ FLOW_COLUMNS = ["name", "src", "dst", "app", "cc", "packet_size"] + [
                              "control_received", "control_dropped", "control_unroutable", "control_in_network",
                              "final_cwnd", "price_estimate", "conserved"]
 PORT_COLUMNS = ["name", "bandwidth_bps", "channels", "delay_s", "departures", "bytes_departed", "drops", "utilisation",
-                "max_queue_packets", "max_queue_bytes", "marks", "control_drops", "lost"]
+                "max_queue_packets", "max_queue_bytes", "marks", "control_drops", "lost", "state_name", "final_state"]
 PORT_INTERVAL_COLUMNS = ("port", "interval", "start_s", "end_s", "utilisation", "departures", "bytes", "drops",
                          "marks", "control_drops", "lost", "mean_queue_packets", "mean_queue_bytes")
 DEPARTURE_COLUMNS = ("port", "time_s", "flow", "class", "kind", "size", "wait_s")
@@ -80,7 +80,7 @@ def _take(labels, ids, index=None) -> pd.Series:
     pandas' text dtype cost 0.03 s a million rows and column, half of a Hua chapter 5 run."""
     import pyarrow as pa
 
-    taken = pa.array([str(x) for x in labels], pa.string()).take(pa.array(np.asarray(ids, dtype=np.int64)))
+    taken = pa.array([None if x is None else str(x) for x in labels], pa.string()).take(pa.array(np.asarray(ids, dtype=np.int64)))
     return pd.Series(taken, index=index, dtype="str")
 
 
@@ -101,7 +101,10 @@ class Results:
     ``delay_s`` the RTT and ``owd_s`` the one-way delay, in seconds),
     ``intervals`` (one row per flow and measurement interval), ``ports`` (per link
     direction; ``bandwidth_bps`` is each channel's rate, ``channels`` their number, and
-    ``utilisation`` busy channel-time over channels x time), ``cwnd`` and ``queues`` (decimated traces), ``probes`` (every probe of the
+    ``utilisation`` busy channel-time over channels x time), ``cwnd`` and ``queues`` (decimated traces; ``queues`` has the packets and bytes waiting
+    and ``state``, the discipline's own control variable, named by ``state_name``: RED's and
+    RIO's ``avg_queue``, BLUE's ``mark_prob``, REM's ``price``, BBN's ``ration_bps``; the
+    ports table has the same name and the ``final_state``), ``probes`` (every probe of the
     traced packet-pair flows). ``run`` is a dict with the run's metadata (name, seed,
     duration, events, wall time, Jain index, conservation).
 
@@ -170,6 +173,10 @@ class Results:
         if self.probes is None:
             self.probes = named(pd.DataFrame(PROBE_COLUMNS_EMPTY), "flow", "flow_name", names)
         qt = named(pd.DataFrame(raw["queue_trace"]), "port", "port_name", pnames)
+        # What each port's `state` is (RED's average queue, BBN's ration, ...; None: nothing).
+        if "state" in qt.columns:
+            qt.insert(qt.columns.get_loc("state") + 1, "state_name",
+                      _take([p.get("state_name") for p in raw["ports"]], qt["port"].to_numpy(), qt.index))
         self.queues = qt
         # Statistics per interval of the ports `[measure] port_stats` selects, and every
         # departure at the ports `trace_departures` selects (kind: data, ack or control).

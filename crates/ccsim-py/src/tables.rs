@@ -149,6 +149,8 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &Results, wall: f64) -> PyResult<B
         for &(name, v) in &p.counters {
             d.set_item(name, v)?;
         }
+        d.set_item("state_name", p.state.map(|(name, _)| name))?;
+        d.set_item("final_state", p.state.map(|(_, v)| v))?;
         ports.append(d)?;
     }
     out.set_item("ports", ports)?;
@@ -209,6 +211,7 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &Results, wall: f64) -> PyResult<B
     set_column(&np, &qt, "time_s", &q.time_s)?;
     set_column(&np, &qt, "packets", &q.packets)?;
     set_column(&np, &qt, "bytes", &q.bytes)?;
+    set_column(&np, &qt, "state", &q.state)?;
     out.set_item("queue_trace", qt)?;
 
     let d = &r.drop_trace;

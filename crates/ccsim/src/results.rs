@@ -76,6 +76,9 @@ pub struct PortSummary {
     /// Its discipline's own counters (`QueueDiscipline::counters`): RED's early and forced
     /// drops, RIO's in- and out-of-profile drops, the SEIF router's withheld messages, ...
     pub counters: Vec<(&'static str, u64)>,
+    /// What the queue trace's `state` column holds for this port (`QueueDiscipline::state`),
+    /// and its value at the end of the run.
+    pub state: Option<(&'static str, f64)>,
 }
 
 #[derive(Clone, Debug)]
@@ -238,6 +241,7 @@ impl Results {
                         p.qdisc.counters(&mut |name, v| c.push((name, v)));
                         c
                     },
+                    state: p.qdisc.state(),
                 }
             })
             .collect();

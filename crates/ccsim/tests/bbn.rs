@@ -68,6 +68,31 @@ fn a_longer_interval_answers_a_newcomer_later() {
 }
 
 #[test]
+fn the_queue_trace_carries_each_ports_ration() {
+    let text = network("1s", None, "0s").replacen("[measure]\n", "[measure]\ntrace_period = \"250ms\"\ntrace_queues = [\"C->D\"]\n", 1);
+    let r = run(&text);
+    let p = port(&r, "C->D");
+    assert_eq!(p.state.map(|s| s.0), Some("ration_bps"));
+    let q = &r.queue_trace;
+    let rows: Vec<(f64, f64)> = (0..q.time_s.len()).map(|i| (q.time_s[i], q.state[i])).collect();
+    // The target's ration (0.9 of 1 Mb/s) until the first flood at 1 s, then one value per
+    // interval: it changes only at whole seconds.
+    assert!(rows.iter().filter(|r| r.0 < 1.0).all(|r| (r.1 - 900e3).abs() < 1e-6), "{rows:?}");
+    for w in rows.windows(2) {
+        if w[1].1 != w[0].1 {
+            let flood = w[1].0.floor();
+            assert!(w[0].0 < flood && flood <= w[1].0, "changed between {} and {} s", w[0].0, w[1].0);
+        }
+    }
+    // Two pairs share it, (A, D) and (B, D): the ration settles near T / 2 of the line.
+    let late: Vec<f64> = rows.iter().filter(|r| r.0 >= 30.0).map(|r| r.1).collect();
+    let mean = late.iter().sum::<f64>() / late.len() as f64;
+    eprintln!("C->D ration after 30 s: mean {mean:.0} b/s, final {:.0}", p.state.unwrap().1);
+    assert!((400e3..500e3).contains(&mean), "{mean}");
+    assert_eq!(rows.last().unwrap().1, p.state.unwrap().1);
+}
+
+#[test]
 fn setup_errors_name_the_field() {
     // A route that crosses bbn ports must enter the network at one.
     let block = "queue = \"bbn\"\n[links.queue_params]\ninterval = \"1s\"";

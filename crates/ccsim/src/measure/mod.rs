@@ -284,6 +284,8 @@ pub struct QueueTrace {
     pub time_s: Vec<f64>,
     pub packets: Vec<u32>,
     pub bytes: Vec<u64>,
+    /// The discipline's own control variable (`QueueDiscipline::state`; NaN where it has none).
+    pub state: Vec<f64>,
 }
 
 /// Per-port statistics per measurement interval (`[measure] port_stats`), one row per

@@ -276,6 +276,11 @@ impl QueueDiscipline for Bbn {
         out("bbn_ration_bps", (self.ration * self.line_bps as f64) as u64);
     }
 
+    /// The resource ration this port floods (a pair's flow ration is the smallest on its path).
+    fn state(&self) -> Option<(&'static str, f64)> {
+        Some(("ration_bps", self.ration * self.line_bps as f64))
+    }
+
     fn ration(&self) -> Option<(f64, SimTime)> {
         Some((self.ration * self.line_bps as f64, self.cfg.interval))
     }

@@ -96,6 +96,9 @@ impl Blue {
 }
 
 impl QueueDiscipline for Blue {
+    fn state(&self) -> Option<(&'static str, f64)> {
+        Some(("mark_prob", self.p_m))
+    }
     fn enqueue(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict {
         if tx.bytes.is_none() && self.inner.len_packets() == 0 {
             self.nudge(-self.cfg.d2, now);

@@ -276,6 +276,9 @@ impl QueueDiscipline for Red {
     fn marks(&self) -> u64 {
         self.stats.marked
     }
+    fn state(&self) -> Option<(&'static str, f64)> {
+        Some((if self.cfg.queue_in_bytes { "avg_queue_bytes" } else { "avg_queue" }, self.curve.avg))
+    }
 
     #[inline]
     fn enqueue(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict {

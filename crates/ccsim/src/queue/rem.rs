@@ -212,6 +212,10 @@ impl QueueDiscipline for Rem {
     fn marks(&self) -> u64 {
         self.marks
     }
+    /// The price as of the last update (arrivals and the update interval move it).
+    fn state(&self) -> Option<(&'static str, f64)> {
+        Some(("price", self.price))
+    }
 
     #[inline]
     fn enqueue(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict {

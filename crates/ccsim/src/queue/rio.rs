@@ -175,6 +175,10 @@ impl QueueDiscipline for Rio {
         out("rio_out_drops", st.out_drops);
         out("rio_overflow_drops", st.overflow_drops);
     }
+    /// The total average (the one out-of-profile packets are judged on).
+    fn state(&self) -> Option<(&'static str, f64)> {
+        Some(("avg_queue", self.curve_out.avg))
+    }
     fn enqueue(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict {
         let idle_for = self.line.idle_for(now, tx.bytes.is_none());
         let in_profile = arena.get(pkt).has(flags::IN_PROFILE);

@@ -5,6 +5,7 @@ use super::{Flow, World, MAX_OWN_COLUMNS, NO_COLUMN};
 use crate::measure::{DropTrace, PortIntervalTable};
 use crate::net::packet::flags;
 use crate::net::{Packet, PacketId, PacketKind, Port};
+use crate::queue::QueueDiscipline;
 use crate::sim::{time::to_secs, EventKind};
 use crate::transport::cc::CongestionControl;
 
@@ -105,6 +106,7 @@ impl World {
             self.queue_trace.time_s.push(t);
             self.queue_trace.packets.push(port.queue_packets());
             self.queue_trace.bytes.push(port.queue_bytes());
+            self.queue_trace.state.push(port.qdisc.state().map_or(f64::NAN, |(_, v)| v));
         }
         let next = self.now + self.trace_period;
         if next <= self.end {
@@ -145,7 +147,7 @@ impl World {
         let output = it.len() * (size_of::<u32>() * 2 + size_of::<f64>() * 9 + size_of::<u64>() * 5)
             + self.cwnd_trace.flow.capacity() * self.cwnd_trace.row_bytes()
             + self.event_traces.iter().map(|e| e.flow.capacity() * e.row_bytes()).sum::<usize>()
-            + self.queue_trace.port.capacity() * 24
+            + self.queue_trace.port.capacity() * 32
             + self.drop_trace.time_s.capacity() * DropTrace::ROW_BYTES
             + self.port_intervals.port.capacity() * PortIntervalTable::ROW_BYTES;
         (state, output)
