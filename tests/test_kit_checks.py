@@ -184,6 +184,26 @@ def test_probe_and_derived_trace_operands():
     assert status({"kind": "le", "lhs": {"trace": "srtt_s", "stat": "frac_ge", **win}, "value": 1}, d) == "error"
 
 
+def test_port_trace_operands():
+    """A traced port's queue and its discipline's state, per seed, by port name."""
+    runs = {"Q": "file-Q"}
+    flows = pd.DataFrame([{"file": "file-Q", "seed": s, "source": 1, "goodput_pps": 1.0} for s in (1, 2)])
+    queues = pd.DataFrame([{"file": "file-Q", "seed": s, "port_name": port, "time_s": t, "packets": q, "state": x}
+                           for s in (1, 2) for port in ("r1->r2", "r2->d")
+                           for t, q, x in ((0, 0, 10.0), (1, 4, 20.0 * s), (2, 2, 30.0))])
+    d = FrameData(runs, flows, None, None, {}, fields=FIELDS, queues=queues)
+    win = {"pair": "Q", "port": "r1->r2", "from": 0, "to": 10}
+    # seed 1's state 10, 20, 30 and seed 2's 10, 40, 30: medians of the per-seed values
+    assert O.operand(d, {"trace": "state", "stat": "max", **win}) == pytest.approx(35.0)
+    assert O.operand(d, {"trace": "packets", "stat": "mean", **win}) == pytest.approx(2.0)
+    assert "port r1->r2" in O.describe({"trace": "state", "stat": "cv", **win})
+    # an untraced port, or a column the trace lacks: no data, not a failure
+    assert status({"kind": "le", "lhs": {"trace": "state", "stat": "max", **win, "port": "x->y"}, "value": 1}, d) == "no_data"
+    assert status({"kind": "le", "lhs": {"trace": "cwnd", "stat": "max", **win}, "value": 1}, d) == "no_data"
+    assert status({"kind": "ge", "lhs": {"trace": "state", "stat": "cv", **win},
+                   "rhs": {"trace": "state", "stat": "cv", **win, "port": "r2->d"}}, d) == "pass"
+
+
 # ---------------------------------------------------------------- kinds, pass and fail
 
 

@@ -102,7 +102,7 @@ def test_scenarios_runs_and_stems_follow_the_naming_scheme():
     assert runs["TRIS"] == {**{f"Exp{e} Tri-S": f"tris-e{e}-tris" for e in range(1, 5)},
                             **{f"Exp{e} SEIF": f"tris-e{e}-seif" for e in range(1, 5)}}
     assert runs["SQ"]["stall fixed"] == "sq-stall-fixed" and runs["SQ"]["small nagle"] == "sq-small-nagle"
-    assert runs["BBN"] == {"pairs": "bbn-pairs", "rogue apart": "bbn-rogue-apart", "rogue together": "bbn-rogue-together",
+    assert runs["BBN"] == {"pairs": "bbn-pairs", "pairs short": "bbn-pairs-short", "rogue apart": "bbn-rogue-apart", "rogue together": "bbn-rogue-together",
                            "late": "bbn-late", "late 1s": "bbn-late-1s"}
     # §6.1's slower increase sets each Class 2 SEIF run beside its variant (the only shared stems).
     assert runs.pop("F6.1") == {**{f"k1 Exp{e}": f"c2-e{e}-seif" for e in range(1, 12)},
@@ -316,7 +316,7 @@ def test_thesis_numbers_pass_their_own_hard_checks():
     undecided = sorted(k for k, (o, _) in status.items() if o.status not in ("pass", "fail"))
     # trace statistics (window peaks, ranges), the figure check, Class 1 drops (not printed),
     # §6.1's future work and §2.1-2.2's reviews of Source Quench and BBN (no numbers printed)
-    review = ["SQ-1", "SQ-2", "SQ-3", "SQ-3b", "SQ-4", "BBN-1", "BBN-2", "BBN-3"]
+    review = ["SQ-1", "SQ-2", "SQ-3", "SQ-3b", "SQ-4", "BBN-1", "BBN-2", "BBN-3", "BBN-4"]
     assert undecided == sorted(["C1-P1", "C4-6c", "C4-6d", "C4-6e", "C5-4a", "C5-4b", "C5-4c", "C5-4d", "F6.1", "F6.2", *review])
     assert all(status[k][1] == "soft" for k in undecided if k != "C1-P1" and k not in review)
     assert sum(sev == "hard" for _, sev in status.values()) >= 40

@@ -8,7 +8,8 @@ the vocabulary):
 - ``{agg, pair | pairs, sources, metric [, stat, phase, where]}`` or ``{agg, of = [...]}``:
   an aggregate (:data:`AGGREGATES`) over flows or over other operands, within each seed;
 - ``{trace | probe, pair, source, stat, from, to [, level, above]}``: a statistic of a traced
-  quantity over a span of simulated time;
+  quantity over a span of simulated time; ``{trace, pair, port, stat, from, to}`` the same of
+  a traced port's column (``packets``, ``bytes``, ``state``: its discipline's own variable);
 - ``{curve, x, ...}`` in place of ``pair``: the run of one point of a sweep.
 
 Every number a check compares is a seed median of a quantity computed within each seed. A

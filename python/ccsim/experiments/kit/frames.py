@@ -73,14 +73,15 @@ class FrameData:
     ``phases``: phase name -> (start_s, end_s). ``fields``: metric name (the reference's)
     -> column. ``probes``: like ``traces``, one row per packet-pair probe (``probe_gap_s``,
     ``alpha``...). ``derived``: quantities computed from traced columns, beside
-    :data:`DERIVED_TRACES`: name -> (columns needed, function of the rows).
+    :data:`DERIVED_TRACES`: name -> (columns needed, function of the rows). ``queues``: rows
+    ``file, seed, port_name, time_s`` of the traced ports (``packets``, ``bytes``, ``state``).
     """
 
     def __init__(self, runs: Mapping[str, str], flows: pd.DataFrame, intervals: pd.DataFrame | None = None,
                  traces: pd.DataFrame | None = None, failures: Mapping[str, str] | None = None,
                  phases: Mapping[str, Iterable[float]] | None = None, fields: Mapping[str, str] | None = None,
                  probes: pd.DataFrame | None = None, derived: Mapping[str, tuple] | None = None,
-                 metrics: Mapping[str, Mapping] | None = None):
+                 metrics: Mapping[str, Mapping] | None = None, queues: pd.DataFrame | None = None):
         self.runs = dict(runs)
         # Per metric: a factor on the column's values (units) and a window rule ("sum": the
         # sum over the measured intervals, "rate": that sum per second of them).
@@ -94,6 +95,8 @@ class FrameData:
         self._intervals = _index(intervals)
         self._traces = _index(traces)
         self._probes = _index(probes)
+        self._queues = ({k: g for k, g in queues.groupby(["file", "port_name"], sort=False)}
+                        if queues is not None and len(queues) else {})
         # Simulated length of each file's runs (the last interval's end), so trace windows
         # can be clipped to what a shortened (--quick) run covers.
         self._ends = {}
@@ -212,27 +215,32 @@ class FrameData:
         stem = self._stem(pair)
         return sorted(s for (f, s) in self._flows if f == stem)
 
-    def trace_per_seed(self, pair: str, source: int, stat: str, t0: float, t1: float,
+    def trace_per_seed(self, pair: str, source: int | None, stat: str, t0: float, t1: float,
                        name: str = "cwnd", *, table: str = "trace", level: float | None = None,
-                       above: float | None = None) -> pd.Series:
+                       above: float | None = None, port: str | None = None) -> pd.Series:
         """A statistic (:data:`TRACE_STATS`) of a traced quantity over simulated time [t0, t1),
         in each seed. ``table`` "trace" = the periodic samples, "probe" = every packet-pair
-        probe; ``name`` may also be a derived quantity (``derived``, :data:`DERIVED_TRACES`)."""
+        probe; ``name`` may also be a derived quantity (``derived``, :data:`DERIVED_TRACES`).
+        With ``port`` (a port name, ``"r2->r3"``) the quantity is a column of that port's
+        queue trace instead (``packets``, ``bytes``, ``state``) and ``source`` is not used."""
         stem = self._stem(pair)
-        rows = (self._probes if table == "probe" else self._traces).get((stem, int(source)))
+        if port is not None:
+            rows, whose = self._queues.get((stem, port)), f"port {port}"
+        else:
+            rows, whose = (self._probes if table == "probe" else self._traces).get((stem, int(source))), f"#{source}"
         what = f"{name} {'probe record' if table == 'probe' else 'trace'}"
         if rows is None:
-            raise NoData(f"no {what} for {pair} #{source}")
+            raise NoData(f"no {what} for {pair} {whose}")
         if name in self.derived and name not in rows.columns:
             need, fn = self.derived[name]
             if not set(need) <= set(rows.columns):
-                raise NoData(f"no {what} for {pair} #{source}")
+                raise NoData(f"no {what} for {pair} {whose}")
             rows = rows.assign(**{name: fn(rows)})
         if name not in rows.columns:
-            raise NoData(f"no {what} for {pair} #{source}")
+            raise NoData(f"no {what} for {pair} {whose}")
         sel = rows[(rows["time_s"] >= t0) & (rows["time_s"] < t1)]
         if sel.empty:
-            raise NoData(f"the {what} of {pair} #{source} has no samples in [{t0:g}, {t1:g}) s")
+            raise NoData(f"the {what} of {pair} {whose} has no samples in [{t0:g}, {t1:g}) s")
         out = {}
         for seed, g in sel.groupby("seed"):
             g = g.sort_values("time_s")

@@ -60,7 +60,8 @@ def describe(op: Mapping) -> str:
         elif stat == "falls" and "level" in op:
             stat += f"(<={fmt(float(op['level']))} from >={fmt(float(op.get('above', math.nan)))})"
         kind = "probes" if "probe" in op else ""
-        return (f"{stat} {name}{' ' + kind if kind else ''} {op.get('pair', '?')} #{op['source']} "
+        whose = f"port {op['port']}" if "port" in op else f"#{op.get('source', '?')}"
+        return (f"{stat} {name}{' ' + kind if kind else ''} {op.get('pair', '?')} {whose} "
                 f"[{float(op['from']):g}, {float(op['to']):g}) s")
     if "agg" in op:
         if "of" in op:
@@ -131,9 +132,9 @@ def operand_per_seed(data, op: Mapping) -> pd.Series:
     """An operand's value in each seed: aggregates, `where` filters and metric sums are
     computed within a seed (winners and losers differ between seeds)."""
     if "trace" in op or "probe" in op:
-        return data.trace_per_seed(op["pair"], op["source"], op["stat"], float(op["from"]), float(op["to"]),
+        return data.trace_per_seed(op["pair"], op.get("source"), op["stat"], float(op["from"]), float(op["to"]),
                                    op.get("trace") or op["probe"], table="probe" if "probe" in op else "trace",
-                                   level=op.get("level"), above=op.get("above"))
+                                   level=op.get("level"), above=op.get("above"), port=op.get("port"))
     if "agg" not in op:
         return flow_per_seed(data, op["pair"], op["source"], op["metric"], op.get("stat", "mean"), op.get("phase"))
     if "of" in op:

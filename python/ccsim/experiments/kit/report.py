@@ -229,7 +229,7 @@ def _write_outputs(doc: Doc, out: Path, outcome, tables) -> list[Path]:
 
     frames = [("flows", tables.flows), ("intervals", tables.intervals), ("traces", tables.traces),
               ("cells", outcome.cells), ("qchecks", outcome.qchecks), ("runs", outcome.runs),
-              ("probes", tables.probes)]
+              ("probes", tables.probes), ("queues", tables.queues)]
     for name, df in frames:
         put(f"{name}.parquet", lambda t, df=df: _parquet_safe(df).to_parquet(t, index=False))
     md = doc.markdown()

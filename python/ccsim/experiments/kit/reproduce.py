@@ -100,6 +100,26 @@ def trace_scenarios(ref: dict, thesis: Thesis) -> set[str]:
     return {q["scenario"] for q in ref.get("qchecks", []) if has_trace(q["check"])} | set(thesis.trace_scenarios)
 
 
+def port_traces(ref: dict) -> dict[str, set[str]]:
+    """The ports whose queue traces the checks read, per scenario (a run traces every switch
+    port by default; only these are kept)."""
+    out: dict[str, set[str]] = {}
+
+    def walk(obj, sid):
+        if isinstance(obj, dict):
+            if "trace" in obj and "port" in obj:
+                out.setdefault(sid, set()).add(obj["port"])
+            for v in obj.values():
+                walk(v, sid)
+        elif isinstance(obj, list):
+            for v in obj:
+                walk(v, sid)
+
+    for q in ref.get("qchecks", []):
+        walk(q["check"], q["scenario"])
+    return out
+
+
 def _version() -> str:
     from ... import __version__
 
@@ -143,7 +163,7 @@ def scenario_data(ref: dict, sid: str, tables, thesis: Thesis | None = None,
     failures = {r.file: r.error for r in tables.runs.itertuples() if r.scenario == sid and r.error}
     return FrameData(runs, sub(tables.flows), sub(tables.intervals), sub(tables.traces), failures,
                      phases=sc.get("phases"), fields=metric_fields(ref), metrics=ref.get("metrics"),
-                     probes=sub(tables.probes),
+                     probes=sub(tables.probes), queues=sub(tables.queues),
                      derived=thesis.derived_traces if thesis else None)
 
 
@@ -237,7 +257,8 @@ def reproduce(thesis: Thesis, *, quick: bool = False, seeds: int | None = None, 
     stems = [stem for sid in scenarios for stem in scenario_runs(scenario(ref, sid), quick).values()]
     tables = run_scenarios(ref, scenarios, seed_list, scenario_files(thesis, stems, out),
                            quick_factor=thesis.quick_factor if quick else None,
-                           trace_scenarios=trace_scenarios(ref, thesis), jobs=jobs, scheduler=scheduler,
+                           trace_scenarios=trace_scenarios(ref, thesis), port_traces=port_traces(ref),
+                           jobs=jobs, scheduler=scheduler,
                            progress=progress, jitter=jitter, params=overrides,
                            extra_rows=thesis.extra_rows, quick_runs=quick, scenario_seeds=own_seeds)
     if thesis.sweep_rows is not None and len(tables.flows):
@@ -246,7 +267,7 @@ def reproduce(thesis: Thesis, *, quick: bool = False, seeds: int | None = None, 
     runs = tables.runs
     scen_col = {r.file: r.scenario for r in runs.itertuples()}
     pair_col = {r.file: r.pair for r in runs.itertuples()}
-    for df in (tables.flows, tables.intervals, tables.traces, tables.probes):
+    for df in (tables.flows, tables.intervals, tables.traces, tables.probes, tables.queues):
         if "file" in df.columns:
             df.insert(0, "scenario", [scen_col.get(f) for f in df["file"]])
             df.insert(1, "pair", [pair_col.get(f) for f in df["file"]])

@@ -154,6 +154,8 @@ class RunTables:
     traces: pd.DataFrame       # periodic samples: window, outstanding packets, RTT, estimator state
     probes: pd.DataFrame       # every packet-pair probe of the traced runs
     runs: pd.DataFrame         # one row per run: scenario, pair, file, seeds_ok, error
+    # periodic samples of the traced runs' traced ports: queue, discipline state (no source)
+    queues: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def _tagged(df: pd.DataFrame, stem: str, seed: int) -> pd.DataFrame:
@@ -172,14 +174,16 @@ def run_scenarios(ref: dict, scenarios: list[str], seeds: list[int], scenario_di
                   quick_factor: float | None = None, trace_scenarios=frozenset(), jobs: int | None = None,
                   scheduler: str | None = None, progress: bool = True, jitter: str | None = None,
                   params=(), extra_rows=None, quick_runs: bool = False,
-                  scenario_seeds: Mapping[str, list[int]] | None = None) -> RunTables:
+                  scenario_seeds: Mapping[str, list[int]] | None = None,
+                  port_traces: Mapping[str, set[str]] | None = None) -> RunTables:
     """Run the scenario files of the ``scenarios`` (ids) of ``ref`` over ``seeds`` (a scenario
     named in ``scenario_seeds`` over its own list; with ``quick_runs``, only the sweep points
     their ``quick`` lists name). A scenario
     with fixed ``phases`` is never shortened; the runs of ``trace_scenarios`` keep their traces
-    and probe records. A file that does not validate, or a run that fails, is reported in the
+    and probe records, and of the ports ``port_traces`` names per scenario, their queue traces.
+    A file that does not validate, or a run that fails, is reported in the
     runs table, never raised. A file two scenarios share runs once, over the longer seed list."""
-    runs_rows, plan = [], {}
+    runs_rows, plan, kept_ports = [], {}, {}
     for sc in ref["scenarios"]:
         sid = sc["scenario"]
         if sid not in scenarios:
@@ -187,6 +191,7 @@ def run_scenarios(ref: dict, scenarios: list[str], seeds: list[int], scenario_di
         own = list((scenario_seeds or {}).get(sid, seeds))
         for pair, stem in scenario_runs(sc, quick_runs).items():
             runs_rows.append({"scenario": sid, "pair": pair, "file": stem})
+            kept_ports.setdefault(stem, set()).update((port_traces or {}).get(sid, ()))
             factor = quick_factor if "phases" not in sc else None
             keep = sid in trace_scenarios
             if stem in plan:
@@ -201,7 +206,7 @@ def run_scenarios(ref: dict, scenarios: list[str], seeds: list[int], scenario_di
         groups.setdefault((factor, keep, tuple(own)), []).append(stem)
     runs = pd.DataFrame(runs_rows, columns=["scenario", "pair", "file"])
     errors: dict[str, str] = {}
-    flows, intervals, traces, probes, failures = [], [], [], [], []
+    flows, intervals, traces, probes, queues, failures = [], [], [], [], [], []
     for (factor, keep, group_seeds), stems in groups.items():
         todo = []
         for stem in stems:
@@ -226,6 +231,10 @@ def run_scenarios(ref: dict, scenarios: list[str], seeds: list[int], scenario_di
             pr = getattr(res, "probes", None)
             if pr is not None and len(pr):
                 probes.append(_tagged(pr, stem, seed))
+            wanted = kept_ports.get(stem)
+            if wanted and len(res.queues):
+                q = res.queues[res.queues["port_name"].isin(wanted)]
+                queues.append(q.assign(file=stem, seed=seed))
     key = ["file", "seed", "source"]
     flows_df, iv_df = _concat(flows, key), _concat(intervals, key)
     tr_df, pr_df = _concat(traces, key + ["time_s"]), _concat(probes, key + ["time_s"])
@@ -238,4 +247,5 @@ def run_scenarios(ref: dict, scenarios: list[str], seeds: list[int], scenario_di
     runs["seeds_ok"] = [len(ok_seeds.get(f, set()) & set((scenario_seeds or {}).get(sid, seeds)))
                         for sid, f in zip(runs["scenario"], runs["file"])]
     runs["error"] = [errors.get(f) or "; ".join(dict.fromkeys(seed_errors.get(f, []))) for f in runs["file"]]
-    return RunTables(flows_df, iv_df, tr_df, pr_df, runs)
+    q_df = _concat(queues, ["file", "seed", "port_name", "time_s"])
+    return RunTables(flows_df, iv_df, tr_df, pr_df, runs, q_df)

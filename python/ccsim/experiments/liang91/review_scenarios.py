@@ -78,6 +78,9 @@ def source_quench(scenario, data: int) -> list[tuple[str, str]]:
 # discipline's default), admission per pair of boundary switches at the first router.
 BBN_ROUTERS = {"queue": "bbn", "buffer": "20pkt", "count_in_service": False}
 BBN_LATE_START = "45s"   # mid-interval: the next flood is 5 s away
+# "Too short" an interval (§2.2.2): a few packet times of the 64 kb/s links (512 B take 64 ms),
+# so one interval's utilisation counts only a handful of packets. The thesis gives no value.
+BBN_SHORT_INTERVAL = "250ms"
 
 
 def bbn_ration(scenario, data: int, timers: dict) -> list[tuple[str, str]]:
@@ -100,6 +103,11 @@ def bbn_ration(scenario, data: int, timers: dict) -> list[tuple[str, str]]:
         [where, "S1 and S2 enter at R1, S3 at R2: two pairs of boundary switches, (R1, R6) and (R2, R6),",
          "share R2-R6. Each pair gets one flow ration, whatever the number of its users."],
         [(1, "r1", {}), (2, "r1", {}), (3, "r2", {})])
+    run("bbn-pairs-short", f"§2.2.2, BBN's rations flooded every {BBN_SHORT_INTERVAL}: two sources at R1 and one at R2",
+        [where.replace("rations every 10 s", f"rations every {BBN_SHORT_INTERVAL}"),
+         "The pairs run with too short an interval: each one measures the line over about four packet times."],
+        [(1, "r1", {}), (2, "r1", {}), (3, "r2", {})],
+        routers={**BBN_ROUTERS, "queue_params": {"interval": BBN_SHORT_INTERVAL}})
     run("bbn-rogue-apart", "§2.2.2, BBN's rations: an unresponsive host at R1, a Slow Start source at R2",
         [where, "S1 sends 128 kb/s without flow control (cc = \"none\"); S3, at R2, is an ordinary source."],
         [(1, "r1", rogue), (3, "r2", {})])
