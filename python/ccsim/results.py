@@ -102,8 +102,8 @@ class Results:
     ``intervals`` (one row per flow and measurement interval), ``ports`` (per link
     direction; ``bandwidth_bps`` is each channel's rate, ``channels`` their number, and
     ``utilisation`` busy channel-time over channels x time), ``cwnd`` and ``queues`` (decimated traces; ``queues`` has the packets and bytes waiting
-    and ``state``, the discipline's own control variable, named by ``state_name``: RED's and
-    RIO's ``avg_queue``, BLUE's ``mark_prob``, REM's ``price``, BBN's ``ration_bps``; the
+    and ``state``, the discipline's own control variable, named by ``state_name``: RED's, RIO's
+    and DECbit's ``avg_queue``, BLUE's ``mark_prob``, REM's ``price``, BBN's ``ration_bps``; the
     ports table has the same name and the ``final_state``), ``probes`` (every probe of the
     traced packet-pair flows). ``run`` is a dict with the run's metadata (name, seed,
     duration, events, wall time, Jain index, conservation).

@@ -72,3 +72,15 @@ fn blue_and_rem_trace_their_probability_and_price() {
     assert_eq!(port(&r, "r1->r2").state.map(|s| s.0), Some("price"));
     assert!(rem.iter().all(|s| s.2 >= 0.0) && rem.iter().any(|s| s.2 > 0.0), "the price never rose");
 }
+
+#[test]
+fn decbit_traces_the_average_its_marks_follow() {
+    // DEC sources on a DECbit gateway hold its average queue near the threshold of 1.
+    let text = dumbbell("decbit", "{}").replace("cc = \"newreno\"", "cc = \"dec\"");
+    let r = run(&text);
+    assert_eq!(port(&r, "r1->r2").state.map(|s| s.0), Some("avg_queue"));
+    let steady: Vec<f64> = samples(&r, "r1->r2").iter().filter(|s| s.0 >= 10.0).map(|s| s.2).collect();
+    let mean = steady.iter().sum::<f64>() / steady.len() as f64;
+    eprintln!("DECbit average queue after 10 s: {mean:.2} packets");
+    assert!(steady.iter().all(|&a| a >= 0.0) && (0.3..3.0).contains(&mean), "{mean}");
+}

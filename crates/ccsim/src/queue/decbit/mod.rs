@@ -303,6 +303,10 @@ impl QueueDiscipline for DecBit {
     fn marks(&self) -> u64 {
         self.stats.marked
     }
+    /// The average queue the last arrival was judged on (the regeneration-cycle average).
+    fn state(&self) -> Option<(&'static str, f64)> {
+        Some(("avg_queue", self.last_average))
+    }
     /// A control packet took the line: it counts as the packet in service, as one of ours.
     fn line_taken(&mut self, now: SimTime, bytes: u32) {
         self.advance(now);
