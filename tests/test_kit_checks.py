@@ -197,9 +197,14 @@ def test_port_trace_operands():
     assert O.operand(d, {"trace": "state", "stat": "max", **win}) == pytest.approx(35.0)
     assert O.operand(d, {"trace": "packets", "stat": "mean", **win}) == pytest.approx(2.0)
     assert "port r1->r2" in O.describe({"trace": "state", "stat": "cv", **win})
-    # an untraced port, or a column the trace lacks: no data, not a failure
-    assert status({"kind": "le", "lhs": {"trace": "state", "stat": "max", **win, "port": "x->y"}, "value": 1}, d) == "no_data"
+    # a column the trace lacks: no data, not a failure; a port traced nowhere (misspelt), a
+    # source beside the port, neither, or a port's probes: the reference's error
     assert status({"kind": "le", "lhs": {"trace": "cwnd", "stat": "max", **win}, "value": 1}, d) == "no_data"
+    assert status({"kind": "le", "lhs": {"trace": "state", "stat": "max", **win, "port": "x->y"}, "value": 1}, d) == "error"
+    assert status({"kind": "le", "lhs": {"trace": "state", "stat": "max", "source": 1, **win}, "value": 1}, d) == "error"
+    no_port = {k: v for k, v in win.items() if k != "port"}
+    assert status({"kind": "le", "lhs": {"trace": "state", "stat": "max", **no_port}, "value": 1}, d) == "error"
+    assert status({"kind": "le", "lhs": {"probe": "state", "stat": "max", **win}, "value": 1}, d) == "error"
     assert status({"kind": "ge", "lhs": {"trace": "state", "stat": "cv", **win},
                    "rhs": {"trace": "state", "stat": "cv", **win, "port": "r2->d"}}, d) == "pass"
 

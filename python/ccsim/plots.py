@@ -48,8 +48,8 @@ def plot_cwnd(cwnd: pd.DataFrame, path: str, *, title: str = "") -> None:
 
 def plot_queues(queues: pd.DataFrame, path: str, *, title: str = "") -> None:
     """Queue length (packets waiting, not counting the one in service) of each traced port;
-    where the port's discipline keeps an average queue in packets (RED, RIO), that average
-    too, dashed in the same colour."""
+    where the port's discipline keeps an average of that queue in packets (RED, RIO: state
+    ``avg_queue``), the average too, dashed in the same colour."""
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
     shown = _pick(queues, "port_name")
     for name in shown:

@@ -102,9 +102,10 @@ class Results:
     ``intervals`` (one row per flow and measurement interval), ``ports`` (per link
     direction; ``bandwidth_bps`` is each channel's rate, ``channels`` their number, and
     ``utilisation`` busy channel-time over channels x time), ``cwnd`` and ``queues`` (decimated traces; ``queues`` has the packets and bytes waiting
-    and ``state``, the discipline's own control variable, named by ``state_name``: RED's, RIO's
-    and DECbit's ``avg_queue``, BLUE's ``mark_prob``, REM's ``price``, BBN's ``ration_bps``; the
-    ports table has the same name and the ``final_state``), ``probes`` (every probe of the
+    and ``state``, the discipline's own control variable, named by ``state_name``: RED's and RIO's
+    ``avg_queue``, DECbit's ``avg_in_system``, BLUE's ``mark_prob``, REM's ``price``, BBN's
+    ``ration_bps``, as of the discipline's last update (docs/scenario-format.md); the ports
+    table has the same name and the ``final_state``), ``probes`` (every probe of the
     traced packet-pair flows). ``run`` is a dict with the run's metadata (name, seed,
     duration, events, wall time, Jain index, conservation).
 
@@ -281,6 +282,13 @@ class LoadedResults:
         self.ports = read("ports.parquet", pd.read_parquet)
         self.cwnd = read("cwnd.parquet", pd.read_parquet)
         self.queues = read("queues.parquet", pd.read_parquet)
+        # Directories written before the disciplines' state was traced: the same columns, empty.
+        if "state" not in self.queues.columns:
+            self.queues["state"] = np.nan
+            self.queues["state_name"] = pd.Series([None] * len(self.queues), dtype="str", index=self.queues.index)
+        if "state_name" not in self.ports.columns:
+            self.ports["state_name"] = pd.Series([None] * len(self.ports), dtype="str", index=self.ports.index)
+            self.ports["final_state"] = np.nan
         # Absent in directories written before probe and drop traces existed.
         probes = read("probes.parquet", pd.read_parquet, optional=True)
         self.probes = probes if probes is not None else pd.DataFrame(PROBE_COLUMNS_EMPTY)

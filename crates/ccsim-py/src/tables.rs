@@ -146,11 +146,12 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &Results, wall: f64) -> PyResult<B
         d.set_item("marks", p.marks)?;
         d.set_item("control_drops", p.control_drops)?;
         d.set_item("lost", p.lost)?;
+        // Before the counters, so every run's table starts with the same columns.
+        d.set_item("state_name", p.state.map(|(name, _)| name))?;
+        d.set_item("final_state", p.state.map_or(f64::NAN, |(_, v)| v))?;
         for &(name, v) in &p.counters {
             d.set_item(name, v)?;
         }
-        d.set_item("state_name", p.state.map(|(name, _)| name))?;
-        d.set_item("final_state", p.state.map(|(_, v)| v))?;
         ports.append(d)?;
     }
     out.set_item("ports", ports)?;

@@ -89,7 +89,9 @@ fn the_queue_trace_carries_each_ports_ration() {
     let mean = late.iter().sum::<f64>() / late.len() as f64;
     eprintln!("C->D ration after 30 s: mean {mean:.0} b/s, final {:.0}", p.state.unwrap().1);
     assert!((400e3..500e3).contains(&mean), "{mean}");
-    assert_eq!(rows.last().unwrap().1, p.state.unwrap().1);
+    // The ports table keeps the ration in effect at the end (the last sample and a flood fall
+    // at the same instant, 60 s, so either may come first).
+    assert!((400e3..500e3).contains(&p.state.unwrap().1));
 }
 
 #[test]

@@ -288,6 +288,11 @@ pub struct QueueTrace {
     pub state: Vec<f64>,
 }
 
+impl QueueTrace {
+    /// Bytes a row holds: port, time, packets, bytes, state.
+    pub const ROW_BYTES: usize = 4 + 8 + 4 + 8 + 8;
+}
+
 /// Per-port statistics per measurement interval (`[measure] port_stats`), one row per
 /// (port, interval), stored by column.
 #[derive(Clone, Debug, Default)]

@@ -102,9 +102,9 @@ pub trait QueueDiscipline {
     fn join_ration_pair(&mut self, _flow: u32, _pair: u32) {}
     /// The flow ration of this port's pair `pair`, bit/s.
     fn set_pair_ration(&mut self, _pair: u32, _bps: f64) {}
-    /// The discipline's own control variable, named, for the queue trace (RED's and DECbit's
-    /// average queue, BLUE's marking probability, REM's price, BBN's ration); None for disciplines
-    /// without one. Read at trace samples only.
+    /// The discipline's own control variable, named, for the queue trace (RED's, RIO's and
+    /// DECbit's average queue, BLUE's marking probability, REM's price, BBN's ration), as of its
+    /// last update; None for disciplines without one. Read at trace samples only.
     fn state(&self) -> Option<(&'static str, f64)> {
         None
     }

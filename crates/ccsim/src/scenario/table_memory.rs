@@ -5,7 +5,7 @@
 use super::decode::Result;
 use super::limits::{available_memory, check_packet_memory, check_tables, TablePart};
 use super::schema::Scenario;
-use crate::measure::{CwndTrace, DepartureLog, IntervalTable, PortIntervalTable, EVENT_LOG_CAPACITY};
+use crate::measure::{CwndTrace, DepartureLog, IntervalTable, PortIntervalTable, QueueTrace, EVENT_LOG_CAPACITY};
 use crate::net::Port;
 use crate::world::{Flow, TracedFlow};
 
@@ -51,7 +51,9 @@ pub(super) fn check_table_memory(
         TablePart {
             field: "measure.trace_period",
             what: format!("{samples:.3e} samples of {} traced flows and {} queues", traced_flows.len(), traced_ports.len()),
-            bytes: samples * (traced_flows.len() as f64 * cwnd_trace.row_bytes() as f64 + traced_ports.len() as f64 * 24.0) + events,
+            bytes: samples
+                * (traced_flows.len() as f64 * cwnd_trace.row_bytes() as f64 + traced_ports.len() as f64 * QueueTrace::ROW_BYTES as f64)
+                + events,
         },
         TablePart {
             field: "measure.port_stats",

@@ -2,7 +2,7 @@
 //! of memory and of packets still in the network.
 
 use super::{Flow, World, MAX_OWN_COLUMNS, NO_COLUMN};
-use crate::measure::{DropTrace, PortIntervalTable};
+use crate::measure::{DropTrace, PortIntervalTable, QueueTrace};
 use crate::net::packet::flags;
 use crate::net::{Packet, PacketId, PacketKind, Port};
 use crate::queue::QueueDiscipline;
@@ -147,7 +147,7 @@ impl World {
         let output = it.len() * (size_of::<u32>() * 2 + size_of::<f64>() * 9 + size_of::<u64>() * 5)
             + self.cwnd_trace.flow.capacity() * self.cwnd_trace.row_bytes()
             + self.event_traces.iter().map(|e| e.flow.capacity() * e.row_bytes()).sum::<usize>()
-            + self.queue_trace.port.capacity() * 32
+            + self.queue_trace.port.capacity() * QueueTrace::ROW_BYTES
             + self.drop_trace.time_s.capacity() * DropTrace::ROW_BYTES
             + self.port_intervals.port.capacity() * PortIntervalTable::ROW_BYTES;
         (state, output)

@@ -223,8 +223,15 @@ class FrameData:
         probe; ``name`` may also be a derived quantity (``derived``, :data:`DERIVED_TRACES`).
         With ``port`` (a port name, ``"r2->r3"``) the quantity is a column of that port's
         queue trace instead (``packets``, ``bytes``, ``state``) and ``source`` is not used."""
+        if (port is None) == (source is None):
+            raise DataError("a trace operand names a source or a port, not both or neither")
+        if port is not None and table == "probe":
+            raise DataError("probe records belong to sources: a port's trace is read with `trace`")
         stem = self._stem(pair)
         if port is not None:
+            if self._queues and port not in {p for _, p in self._queues}:
+                raise DataError(f"port {port!r} is traced in none of this scenario's runs (misspelt? "
+                                f"ports are named \"a->b\")")
             rows, whose = self._queues.get((stem, port)), f"port {port}"
         else:
             rows, whose = (self._probes if table == "probe" else self._traces).get((stem, int(source))), f"#{source}"

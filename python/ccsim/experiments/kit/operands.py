@@ -7,7 +7,8 @@ An operand is a small table naming a value of the runs (docs/adding-a-thesis.md)
 - ``{agg, pair | pairs, sources, metric [, stat, phase, where]}``: an aggregate
   (:data:`AGGREGATES`) over flows, ``sources`` a list or "all", ``where`` conditions that
   keep only the flows meeting them; ``{agg, of = [operand, ...]}``: over other operands;
-- ``{trace | probe, pair, source, stat, from, to [, level, above]}``: a statistic of a traced
+- ``{trace | probe, pair, source, stat, from, to [, level, above]}``, or ``{trace, pair,
+  port, ...}`` for a traced port's column (``packets``, ``bytes``, ``state``): a statistic of a traced
   quantity over simulated time [from, to).
 
 :func:`operand_per_seed` computes the value in each seed (aggregates and filters within a

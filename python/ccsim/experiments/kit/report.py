@@ -205,7 +205,8 @@ def build_document(outcome, ref: dict, board: FigureBoard, ctx: ReportContext) -
           "sds), intervals.parquet (per interval), traces.parquet (samples once per trace period of the traced "
           "scenarios: window, outstanding packets, smoothed RTT, and for rate-based sources the estimator state "
           "probe_gap_s, rate_est_pps, send_rate_pps, alpha; NaN for window protocols), probes.parquet (every "
-          "probe of the packet-pair sources as it happened, with the state right after it), cells.parquet and "
+          "probe of the packet-pair sources as it happened, with the state right after it), queues.parquet (the "
+          "samples of the ports the checks read: packets, bytes, and the discipline's state), cells.parquet and "
           "qchecks.parquet (the verdicts above), runs.parquet (one row per scenario file).")
     return doc
 

@@ -100,15 +100,16 @@ def trace_scenarios(ref: dict, thesis: Thesis) -> set[str]:
     return {q["scenario"] for q in ref.get("qchecks", []) if has_trace(q["check"])} | set(thesis.trace_scenarios)
 
 
-def port_traces(ref: dict) -> dict[str, set[str]]:
-    """The ports whose queue traces the checks read, per scenario (a run traces every switch
-    port by default; only these are kept)."""
-    out: dict[str, set[str]] = {}
+def port_traces(ref: dict) -> dict[tuple[str, str | None], set[str]]:
+    """The ports whose queue traces the checks read, per (scenario, pair); pair None for an
+    operand of a sweep point (every run of the scenario). A run traces every switch port by
+    default; only these are kept."""
+    out: dict[tuple[str, str | None], set[str]] = {}
 
     def walk(obj, sid):
         if isinstance(obj, dict):
             if "trace" in obj and "port" in obj:
-                out.setdefault(sid, set()).add(obj["port"])
+                out.setdefault((sid, obj.get("pair")), set()).add(obj["port"])
             for v in obj.values():
                 walk(v, sid)
         elif isinstance(obj, list):

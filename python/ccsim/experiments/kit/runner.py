@@ -175,12 +175,13 @@ def run_scenarios(ref: dict, scenarios: list[str], seeds: list[int], scenario_di
                   scheduler: str | None = None, progress: bool = True, jitter: str | None = None,
                   params=(), extra_rows=None, quick_runs: bool = False,
                   scenario_seeds: Mapping[str, list[int]] | None = None,
-                  port_traces: Mapping[str, set[str]] | None = None) -> RunTables:
+                  port_traces: Mapping[tuple[str, str | None], set[str]] | None = None) -> RunTables:
     """Run the scenario files of the ``scenarios`` (ids) of ``ref`` over ``seeds`` (a scenario
     named in ``scenario_seeds`` over its own list; with ``quick_runs``, only the sweep points
     their ``quick`` lists name). A scenario
     with fixed ``phases`` is never shortened; the runs of ``trace_scenarios`` keep their traces
-    and probe records, and of the ports ``port_traces`` names per scenario, their queue traces.
+    and probe records, and of the ports ``port_traces`` names per (scenario, pair; None: every
+    pair), their queue traces.
     A file that does not validate, or a run that fails, is reported in the
     runs table, never raised. A file two scenarios share runs once, over the longer seed list."""
     runs_rows, plan, kept_ports = [], {}, {}
@@ -191,7 +192,8 @@ def run_scenarios(ref: dict, scenarios: list[str], seeds: list[int], scenario_di
         own = list((scenario_seeds or {}).get(sid, seeds))
         for pair, stem in scenario_runs(sc, quick_runs).items():
             runs_rows.append({"scenario": sid, "pair": pair, "file": stem})
-            kept_ports.setdefault(stem, set()).update((port_traces or {}).get(sid, ()))
+            for key in ((sid, pair), (sid, None)):
+                kept_ports.setdefault(stem, set()).update((port_traces or {}).get(key, ()))
             factor = quick_factor if "phases" not in sc else None
             keep = sid in trace_scenarios
             if stem in plan:

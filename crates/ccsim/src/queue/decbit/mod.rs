@@ -303,9 +303,11 @@ impl QueueDiscipline for DecBit {
     fn marks(&self) -> u64 {
         self.stats.marked
     }
-    /// The average queue the last arrival was judged on (the regeneration-cycle average).
+    /// The average the last arrival was judged on: the regeneration-cycle average of the
+    /// packets at the port, the one on the line included (ACKs left out with `count_acks =
+    /// false`), so not the same quantity as the trace's waiting `packets`.
     fn state(&self) -> Option<(&'static str, f64)> {
-        Some(("avg_queue", self.last_average))
+        Some(("avg_in_system", self.last_average))
     }
     /// A control packet took the line: it counts as the packet in service, as one of ours.
     fn line_taken(&mut self, now: SimTime, bytes: u32) {
