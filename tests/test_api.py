@@ -463,3 +463,14 @@ def test_results_written_before_the_state_columns_read_back_with_them(tmp_path):
     back = ccsim.Results.read(tmp_path / "o")
     assert back.queues["state"].isna().all() and back.queues["state_name"].isna().all()
     assert back.ports["final_state"].isna().all() and back.ports["state_name"].isna().all()
+
+
+def test_red_average_example():
+    """scenarios/examples/red-average.toml: RED's traced average follows the queue, smoothed
+    (the numbers its header and the README quote)."""
+    r = ccsim.run(EXAMPLES / "red-average.toml")
+    q = r.queues[r.queues["time_s"] >= 5]
+    assert set(q["state_name"]) == {"avg_queue"}
+    assert q["packets"].mean() == pytest.approx(4.6, abs=0.05) and q["packets"].std() == pytest.approx(5.4, abs=0.05)
+    assert q["state"].mean() == pytest.approx(4.2, abs=0.05) and q["state"].std() == pytest.approx(1.5, abs=0.05)
+    assert r.ports.set_index("name").loc["r1->r2", "utilisation"] == pytest.approx(0.80, abs=0.005)

@@ -54,9 +54,12 @@ def plot_queues(queues: pd.DataFrame, path: str, *, title: str = "") -> None:
     shown = _pick(queues, "port_name")
     for name in shown:
         d = queues[queues["port_name"] == name]
-        line, = ax.step(d["time_s"], d["packets"], where="post", lw=1.0, label=plain(name))
-        if "state_name" in d.columns and (d["state_name"] == "avg_queue").all():
-            ax.plot(d["time_s"], d["state"], "--", lw=1.0, color=line.get_color(),
+        averaged = "state_name" in d.columns and len(d) and (d["state_name"] == "avg_queue").all()
+        # With its average on top, the queue is drawn faint so the average stays visible.
+        line, = ax.step(d["time_s"], d["packets"], where="post", lw=1.0, label=plain(name),
+                        alpha=0.45 if averaged else 1.0)
+        if averaged:
+            ax.plot(d["time_s"], d["state"], "--", lw=1.8, color=line.get_color(), zorder=3,
                     label=f"{plain(name)} (average)")
     ax.set_xlabel("time (s)")
     ax.set_ylabel("queue (packets)")
