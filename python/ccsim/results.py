@@ -104,7 +104,7 @@ class Results:
     ``utilisation`` busy channel-time over channels x time), ``cwnd`` and ``queues`` (decimated traces; ``queues`` has the packets and bytes waiting
     and ``state``, the discipline's own control variable, named by ``state_name``: RED's and RIO's
     ``avg_queue``, DECbit's ``avg_in_system``, BLUE's ``mark_prob``, REM's ``price``, BBN's
-    ``ration_bps``, as of the discipline's last update (docs/scenario-format.md); the ports
+    ``ration_bps``, the SEIF router's ``feedback_armed``, as of the discipline's last update (docs/scenario-format.md); the ports
     table has the same name and the ``final_state``), ``probes`` (every probe of the
     traced packet-pair flows). ``run`` is a dict with the run's metadata (name, seed,
     duration, events, wall time, Jain index, conservation).

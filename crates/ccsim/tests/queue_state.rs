@@ -84,3 +84,21 @@ fn decbit_traces_the_average_its_marks_follow() {
     eprintln!("DECbit average after 10 s: {mean:.2} packets (the one on the line included)");
     assert!(steady.iter().all(|&a| a >= 0.0) && (0.3..3.0).contains(&mean), "{mean}");
 }
+
+#[test]
+fn the_seif_router_traces_its_filter() {
+    // SEIF sources on a SEIF router: its filter disarms at each crossing of 80% of the buffer
+    // and rearms when the queue is back below it.
+    let text = dumbbell("seif_router", "{}").replace("cc = \"newreno\"", "cc = \"seif\"");
+    let r = run(&text);
+    assert_eq!(port(&r, "r1->r2").state.map(|s| s.0), Some("feedback_armed"));
+    let s = samples(&r, "r1->r2");
+    assert!(s.iter().all(|x| x.2 == 0.0 || x.2 == 1.0));
+    let disarmed: Vec<_> = s.iter().filter(|x| x.2 == 0.0).collect();
+    let fill = disarmed.iter().map(|x| x.1).sum::<f64>() / disarmed.len().max(1) as f64;
+    let armed_fill = s.iter().filter(|x| x.2 == 1.0).map(|x| x.1).sum::<f64>() / s.iter().filter(|x| x.2 == 1.0).count() as f64;
+    eprintln!("{} of {} samples disarmed; queue {fill:.1} packets while disarmed, {armed_fill:.1} armed", disarmed.len(), s.len());
+    assert!(!disarmed.is_empty() && disarmed.len() < s.len());
+    // Disarmed means the queue crossed 80 of its 100 packets and has not yet drained below.
+    assert!(fill > armed_fill, "{fill} against {armed_fill}");
+}

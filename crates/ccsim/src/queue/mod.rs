@@ -103,7 +103,8 @@ pub trait QueueDiscipline {
     /// The flow ration of this port's pair `pair`, bit/s.
     fn set_pair_ration(&mut self, _pair: u32, _bps: f64) {}
     /// The discipline's own control variable, named, for the queue trace (RED's, RIO's and
-    /// DECbit's average queue, BLUE's marking probability, REM's price, BBN's ration), as of its
+    /// DECbit's average queue, BLUE's marking probability, REM's price, BBN's ration, the SEIF
+    /// router's filter), as of its
     /// last update; None for disciplines without one. Read at trace samples only.
     fn state(&self) -> Option<(&'static str, f64)> {
         None

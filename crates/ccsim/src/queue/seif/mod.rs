@@ -254,6 +254,11 @@ impl Seif {
 }
 
 impl QueueDiscipline for Seif {
+    /// The filter's state: 1 while a crossing of the threshold would raise feedback, 0 once it
+    /// has and the queue has not yet come back below it (as of the last arrival).
+    fn state(&self) -> Option<(&'static str, f64)> {
+        Some(("feedback_armed", self.armed as u8 as f64))
+    }
     fn enqueue(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> Verdict {
         self.maybe_rearm(tx, now);
         let p = *arena.get(pkt);
