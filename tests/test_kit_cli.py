@@ -1,6 +1,9 @@
 """`ccsim reproduce` for any registered thesis: --list, unknown theses, running from an empty
 directory against the installed package, and the runner's edits (--jitter, --param)."""
 
+from importlib import resources
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -96,3 +99,15 @@ def test_an_out_the_user_writes_is_kept_for_a_variant_run(cli, tmp_path):
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "results" / "keshav91" / "report.md").exists()
     assert not (tmp_path / "results" / "keshav91-quick-only-S1").exists()
+
+
+def test_param_overrides_are_checked_together(tmp_path):
+    """A JCC flow must read its RED ports' codes in their units: red.code_bits alone breaks the
+    files (the error names it), with jcc.code_bits beside it they hold."""
+    from ccsim.experiments.kit.params import check_params
+
+    src = Path(str(resources.files("ccsim").joinpath("scenarios", "hua02")))
+    stems, sd = ["e46-n1"], src
+    with pytest.raises(ValueError, match=r"--param red.code_bits=4: e46-n1.toml: .*flows\[0\]\.params\.code_bits"):
+        check_params(["red.code_bits=4"], stems, sd, ["E4.6"])
+    assert len(check_params(["red.code_bits=4", "jcc.code_bits=4"], stems, sd, ["E4.6"])) == 2

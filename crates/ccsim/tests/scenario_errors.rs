@@ -251,6 +251,15 @@ fn parameters_out_of_range() {
     let pp = with("cc = \"jk\"", "cc = \"pp\"\nparams = { law = \"epoch\", epoch_gain = 0 }");
     assert_err(&pp, "flows[0].params.epoch_gain", &["(0, 2]"]);
     assert_err(&with("cc = \"jk\"", "cc = \"pp\"\nparams = { law = \"5.9\" }"), "flows[0].params.law", &["per_probe", "epoch"]);
+    // A JCC flow reads its path's RED codes in its own units: they must be the ports'.
+    let red = |q: &str, cc: &str| {
+        let text = with("cc = \"jk\"", &format!("cc = \"jcc\"\nparams = {{ {cc} }}"));
+        text.replacen("delay = \"10ms\"", &format!("delay = \"10ms\"\nqueue = \"red\"\nqueue_params = {{ {q} }}"), 1)
+    };
+    assert_err(&red("code_bits = 6", ""), "flows[0].params.code_bits", &["expected 6", "links[1] (sw -> h2)", "got 8"]);
+    assert_err(&red("code_bits = 8, max_p = 0.2", ""), "flows[0].params.max_p", &["expected 0.2", "got 0.1"]);
+    run(&red("code_bits = 6, max_p = 0.2", "code_bits = 6, max_p = 0.2"));
+    run(&red("max_p = 0.2", "")); // a RED port that writes no codes
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 use super::decode::{Result, ScenarioError};
 use super::schema::{NodeKind, QueueSpec, Scenario, Selection};
-use super::setup_hooks::{tell_flows, tell_route};
+use super::setup_hooks::{check_codes, tell_flows, tell_route};
 use super::table_memory::check_table_memory;
 use crate::measure::{CwndTrace, DropTrace, EventTrace, IntervalTable, QueueTrace, EVENT_LOG_CAPACITY};
 use crate::net::port::uses_trunk;
@@ -195,6 +195,7 @@ pub fn build_world_part(sc: &Scenario, side: Option<u8>) -> Result<World> {
             return Err(ScenarioError::new(format!("{path}.route"), "route longer than 65535 hops"));
         }
         tell_route(&mut ports, i, fs, &fwd, &rev)?;
+        check_codes(sc, i, fs, &fwd)?;
         let route = routes.len() as u32;
         routes.extend_from_slice(&fwd);
         let rev_route = routes.len() as u32;

@@ -123,16 +123,24 @@ def check_params(texts: Iterable[str], stems: Iterable[str], scenario_dir: Path,
             continue  # a file that is already invalid is reported as a run error
         with open(path, "rb") as f:
             data = tomllib.load(f)
-        # Applied one at a time, so the error names the override that broke the file.
-        for i, ov in enumerate(overrides):
-            n = apply_params(data, [ov])
-            hits[i] += n
-            if not n:
-                continue
-            try:
-                api.validate(data)
-            except Exception as e:  # the engine's own message, with the field's path
-                raise ValueError(f"--param {ov}: {stem}.toml: {e}") from None
+        counts = [apply_params(data, [ov]) for ov in overrides]
+        hits = [h + n for h, n in zip(hits, counts)]
+        if not any(counts):
+            continue
+        try:
+            api.validate(data)  # all together: some only make sense in pairs (red and jcc code_bits)
+        except Exception as whole:
+            # Applied again one at a time, so the error names the override that broke the file.
+            with open(path, "rb") as f:
+                data = tomllib.load(f)
+            for ov in overrides:
+                if not apply_params(data, [ov]):
+                    continue
+                try:
+                    api.validate(data)
+                except Exception as e:  # the engine's own message, with the field's path
+                    raise ValueError(f"--param {ov}: {stem}.toml: {e}") from None
+            raise ValueError(f"--param {' '.join(map(str, overrides))}: {stem}.toml: {whole}") from None
     for ov, n in zip(overrides, hits):
         if n == 0:
             what = {"cc": f'flow with cc = "{ov.target}"', "queue": f'port with queue = "{ov.target}"',

@@ -16,7 +16,10 @@
 //! - beta (§4.2.4): starts at max_p (code 2^m - 2) and becomes the latest R each time a loss
 //!   is detected (third duplicate ACK or timeout), never below alpha + one code (A-J2: the
 //!   thesis's own rule could make beta <= alpha; with integer codes the guard changes no
-//!   window, see `aied.rs`). alpha is fixed.
+//!   window, see `aied.rs`) and never above max_p's code: §4.2.5 sets alpha and beta as codes
+//!   "in the range of (0, 2^m - 1)", and an R of 2^m - 1 (the average past max_th) as beta
+//!   would leave no R above it to end a slow start (`beta_bounds`: "codes"; "unbounded" lets
+//!   it, "skip" leaves beta alone when R is out of range). alpha is fixed.
 //! - A lost probe (§4.2.3): when the packet detected lost (third duplicate ACK) is the
 //!   outstanding probe, cwnd / 2 (and the next new packet is a probe); a probe that times out
 //!   gets the timeout's response.
@@ -118,6 +121,19 @@ pub enum CutSsthresh {
     Halving,
 }
 
+/// What a loss's beta update does when the latest R lies outside (alpha, max_p].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BetaBounds {
+    /// beta = R, kept in (alpha, 2^m - 2]: never below alpha + one code (A-J2's guard), never
+    /// above max_p's code (§4.2.5: alpha and beta are codes "in the range of (0, 2^m - 1)").
+    Codes,
+    /// beta = R, kept above alpha only: an R of 2^m - 1 (the average past max_th) makes beta
+    /// that code, where no R can exceed it.
+    Unbounded,
+    /// beta = R when R lies in (alpha, 2^m - 2]; otherwise beta is left as it was.
+    Skip,
+}
+
 /// The response to a loss that is not a probe's (A-J1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LossResponse {
@@ -144,6 +160,8 @@ pub struct JccConfig {
     pub cut_ssthresh: CutSsthresh,
     /// How probes are spaced (probes.rs). Outstanding.
     pub probing: Probing,
+    /// Codes.
+    pub beta_bounds: BetaBounds,
 }
 
 impl Default for JccConfig {
@@ -158,6 +176,7 @@ impl Default for JccConfig {
             recover_guard: true,
             cut_ssthresh: CutSsthresh::Follow,
             probing: Probing::Outstanding,
+            beta_bounds: BetaBounds::Codes,
         }
     }
 }
@@ -189,6 +208,7 @@ pub struct Jcc {
     loss_response: LossResponse,
     recover_guard: bool,
     cut_ssthresh: CutSsthresh,
+    beta_bounds: BetaBounds,
     codes: Codes,
     /// alpha, beta and the latest R, as codes.
     alpha: f64,
@@ -264,6 +284,12 @@ impl Algorithm for Jcc {
                 &[("outstanding", Probing::Outstanding), ("timer", Probing::Timer)],
                 "when a probe leaves: the first new packet after the last probe's ACK (one outstanding), or once a smoothed RTT has passed since the last probe (A-J8's timer reading)",
             )?,
+            beta_bounds: p.choice(
+                "beta_bounds",
+                d.beta_bounds,
+                &[("codes", BetaBounds::Codes), ("unbounded", BetaBounds::Unbounded), ("skip", BetaBounds::Skip)],
+                "a loss sets beta to the latest R kept within (alpha, max_p's code] (codes: §4.2.5's range), only above alpha (unbounded: R = 2^m - 1 can become beta), or leaves beta when R is outside that range (skip)",
+            )?,
         };
         let codes = Codes::new(code_bits, max_p);
         if codes.code(alpha) + 1.0 > codes.max_p() {
@@ -283,6 +309,7 @@ impl Algorithm for Jcc {
             loss_response: cfg.loss_response,
             recover_guard: cfg.recover_guard,
             cut_ssthresh: cfg.cut_ssthresh,
+            beta_bounds: cfg.beta_bounds,
             codes,
             alpha: codes.code(cfg.alpha),
             beta: codes.max_p(),
@@ -342,10 +369,17 @@ impl Jcc {
         }
     }
 
-    /// A loss was detected (§4.2.4): beta = the latest R, kept above alpha (A-J2; `aied`'s
-    /// header: no effect on the window with integer codes).
+    /// A loss was detected (§4.2.4): beta = the latest R, within its bounds (`beta_bounds`;
+    /// the floor, alpha + one code, is A-J2's guard: no effect on the window with integer
+    /// codes, `aied`'s header).
     fn on_loss(&mut self, high_sent: u64) {
-        self.beta = self.r.max(self.alpha + 1.0);
+        let (floor, cap) = (self.alpha + 1.0, self.codes.max_p());
+        self.beta = match self.beta_bounds {
+            BetaBounds::Codes => self.r.clamp(floor, cap),
+            BetaBounds::Unbounded => self.r.max(floor),
+            BetaBounds::Skip if (floor..=cap).contains(&self.r) => self.r,
+            BetaBounds::Skip => self.beta,
+        };
         self.losses += 1;
         self.recover = high_sent;
     }

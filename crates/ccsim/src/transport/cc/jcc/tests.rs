@@ -205,6 +205,37 @@ fn a_loss_sets_beta_to_the_latest_r_above_alpha() {
 }
 
 #[test]
+fn beta_stays_within_its_code_range_or_as_bounds_say() {
+    // A loss right after a probe that met an average past max_th (code 255 = 2^m - 1).
+    let beta_after = |bounds: BetaBounds, r: u8| {
+        let cfg = JccConfig { alpha: 0.02, beta_bounds: bounds, ..JccConfig::default() };
+        let (mut j, mut p) = avoiding(cfg, 10.0, 100.0);
+        p.until_probe(&mut j, r);
+        j.on_timeout(&TimeoutInfo { seq: p.una, high_sent: p.nxt, ..TimeoutInfo::default() });
+        j.beta
+    };
+    // §4.2.5: beta in (0, 2^m - 1), so at most max_p's code, 254.
+    assert_eq!(beta_after(BetaBounds::Codes, 255), 254.0);
+    assert_eq!(beta_after(BetaBounds::Unbounded, 255), 255.0);
+    assert_eq!(beta_after(BetaBounds::Skip, 255), 100.0, "out of range: beta stays");
+    // At or below alpha (51): the guard's alpha + one code, or beta left alone.
+    assert_eq!(beta_after(BetaBounds::Codes, 30), 52.0);
+    assert_eq!(beta_after(BetaBounds::Unbounded, 30), 52.0);
+    assert_eq!(beta_after(BetaBounds::Skip, 30), 100.0);
+    // In range: every reading takes R.
+    for b in [BetaBounds::Codes, BetaBounds::Unbounded, BetaBounds::Skip] {
+        assert_eq!(beta_after(b, 200), 200.0);
+    }
+    // With beta at 254 an R of 255 still ends a slow start; at 255 nothing can.
+    let mut j = Jcc::build(&JccConfig::default(), 1000);
+    j.beta = 254.0;
+    let mut p = Path::new();
+    p.fill(&mut j);
+    p.until_probe(&mut j, 255);
+    assert_eq!(j.ssthresh, j.cwnd(), "slow start ended at R = 255 > beta");
+}
+
+#[test]
 fn a_lost_probe_halves_the_window_other_losses_do_not() {
     let (mut j, mut p) = avoiding(JccConfig::default(), 10.0, 254.0);
     // Packet 0 is the outstanding probe; it is lost (its duplicates from 1..4).
@@ -310,6 +341,7 @@ fn timer_and_parameters() {
             "recover_guard",
             "cut_ssthresh",
             "probing",
+            "beta_bounds",
         ]
     );
     let mut out = [0.0; 2];
