@@ -12,6 +12,8 @@ advertised window, shut by a quench until 10 ACKs return).
 
 from __future__ import annotations
 
+from .make_scenarios import SEIF_ROUTING_INTERVAL, SEIF_SOURCE
+
 SQ_TIMERS = {"initial_rto": "3s", "min_rto": "200ms"}   # as the other window sources (A14)
 CHAIN = [("64kbps", "0s")] * 5
 ACCESS = ("128kbps", "0s")
@@ -29,8 +31,8 @@ def source_quench(scenario, data: int) -> list[tuple[str, str]]:
         else:  # SEIF, for the feedback comparison
             # At the quench's threshold, half the buffer: the filter is the difference.
             routers = {"queue": "seif_router", "buffer": f"{buffer_packets * data}B", "count_in_service": False,
-                       "queue_params": {"routing_interval": "10s", "threshold": 0.5}}
-            common = {"cc": "seif"}
+                       "queue_params": {"routing_interval": SEIF_ROUTING_INTERVAL, "threshold": 0.5}}
+            common = {"cc": "seif", "params": dict(SEIF_SOURCE)}
         specs = [{"name": f"{f['n']} S{f['n']}", "src": f"s{f['n']}", "dst": f"d{f['n']}", "own": f.get("own", {})}
                  for f in flows]
         out.append(scenario(stem, title, notes, hosts=hosts, chain=CHAIN, access={h: ACCESS for h, _ in hosts},
