@@ -11,7 +11,8 @@
 //! Signals and the one-cut-per-loss rules (§3.3):
 //! - explicit feedback saying -1: cut back, nothing else;
 //! - explicit feedback naming packet s (the router dropped it): unless s was already resent
-//!   for an implicit signal, cut back, retransmit s, and ignore s's own implicit signals;
+//!   for an implicit signal, cut back, retransmit s, and ignore s's own implicit signals (s
+//!   named again after that resend was dropped as well: cut and resent again);
 //! - an implicit signal for s (its timeout, the third duplicate ACK asking for it): unless s
 //!   was already handled, cut back and retransmit s (the sender's fast retransmission or
 //!   go-back-N), and ignore explicit feedback naming s afterwards.
@@ -368,11 +369,15 @@ impl CongestionControl for Seif {
                 None
             }
             Some(seq) => {
-                if self.slot(seq).is_some() {
-                    return None; // already handled: by an implicit signal, or named twice
+                // §3.3: "if the dropped packet has been retransmitted due to implicit feedback,
+                // the source does nothing"; named again after an explicit resend, the resend
+                // was dropped too: a loss of its own, cut and resent again.
+                match self.slot(seq) {
+                    Some(i) if self.implicit[i] => return None,
+                    Some(_) => {}
+                    None => self.remember(seq, false),
                 }
                 self.cut();
-                self.remember(seq, false);
                 Some(Resend { seq, wait_for_window: self.resend_waits })
             }
         }
@@ -468,11 +473,15 @@ mod tests {
         assert!(!s.on_dup_ack(3, &dup), "no fast retransmission for a packet already resent");
         s.on_timeout(&TimeoutInfo { seq: 40, ..TimeoutInfo::default() });
         assert_eq!((s.cwnd(), s.cuts()), (10.0, 1));
+        // The resend dropped too: named again, a loss of its own (cut and resent again).
+        assert_eq!(s.on_feedback(&fb(Some(40))), Some(Resend { seq: 40, wait_for_window: false }));
+        assert_eq!((s.cwnd(), s.cuts()), (5.0, 2));
+        s.window = 10.0;
         // Implicit first: three duplicate ACKs for 50, then the router's feedback naming it.
         assert!(s.on_dup_ack(3, &AckInfo { ack: 50, ..AckInfo::default() }));
         assert_eq!(s.cwnd(), 5.0);
         assert_eq!(s.on_feedback(&fb(Some(50))), None);
-        assert_eq!((s.cwnd(), s.cuts()), (5.0, 2));
+        assert_eq!((s.cwnd(), s.cuts()), (5.0, 3));
         // Feedback saying -1 always cuts; the window never falls below 1.
         for _ in 0..5 {
             s.on_feedback(&fb(None));
