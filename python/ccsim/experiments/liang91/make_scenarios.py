@@ -103,7 +103,10 @@ def scheme(name: str, buffer_bytes: int, data: int, **seif_queue) -> tuple[dict,
         return ({"cc": "dec", "params": {"initial_rto": "3s", "min_rto": "200ms", "window_rounding": "round"}},
                 {"queue": "decbit", "buffer": slots, **held, "queue_params": {"mark_acks": True, "panic": False}})
     if name == "tris":
-        return {"cc": "tris", "params": dict(TIMERS)}, {"queue": BASELINE_QUEUE, "buffer": slots, **held}
+        # §2.5: the decrease state is entered "when timeout occurs"; no fast retransmission
+        # (finding tris-reading measures it).
+        return ({"cc": "tris", "params": {**TIMERS, "fast_retransmit": False}},
+                {"queue": BASELINE_QUEUE, "buffer": slots, **held})
     raise ValueError(name)
 
 
