@@ -94,14 +94,15 @@ def scheme(name: str, buffer_bytes: int, data: int, **seif_queue) -> tuple[dict,
     if name == "ss":
         return {"cc": "jk", "params": dict(TIMERS)}, {"queue": BASELINE_QUEUE, "buffer": slots, **held}
     if name == "dec":
-        # REAL's dec_router as Keshav 1991 describes it (selective DECbit, where A13 reads
-        # plain; the header of findings/class1.toml measures the plain one), without panic
-        # mode, setting the bit
-        # on ACKs too (Liang §2.4.2).
+        # Selective DECbit (Keshav 1991's gateway, in the same simulator; A13 reads plain, the
+        # header of findings/class1.toml measures it) without panic mode. ACKs count in the
+        # average (Liang §2.4.2: "when the average queue length is calculated, acknowledgements
+        # are treated the same as data packets") and are not marked themselves (the spec's §1.5
+        # marks them; measured in the same header).
         # The source sends round(W) packets of its real-valued window (A15 not stated; the
         # header of findings/class1.toml measures floor, the spec's reading, against it).
         return ({"cc": "dec", "params": {"initial_rto": "3s", "min_rto": "200ms", "window_rounding": "round"}},
-                {"queue": "decbit", "buffer": slots, **held, "queue_params": {"mark_acks": True, "panic": False}})
+                {"queue": "decbit", "buffer": slots, **held, "queue_params": {"panic": False}})
     if name == "tris":
         # §2.5: the decrease state is entered "when timeout occurs"; no fast retransmission
         # (finding tris-reading measures it).

@@ -45,7 +45,8 @@ pub struct DecBitConfig {
     pub mark_all_when_underloaded: bool,
     /// Reuse a computed fair share for this long (0: recompute at every decision). 0.
     pub share_refresh: SimTime,
-    /// Set the bit on ACKs too, as REAL's dec_router did (Liang 1991 §2.4.2, §5.3). false.
+    /// Set the bit on ACKs too (the spec's reading of Liang 1991 §1.5; the thesis's own
+    /// diagnosis, §2.4.2 and §5.3, is about ACKs in the average: `count_acks`). false.
     pub mark_acks: bool,
     /// ACKs count in the queue length the gateway averages. true (Liang's diagnosis of
     /// DECbit under two-way traffic turns on it; false is spec P5's diagnostic variant).
@@ -106,7 +107,7 @@ impl Discipline for DecBit {
             "when congested but nobody is over its share, mark everyone instead of no one",
         )?;
         let share_refresh = p.duration("share_refresh", d.share_refresh, "reuse a computed fair share for this long (0: recompute every time)")?;
-        let mark_acks = p.flag("mark_acks", d.mark_acks, "set the bit on ACKs too (REAL's dec_router, Liang 1991): the source sees it")?;
+        let mark_acks = p.flag("mark_acks", d.mark_acks, "set the bit on ACKs too (the spec's reading of Liang 1991; its source sees the bit)")?;
         let count_acks = p.flag("count_acks", d.count_acks, "ACKs count in the averaged queue length (false: data packets only)")?;
         let victim = p.choice(
             "victim",

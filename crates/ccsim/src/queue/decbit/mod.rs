@@ -56,9 +56,10 @@
 //!   what a conversation offers, not what it gets.
 //! - Conversation = `packet.flow`; a flow's ACK stream through this port is a separate
 //!   conversation (spec §3.2, G23): it counts in the queue and the fair share, but ACKs are
-//!   not marked (Keshav's gateway), and panic marks every *data* packet. Liang 1991's REAL
-//!   dec_router set the bit on every packet (§2.4.2, spec liang91 §1.5): `mark_acks = true`
-//!   sets it on an ACK's echo field, which its source reads. `count_acks = false` leaves ACKs
+//!   not marked, and panic marks every *data* packet. `mark_acks = true` sets the bit on an
+//!   ACK's echo field too, which its source reads (spec liang91 §1.5 reads Liang's "the
+//!   packets passing through it" so; his §2.4.2 and §5.3 blame DECbit's two-way trouble on ACKs
+//!   counting in the average, not on their marks). `count_acks = false` leaves ACKs
 //!   out of the averaged queue length (Liang's diagnosis of DECbit under two-way traffic is
 //!   that a small ACK counts as much as a data packet; spec liang91 P5's diagnostic).
 //! - The bit is set at arrival (as DECbit sets it on arriving packets); a dropped packet is not
