@@ -87,7 +87,7 @@ BBN_SHORT_INTERVAL = "250ms"
 
 def bbn_ration(scenario, data: int, timers: dict) -> list[tuple[str, str]]:
     """The bbn-* files: Class 1's chain with two boundary switches (R1 and R2) sending to R6.
-    `timers` are the Slow Start sources' (make_scenarios.TIMERS)."""
+    `timers` are the Slow Start sources' parameters (make_scenarios.SLOW_START)."""
     out = []
     jk = {"cc": "jk", "params": dict(timers)}
     rogue = {"cc": "none", "app": "cbr", "bitrate": "128kbps"}

@@ -24,6 +24,10 @@
 //!   shows spurious retransmissions that Table 6.3 does not (`min_rto = "0s"` removes it).
 //!
 //! cwnd never grows past the maximum window (growth there could not be used).
+//!
+//! `fast_retransmit = false` leaves losses to the timeout: Liang 1991 reviews the scheme with
+//! "Timeout is the only signal for packet loss" (§2.3.2) and has it add the third duplicate
+//! ACK as a signal only in SEIF (§3.2.3), where Keshav's JK has fast retransmit.
 
 use super::loss::{aimd_increase, LossConfig};
 use super::{AckInfo, AckResponse, Algorithm, CongestionControl, TimeoutInfo};
@@ -34,11 +38,19 @@ use crate::transport::config::{PacingRtt, SenderConfig, TimerMode};
 use crate::transport::rtt::{RtoConfig, RtoFormula, RttSamples, SampleFrom, SamplePacket};
 
 /// JK's parameters.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct JkConfig {
     pub loss: LossConfig,
     /// Halve the packets outstanding (true) rather than cwnd (false, 4.3BSD) on a loss.
     pub ssthresh_from_flight: bool,
+    /// Retransmit at the third duplicate ACK. true (Keshav 1991).
+    pub fast_retransmit: bool,
+}
+
+impl Default for JkConfig {
+    fn default() -> Self {
+        JkConfig { loss: LossConfig::default(), ssthresh_from_flight: false, fast_retransmit: true }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -46,6 +58,7 @@ pub struct Jk {
     cwnd: f64,
     ssthresh: f64,
     max_window: f64,
+    /// The duplicate ACK that triggers a fast retransmission (u32::MAX: none).
     dupack_threshold: u32,
     ssthresh_from_flight: bool,
 }
@@ -86,7 +99,12 @@ impl Algorithm for Jk {
             &[("cwnd", false), ("flight", true)],
             "what a loss halves into ssthresh: cwnd (4.3BSD) or the packets outstanding (RFC 2581)",
         )?;
-        Ok(JkConfig { loss, ssthresh_from_flight })
+        let fast_retransmit = p.flag(
+            "fast_retransmit",
+            true,
+            "retransmit at the third duplicate ACK (false: only a timeout signals a loss, as Liang 1991 §2.3 reviews Slow Start)",
+        )?;
+        Ok(JkConfig { loss, ssthresh_from_flight, fast_retransmit })
     }
 
     fn build(cfg: &JkConfig, max_window: u32) -> Self {
@@ -94,7 +112,7 @@ impl Algorithm for Jk {
             cwnd: cfg.loss.initial_cwnd,
             ssthresh: max_window as f64,
             max_window: max_window as f64,
-            dupack_threshold: cfg.loss.dupack_threshold,
+            dupack_threshold: if cfg.fast_retransmit { cfg.loss.dupack_threshold } else { u32::MAX },
             ssthresh_from_flight: cfg.ssthresh_from_flight,
         }
     }
@@ -147,7 +165,7 @@ mod tests {
         // 4.3BSD's rule and to 18 under the flight-size rule.
         for (flight_rule, want) in [(false, 2.0), (true, 18.0)] {
             let loss = LossConfig { initial_cwnd: 40.0, dupack_threshold: 3 };
-            let mut jk = Jk::build(&JkConfig { loss, ssthresh_from_flight: flight_rule }, 40);
+            let mut jk = Jk::build(&JkConfig { loss, ssthresh_from_flight: flight_rule, fast_retransmit: true }, 40);
             for n in 1..=3 {
                 jk.on_dup_ack(n, &dup(40));
             }
@@ -155,5 +173,17 @@ mod tests {
             jk.on_timeout(&TimeoutInfo { flight: 37, high_sent: 40, ..TimeoutInfo::default() });
             assert_eq!((jk.cwnd(), jk.ssthresh()), (1.0, want), "flight rule {flight_rule}");
         }
+    }
+
+    #[test]
+    fn without_fast_retransmit_only_a_timeout_cuts() {
+        let cfg = JkConfig { fast_retransmit: false, ..JkConfig::default() };
+        let mut jk = Jk::build(&JkConfig { loss: LossConfig { initial_cwnd: 20.0, dupack_threshold: 3 }, ..cfg }, 40);
+        for n in 1..=10 {
+            assert!(!jk.on_dup_ack(n, &dup(20)), "duplicate ACK {n} retransmits nothing");
+        }
+        assert_eq!(jk.cwnd(), 20.0);
+        jk.on_timeout(&TimeoutInfo { flight: 20, high_sent: 20, ..TimeoutInfo::default() });
+        assert_eq!((jk.cwnd(), jk.ssthresh()), (1.0, 10.0));
     }
 }
