@@ -9,9 +9,12 @@ the flows' (the kit's ``Thesis.extra_rows`` hook; see ``rows.py``).
   ``jain`` Jain's index of the active flows' goodputs averaged over the 1 s intervals after
   the warm-up and ``jain_lt09`` the fraction of those intervals below 0.9 (Fig. 4.11);
   ``cov`` the flows' coefficient of variation of 1 s goodput once every flow has run for
-  20 s, averaged over the flows (Fig. 4.8's stability); ``cwnd_sd``, ``cwnd_max`` and
-  ``cwnd_band`` (the fraction of samples in [3, 12], V4.1's [5, 10] with its 2-packet margin)
-  of every flow's window sampled from 50 s on (Figs 4.6-4.7);
+  20 s, averaged over the flows (Fig. 4.8's stability); ``cwnd_sd`` how much a window varies
+  (each flow's standard deviation over its samples from 50 s on, averaged over the flows: Figs
+  4.6-4.7 show one flow's window over time), ``cwnd_sd_pooled`` the standard deviation of every
+  flow's samples together (it adds the flows' differences from each other, which Jain's index
+  judges), ``cwnd_max`` and ``cwnd_band`` (the fraction of samples in [3, 12], V4.1's [5, 10]
+  with its 2-packet margin), all from 50 s on;
 - 951 "JCC / Reno": ``ratio`` the JCC flows' mean goodput over the Reno flows' (Fig. 4.15);
 - 961, 962, ...: flow k's goodput over the last 30 s, field ``goodput_bps`` (Fig. 4.8's
   settling, V4.2).
@@ -68,10 +71,12 @@ def _overall(res, cc: dict, starts: dict) -> dict:
     if "r" in tr.columns and jcc_names:
         r = tr[tr["flow_name"].isin(jcc_names) & (tr["time_s"] >= warm)]["r"].dropna()
         row["r_mean"] = float(r.mean()) if len(r) else np.nan
-    w = tr[tr["time_s"] >= CWND_FROM_S]["cwnd"].to_numpy(float)
+    late = tr[tr["time_s"] >= CWND_FROM_S]
+    w = late["cwnd"].to_numpy(float)
     if len(w):
-        row.update(cwnd_sd=float(w.std()), cwnd_max=float(w.max()),
-                   cwnd_band=float(np.mean((w >= 3) & (w <= 12))))
+        per_flow = [float(g.std(ddof=0)) for _, g in late.groupby("flow_name")["cwnd"] if len(g) > 1]
+        row.update(cwnd_sd=float(np.mean(per_flow)) if per_flow else np.nan, cwnd_sd_pooled=float(w.std()),
+                   cwnd_max=float(w.max()), cwnd_band=float(np.mean((w >= 3) & (w <= 12))))
     iv = res.intervals
     used = iv[iv["interval"] >= int(res.run["discard"])]
     jains = []
