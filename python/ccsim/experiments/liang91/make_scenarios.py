@@ -84,7 +84,7 @@ SEIF_SOURCE = {"cut_count": "keep"}
 
 def scheme(name: str, buffer_bytes: int, data: int, **seif_queue) -> tuple[dict, dict]:
     """(flow settings, router settings) of a scheme. SEIF's routers count bytes (§3.2, BOBM);
-    the baselines' routers are REAL's stock ones with packet slots: buffer bytes / data size
+    the baselines' routers count packet slots, buffer bytes / data size
     (A13). `seif_queue` adds SEIF router parameters."""
     slots = f"{buffer_bytes // data}pkt"
     # REAL's buffers hold waiting packets: the one on the line takes no room (the reading that
@@ -308,8 +308,8 @@ def multi_bottleneck() -> list[tuple[str, str]]:
 
 def chapter5() -> list[tuple[str, str]]:
     out = []
-    schemes = (("dec", "DEC Bit (REAL's DEC sources, selective DECbit routers marking ACKs too)"),
-               ("ss", "Slow Start (REAL's JK sources, FCFS routers)"), ("seif", "SEIF"))
+    schemes = (("dec", "DEC Bit (REAL's DEC sources, selective DECbit routers)"),
+               ("ss", "Slow Start (REAL's JK sources, losses found by timeout; Random Drop routers)"), ("seif", "SEIF"))
     # Class 1 (§5.2.1): one-way FTP along the chain.
     for e in range(1, 7):
         n = e if e <= 4 else e - 4
