@@ -266,7 +266,7 @@ def slower_increase(groups, fig59, chain59, flows59, where59) -> list[tuple[str,
         out.append(scenario(f"c2-e{e}-seif-k2", f"§6.1 on §5.2.2 Class 2 Exp {e} (maximum window {mw}): SEIF, slower increase",
                             [f"c2-e{e}-seif.toml with one change. {note}", *where59], hosts=fig59, chain=chain59,
                             access={h: ("96kbps", "0s") for h, _ in fig59}, flows=flows59, routers=routers,
-                            flow_common={**fc, **k2}, max_window=mw, data=1000))
+                            flow_common=with_params(fc, k2["params"]), max_window=mw, data=1000))
     return out
 
 
