@@ -111,3 +111,6 @@ def test_param_overrides_are_checked_together(tmp_path):
     with pytest.raises(ValueError, match=r"--param red.code_bits=4: e46-n1.toml: .*flows\[0\]\.params\.code_bits"):
         check_params(["red.code_bits=4"], stems, sd, ["E4.6"])
     assert len(check_params(["red.code_bits=4", "jcc.code_bits=4"], stems, sd, ["E4.6"])) == 2
+    # With the pair, a third override that breaks the file is the one named, with its field.
+    with pytest.raises(ValueError, match=r"--param jcc.alpha=0.099: e46-n1.toml: .*params\.alpha"):
+        check_params(["red.code_bits=4", "jcc.code_bits=4", "jcc.alpha=0.099"], stems, sd, ["E4.6"])

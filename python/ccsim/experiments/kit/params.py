@@ -4,8 +4,9 @@ The readings a thesis leaves open are named parameters of the algorithms and dis
 an override tries one over a whole reproduction without editing the scenario files:
 ``generic.retransmit=expired`` sets ``params.retransmit`` in every flow whose ``cc`` is
 "generic", ``fq.charge_drops=true`` the ``queue_params`` of every FQ port, ``links.buffer=60pkt``
-a key of every link. :func:`check_params` tries each override on the selected scenario files
-first, so a mistake is an error naming the override, the file and the field, before any run.
+a key of every link. :func:`check_params` tries the overrides together on the selected scenario
+files first (some only make sense in pairs), so a mistake is an error naming the override that
+broke a file, the file and the field, before any run.
 """
 
 from __future__ import annotations
@@ -105,11 +106,30 @@ def apply_params(data: dict, overrides) -> int:
     return n
 
 
+def _culprit(path: Path, overrides: list, counts: list[int]) -> str:
+    """The override without which the file at ``path`` validates (the others applied), or all
+    of those that touch it."""
+    from ... import api
+
+    touching = [ov for ov, n in zip(overrides, counts) if n]
+    for ov in touching:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+        apply_params(data, [o for o in touching if o is not ov])
+        try:
+            api.validate(data)
+        except Exception:
+            continue
+        return str(ov)
+    return " ".join(map(str, touching))
+
+
 def check_params(texts: Iterable[str], stems: Iterable[str], scenario_dir: Path, scenarios: list[str]) -> list:
-    """Parse ``--param`` overrides and try each on the scenario files ``stems`` (those of the
-    selected ``scenarios``): ValueError if one is malformed, names nothing in them, or makes a
-    file invalid (the message names that override, the file and, in the engine's words, the
-    field)."""
+    """Parse ``--param`` overrides and try them together on the scenario files ``stems`` (those
+    of the selected ``scenarios``): ValueError if one is malformed, names nothing in them, or the
+    set makes a file invalid. The message gives the engine's own words for the set (the field)
+    and names the override without which the file validates, or every override if no single
+    one is to blame."""
     from ... import api
     from .runner import validate_file
 
@@ -129,18 +149,8 @@ def check_params(texts: Iterable[str], stems: Iterable[str], scenario_dir: Path,
             continue
         try:
             api.validate(data)  # all together: some only make sense in pairs (red and jcc code_bits)
-        except Exception as whole:
-            # Applied again one at a time, so the error names the override that broke the file.
-            with open(path, "rb") as f:
-                data = tomllib.load(f)
-            for ov in overrides:
-                if not apply_params(data, [ov]):
-                    continue
-                try:
-                    api.validate(data)
-                except Exception as e:  # the engine's own message, with the field's path
-                    raise ValueError(f"--param {ov}: {stem}.toml: {e}") from None
-            raise ValueError(f"--param {' '.join(map(str, overrides))}: {stem}.toml: {whole}") from None
+        except Exception as whole:  # the engine's own message, with the field's path
+            raise ValueError(f"--param {_culprit(path, overrides, counts)}: {stem}.toml: {whole}") from None
     for ov, n in zip(overrides, hits):
         if n == 0:
             what = {"cc": f'flow with cc = "{ov.target}"', "queue": f'port with queue = "{ov.target}"',
