@@ -45,7 +45,7 @@ pub struct DecBitConfig {
     pub mark_all_when_underloaded: bool,
     /// Reuse a computed fair share for this long (0: recompute at every decision). 0.
     pub share_refresh: SimTime,
-    /// Set the bit on ACKs too (the spec's reading of Liang 1991 §1.5; the thesis's own
+    /// Set the bit on ACKs too (spec liang91 §1.5's reading of Liang 1991; the thesis's own
     /// diagnosis, §2.4.2 and §5.3, is about ACKs in the average: `count_acks`). false.
     pub mark_acks: bool,
     /// ACKs count in the queue length the gateway averages. true (Liang's diagnosis of

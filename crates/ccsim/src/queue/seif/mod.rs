@@ -254,8 +254,10 @@ impl Seif {
 }
 
 impl QueueDiscipline for Seif {
-    /// The filter's state: 1 while a crossing of the threshold would raise feedback, 0 once it
-    /// has and the queue has not yet come back below it (as of the last arrival).
+    /// The filter's state: 1 while the policy's trigger would raise feedback, 0 once it has and
+    /// the filter has not re-armed (below the threshold for the static policy, room again for
+    /// the reacting one, the predicate false for the dynamic one); as of the last arrival or
+    /// departure.
     fn state(&self) -> Option<(&'static str, f64)> {
         Some(("feedback_armed", self.armed as u8 as f64))
     }
