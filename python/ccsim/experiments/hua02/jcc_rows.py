@@ -74,7 +74,10 @@ def _overall(res, cc: dict, starts: dict) -> dict:
     late = tr[tr["time_s"] >= CWND_FROM_S]
     w = late["cwnd"].to_numpy(float)
     if len(w):
-        per_flow = [float(g.std(ddof=0)) for _, g in late.groupby("flow_name")["cwnd"] if len(g) > 1]
+        # Each flow from its own start on (a staggered flow's window before it starts is no
+        # variation of it).
+        own = [g.loc[g["time_s"] >= starts.get(n, 0.0), "cwnd"] for n, g in late.groupby("flow_name")]
+        per_flow = [float(x.std(ddof=0)) for x in own if len(x) > 1]
         row.update(cwnd_sd=float(np.mean(per_flow)) if per_flow else np.nan, cwnd_sd_pooled=float(w.std()),
                    cwnd_max=float(w.max()), cwnd_band=float(np.mean((w >= 3) & (w <= 12))))
     iv = res.intervals
