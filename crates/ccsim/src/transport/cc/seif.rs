@@ -12,7 +12,9 @@
 //! - explicit feedback saying -1: cut back, nothing else;
 //! - explicit feedback naming packet s (the router dropped it): unless s was already resent
 //!   for an implicit signal, cut back, retransmit s, and ignore s's own implicit signals (s
-//!   named again after that resend was dropped as well: cut and resent again);
+//!   named again after that resend was dropped as well: cut and resent again; a resend lost
+//!   where no router names it waits for the timeout, which does not cut again, so a packet
+//!   lost twice can cost one cut: the source cannot tell a copy's loss from the first);
 //! - an implicit signal for s (its timeout, the third duplicate ACK asking for it): unless s
 //!   was already handled, cut back and retransmit s (the sender's fast retransmission or
 //!   go-back-N), and ignore explicit feedback naming s afterwards.
