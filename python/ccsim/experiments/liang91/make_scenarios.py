@@ -26,6 +26,7 @@ from ccsim.builder import dumps_toml
 from ccsim.experiments.kit.scenario_files import scenario_files_main
 
 from ccsim.experiments.liang91 import THESIS
+from ccsim.experiments.liang91.schemes import SLOW_START, scheme, with_params
 
 DEFAULT_OUT = THESIS.scenario_dir  # inside the package: ccsim/scenarios/liang91
 DATA, ACK = 512, 50                # bytes on the wire (§4.2, A-list §1.1)
@@ -33,17 +34,6 @@ ROUTERS = [f"r{i}" for i in range(1, 7)]
 # Fig. 5.11 (Tri-S Topology Two) is not legible: "merge" (two equal branches into the shared
 # link, the reading SEIF's published equal shares need) or "chain" (spec §3.1's: S2 nearer).
 FIG511 = "merge"
-# Timers of the Tri-S sources (A14: REAL's constants are unknown): Jacobson's estimator with
-# k = 4, a fine clock, 3 s before the first sample, a 200 ms floor; the SEIF source's defaults
-# are the same. The Slow Start sources take Keshav's k = 2 and a 1 s floor (SLOW_START below);
-# measured 2026-11-27 (20 seeds), giving SEIF and Tri-S that timer too costs 9 cells and 2 hard
-# checks (369 of 478, 46 of 51), Tri-S alone 1 cell (377).
-TIMERS = {"rto_k": 4.0, "initial_rto": "3s", "min_rto": "200ms"}
-# The Slow Start sources (REAL's JK): Keshav 1991's account of its timer (srtt + 2 x mean
-# deviation) with the JK source's 1 s floor, and losses found by the timeout only, as Liang
-# reviews the scheme (§2.3.2: "Timeout is the only signal for packet loss"); measured in the
-# header of findings/class1.toml.
-SLOW_START = {**TIMERS, "rto_k": 2.0, "min_rto": "1s", "fast_retransmit": False}
 # The dynamic policy's arrival-rate average (eq. 4.2's λ): its time constant is not in the
 # thesis. Measured on Table 4.4 (15 cells): dt itself (35 ms) 7, 0.1 s 10, 0.15 s 11, 0.2 s and
 # 0.25 s 12, 0.3 s 11, 0.5 s 10, 1 s 8, 2 s 7 (finding dynamic-policy-estimator).
@@ -52,12 +42,6 @@ DYNAMIC_RATE_TAU = "200ms"
 # limit (the spec's default); a number: that many wait and the rest are discarded (the flow
 # field `source_buffer`; 0 is A12's variant). Measured in finding c3-source-backlog.
 SOURCE_BUFFER: int | None = None
-# The Slow Start and Tri-S routers' drop policy, which the thesis does not state (§1.1, A13):
-# "droptail" (the spec's reading, REAL's stock fcfs_router) or "random_drop" (Random Drop with
-# the size rule, as SEIF's routers: §1.1.4 adopts it "in our scheme"). Random Drop fits the
-# thesis's Slow Start and Tri-S numbers better (the header of findings/class1.toml). The DEC
-# routers never overflow here, so their `victim` (decbit's) is left at drop-tail.
-BASELINE_QUEUE = "random_drop"
 # Class 3 Exps 4 and 8's mean gap, s: the text's 0.004 or the captions' 0.001 (A9).
 FASTEST_GAP = 0.004
 # Fig. 5.9 (Class 2 Exps 9-11 and Class 3) is not legible (A2): "spec" (S4 at R6 sending to
@@ -65,58 +49,14 @@ FASTEST_GAP = 0.004
 # R5 sending to R4: it crosses only the bottleneck). Measured in finding c2-fig59-layout.
 FIG59 = "spec"
 FIG59_S4 = {"spec": [("s4", "r6"), ("d4", "r1")], "s4_at_r5": [("s4", "r5"), ("d4", "r4")]}
+
+
 def link(a: str, b: str, bw: str, delay: str = "0s") -> dict:
     return {"between": [a, b], "bandwidth": bw, "delay": delay}
 
 
 def ms(x: float) -> str:
     return f"{x:g}ms"
-
-
-# -- schemes: the sources' algorithm and the routers' discipline ----------------------------
-
-# Two rules the thesis leaves open, read together (findings routing-interval and
-# seif-window-lock): the source tables are not emptied within a run (A4's routing interval,
-# not given, taken longer than any run: a table reset just before a threshold crossing left a
-# source without the feedback the others got, and the two then stayed a packet apart), and a
-# cut keeps the ACKs counted towards the next +1 (so the source that was about to grow still
-# does, and two windows cut together meet again).
-SEIF_ROUTING_INTERVAL = "1000s"
-SEIF_SOURCE = {"cut_count": "keep"}
-
-
-def scheme(name: str, buffer_bytes: int, data: int, **seif_queue) -> tuple[dict, dict]:
-    """(flow settings, router settings) of a scheme. SEIF's routers count bytes (§3.2, BOBM);
-    the baselines' routers count packet slots, buffer bytes / data size
-    (A13). `seif_queue` adds SEIF router parameters."""
-    slots = f"{buffer_bytes // data}pkt"
-    # REAL's buffers hold waiting packets: the one on the line takes no room (the reading that
-    # fits Tables 4.1, 4.5 and 4.6; measured in the header of findings/ch4.toml). The SEIF
-    # router's threshold is then on the waiting bytes too, where A17 counts the packet in
-    # transmission.
-    held = {"count_in_service": False}
-    if name == "seif":
-        return {"cc": "seif", "params": dict(SEIF_SOURCE)}, {"queue": "seif_router", "buffer": f"{buffer_bytes}B", **held,
-                                                             "queue_params": {"routing_interval": SEIF_ROUTING_INTERVAL,
-                                                                              **seif_queue}}
-    if name == "ss":
-        return {"cc": "jk", "params": dict(SLOW_START)}, {"queue": BASELINE_QUEUE, "buffer": slots, **held}
-    if name == "dec":
-        # Selective DECbit (Keshav 1991's gateway, in the same simulator; A13 reads plain, the
-        # header of findings/class1.toml measures it) without panic mode. ACKs count in the
-        # average (Liang §2.4.2: "when the average queue length is calculated, acknowledgements
-        # are treated the same as data packets") and are not marked themselves (the spec's §1.5
-        # marks them; measured in the same header).
-        # The source sends round(W) packets of its real-valued window (A15 not stated; the
-        # header of findings/class1.toml measures floor, the spec's reading, against it).
-        return ({"cc": "dec", "params": {"initial_rto": "3s", "min_rto": "200ms", "window_rounding": "round"}},
-                {"queue": "decbit", "buffer": slots, **held, "queue_params": {"panic": False}})
-    if name == "tris":
-        # §2.5: the decrease state is entered "when timeout occurs"; no fast retransmission
-        # (finding tris-reading measures it).
-        return ({"cc": "tris", "params": {**TIMERS, "fast_retransmit": False}},
-                {"queue": BASELINE_QUEUE, "buffer": slots, **held})
-    raise ValueError(name)
 
 
 def scenario(stem: str, title: str, notes: list[str], *, hosts: list[tuple[str, str]], chain: list[tuple[str, str]],
@@ -271,13 +211,6 @@ def slower_increase(groups, fig59, chain59, flows59, where59) -> list[tuple[str,
                             access={h: ("96kbps", "0s") for h, _ in fig59}, flows=flows59, routers=routers,
                             flow_common=with_params(fc, k2["params"]), max_window=mw, data=1000))
     return out
-
-
-def with_params(flow_common: dict, params: dict) -> dict:
-    """`flow_common` with `params` merged into its transport parameters (none added if empty)."""
-    if not params:
-        return flow_common
-    return {**flow_common, "params": {**flow_common.get("params", {}), **params}}
 
 
 def multi_bottleneck() -> list[tuple[str, str]]:

@@ -12,7 +12,7 @@ advertised window, shut by a quench until 10 ACKs return).
 
 from __future__ import annotations
 
-from .make_scenarios import SEIF_ROUTING_INTERVAL, SEIF_SOURCE
+from .schemes import SEIF_ROUTING_INTERVAL, SEIF_SOURCE
 
 SQ_TIMERS = {"initial_rto": "3s", "min_rto": "200ms"}   # as the other window sources (A14)
 CHAIN = [("64kbps", "0s")] * 5
@@ -87,7 +87,7 @@ BBN_SHORT_INTERVAL = "250ms"
 
 def bbn_ration(scenario, data: int, timers: dict) -> list[tuple[str, str]]:
     """The bbn-* files: Class 1's chain with two boundary switches (R1 and R2) sending to R6.
-    `timers` are the Slow Start sources' parameters (make_scenarios.SLOW_START)."""
+    `timers` are the Slow Start sources' parameters (schemes.SLOW_START)."""
     out = []
     jk = {"cc": "jk", "params": dict(timers)}
     rogue = {"cc": "none", "app": "cbr", "bitrate": "128kbps"}
