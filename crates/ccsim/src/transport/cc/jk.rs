@@ -43,7 +43,7 @@ pub struct JkConfig {
     pub loss: LossConfig,
     /// Halve the packets outstanding (true) rather than cwnd (false, 4.3BSD) on a loss.
     pub ssthresh_from_flight: bool,
-    /// Retransmit at the third duplicate ACK. true (Keshav 1991).
+    /// Retransmit at `dupack_threshold` duplicate ACKs. true (Keshav 1991).
     pub fast_retransmit: bool,
 }
 
@@ -102,7 +102,7 @@ impl Algorithm for Jk {
         let fast_retransmit = p.flag(
             "fast_retransmit",
             true,
-            "retransmit at the third duplicate ACK (false: only a timeout signals a loss, as Liang 1991 §2.3 reviews Slow Start)",
+            "retransmit at dupack_threshold duplicate ACKs (false: only a timeout signals a loss, as Liang 1991 §2.3 reviews Slow Start; dupack_threshold is then unused)",
         )?;
         Ok(JkConfig { loss, ssthresh_from_flight, fast_retransmit })
     }
