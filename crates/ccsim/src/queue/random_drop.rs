@@ -12,7 +12,9 @@
 //! - `victim = "size"` (default): §3.3's size comparison. `"space"` is §3.2.2's wording,
 //!   "the vacated space might not be large enough": the picked packet goes when the free space
 //!   plus its size fits the arriving packet. `"arriving"` always drops the arriving packet
-//!   (drop-tail, for comparisons under the same router).
+//!   (drop-tail, for comparisons under the same router). `"size_slots"` applies §3.3's
+//!   comparison in packet-counted buffers too (a picked ACK is kept, the arriving data packet
+//!   dropped), where the other rules drop the pick since any slot fits.
 //! - The packet on the line is never a candidate (it is no longer waiting); any waiting
 //!   packet is, whatever its kind (data, ACK).
 //! - Buffer accounting is drop-tail's (`count_in_service`: the packet on the line takes room).
@@ -32,11 +34,14 @@ pub enum Victim {
     Size,
     /// Liang §3.2.2: drop the picked packet if that makes room for the arriving one.
     Space,
+    /// §3.3's comparison in a buffer counted in packets too: a picked packet smaller than the
+    /// arriving one (an ACK, for a data packet) is kept though its slot would fit.
+    SizeSlots,
     /// Always the arriving packet (drop-tail).
     Arriving,
 }
 
-pub const VICTIMS: &[(&str, Victim)] = &[("size", Victim::Size), ("space", Victim::Space), ("arriving", Victim::Arriving)];
+pub const VICTIMS: &[(&str, Victim)] = &[("size", Victim::Size), ("space", Victim::Space), ("arriving", Victim::Arriving), ("size_slots", Victim::SizeSlots)];
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RandomDropConfig {
@@ -78,7 +83,7 @@ pub fn decode_victim(p: &mut Params) -> Result<Victim> {
         "victim",
         Victim::Size,
         VICTIMS,
-        "on overflow, of a random pick among the waiting and the arriving packets: \"size\" keeps a picked packet smaller than the arriving one (Liang §3.3), \"space\" drops the pick if that makes room (§3.2.2), \"arriving\" is drop-tail",
+        "on overflow, of a random pick among the waiting and the arriving packets: \"size\" keeps a picked packet smaller than the arriving one (Liang §3.3), \"space\" drops the pick if that makes room (§3.2.2), \"arriving\" is drop-tail, \"size_slots\" compares sizes in packet-counted buffers too (where \"size\" and \"space\" drop the pick)",
     )
 }
 
@@ -143,9 +148,10 @@ impl QueueDiscipline for RandomDrop {
         }
         let picked = self.queue[k];
         let picked_size = arena.get(picked).size as u64;
-        let drop_picked = match (self.limit, self.victim) {
-            (BufferLimit::Packets(_), _) => true,
-            (_, Victim::Size) => picked_size >= size,
+        let drop_picked = match (self.victim, self.limit) {
+            (Victim::SizeSlots, _) => picked_size >= size,
+            (_, BufferLimit::Packets(_)) => true,
+            (Victim::Size, _) => picked_size >= size,
             _ => self.free_bytes(tx).saturating_add(picked_size) >= size,
         };
         if !drop_picked {
@@ -295,5 +301,27 @@ mod tests {
             assert_eq!(q.len_packets(), 3);
         }
         assert!(queued_victims > 50, "a small arrival still pushes out a large pick in a packet buffer");
+    }
+
+    #[test]
+    fn size_slots_keeps_a_picked_ack_in_a_packet_buffer() {
+        // Two ACKs and a data packet fill three slots; data packets arrive. Under "size" a
+        // picked ACK goes; under "size_slots" it stays and the arrival is dropped instead.
+        for (victim, acks_may_go) in [(Victim::Size, true), (Victim::SizeSlots, false)] {
+            let mut a = PacketArena::new();
+            let mut q = queue(BufferLimit::Packets(3), victim);
+            for size in [50, 50, 512] {
+                q.enqueue(pkt(&mut a, size), &mut a, 0, IDLE);
+            }
+            let mut acks_dropped = 0;
+            for _ in 0..200 {
+                let p = pkt(&mut a, 512);
+                if let Verdict::Dropped(d) = q.enqueue(p, &mut a, 0, IDLE) {
+                    acks_dropped += u32::from(a.get(d).size == 50);
+                }
+            }
+            assert_eq!(acks_dropped > 0, acks_may_go, "{victim:?}: {acks_dropped} ACKs dropped");
+            assert_eq!(q.len_packets(), 3);
+        }
     }
 }
