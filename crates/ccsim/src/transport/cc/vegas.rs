@@ -8,12 +8,14 @@
 //!   duplicate: now - the echoed transmission time of the data packet that caused it (exact
 //!   for retransmissions too, so no Karn filter is needed);
 //! - once per round trip, diff = W (RTT - baseRTT) / RTT (= (Expected - Actual) x baseRTT,
-//!   (3.3): the packets the flow estimates it has queued), with W the current window, and
-//!   W <- W + 1 if diff < alpha, W - 1 if diff > beta, unchanged in between (3.4);
+//!   (3.3): the packets the flow estimates it has queued), with W the current window (the
+//!   whole packets it lets out, floor(cwnd)), and W <- W + 1 if diff < alpha, W - 1 if
+//!   diff > beta, unchanged in between (3.4);
 //! - a round: the update happens when the ACK of the first packet sent after the previous
 //!   update arrives (Brakmo's distinguished segment; Linux's `beg_snd_nxt`, ns-2's
 //!   `v_begseq_`); its RTT is made of the samples of the ACKs since that update, the
-//!   triggering ACK's included;
+//!   triggering ACK's included (ns-2 adds that sample after the update, to the next round;
+//!   measured on Hua's E3.3, it costs hard check V3.6a and moves no cell);
 //! - slow start (Brakmo, ns-2): rounds alternate between growing the window by one per new ACK
 //!   (doubling it) and holding it, so that a round with a constant window can be compared.
 //!   At the end of a held round, diff > gamma leaves slow start; so does reaching ssthresh;
@@ -44,7 +46,9 @@
 //!   same way from the retransmitted packet.
 //! - CA's increase is applied whole at the update (the thesis's W + 1, Linux); ns-2 spreads it
 //!   as 1/cwnd per ACK over the next round. ns-2 also grows in slow start only while the window
-//!   is nearly full, and resets baseRTT when one packet is in flight: not modelled.
+//!   is nearly full, and resets baseRTT to the round's mean RTT when at most one packet was
+//!   sent in the round: not modelled. RTT samples come from duplicate ACKs too (ns-2 takes
+//!   them from new ACKs only); this matters only after a loss.
 //! - Brakmo's own loss handling (a fine-grained timeout check on the first duplicate ACKs, a
 //!   3/4 cut) is not modelled: the spec's [REC] is Reno's (§1.3). ECN marks are not reacted to.
 //! - Sender (spec §7: "Jacobson/Karels, min 1 s, tick 0.1 s"): RFC 6298's timer as Reno's
@@ -265,8 +269,11 @@ impl Vegas {
             return;
         }
         let base = self.base_rtt.min(rtt);
-        // (3.3): diff = (W/baseRTT - W/RTT) x baseRTT = W (RTT - baseRTT) / RTT.
-        let diff = self.cwnd * (rtt - base) as f64 / rtt as f64;
+        // (3.3): diff = (W/baseRTT - W/RTT) x baseRTT = W (RTT - baseRTT) / RTT, with W the
+        // packets the window lets out (the eighth trimmed at slow start's exit leaves it
+        // fractional, and the sender sends its floor).
+        let window = self.cwnd.floor().max(1.0);
+        let diff = window * (rtt - base) as f64 / rtt as f64;
         self.last_rtt = rtt;
         self.last_diff = diff;
         if self.in_slow_start() {
@@ -462,6 +469,19 @@ mod tests {
         assert_eq!(p.round(&mut v, BASE), 1, "the first ACK ends the first round");
         assert_eq!(v.cwnd(), w);
         (v, p)
+    }
+
+    #[test]
+    fn diff_counts_the_whole_packets_a_fractional_window_lets_out() {
+        // Slow start's exit trims by an eighth, so the window can be 10.5: the sender lets out
+        // 10 packets, and 10 (not 10.5) is the W of diff = W (RTT - baseRTT) / RTT.
+        let (mut v, mut p) = avoiding(VegasConfig::default(), 10.0);
+        v.cwnd = 10.5;
+        // A queue of 2.9 packets for 10 in flight: inside [alpha, beta]; read with W = 10.5 it
+        // would be 3.05, above beta.
+        p.round(&mut v, rtt_for(10.0, 2.9));
+        assert!((last_diff(&v) - 2.9).abs() < 1e-3, "diff {}", last_diff(&v));
+        assert_eq!(v.cwnd(), 10.5, "2.9 queued is inside [alpha, beta]: unchanged");
     }
 
     #[test]
