@@ -61,7 +61,9 @@ def test_vegas_identity_3_9_matches_the_gateway_queues(stem):
     routers = q[q["port_name"].isin(forward)].groupby("time_s")["packets"].sum() * T_PACKET
     c = res.cwnd
     f = c[(c["flow_name"] == c["flow_name"].iloc[0]) & (c["time_s"] >= 50)].set_index("time_s")
-    sender = np.array([vegas_backlog_delay(w, d, b) for w, d, b in zip(f["cwnd"], f["diff"], f["base_rtt_s"])])
+    # W is the window the sender lets out and its diff uses: floor(cwnd).
+    windows = np.floor(f["cwnd"])
+    sender = np.array([vegas_backlog_delay(w, d, b) for w, d, b in zip(windows, f["diff"], f["base_rtt_s"])])
     measured = routers.reindex(f.index).to_numpy()
     ok = measured > 0
     assert ok.sum() > 100

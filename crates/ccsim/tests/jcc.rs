@@ -33,7 +33,7 @@
 //! | `increase = "per_ack"` | 0.36 / 1.09, 0.0024 / 0.0065 | 0.70 / 0.79, 0.95 / 0.86, 35 / 74 |
 //! | thesis | 0.2574 / 1.4004, 0.0057 / 0.0235 | 1.0, near 1 |
 //!
-//! (`recover_guard = false`, RED `exempt_probes = false` or `code_scale = "literal"`, and
+//! (`recover_guard = "off"`, RED `exempt_probes = false` or `code_scale = "literal"`, and
 //! m = 6 change these by little; m = 4 loses more.) With ns-2's `wait_` the loss is below the
 //! mean R, as in Table 4.1 (0.45 and 0.60 of it), where FJ93's count rule (RED's default)
 //! gives about 1.5 times it. Keeping ssthresh at a cut and ns-2's `wait_` together fill the
@@ -298,7 +298,7 @@ fn readings_of_table_4_1_and_fig_4_6() {
         ("keep + red wait", "wait = true", "cut_ssthresh = \"keep\""),
         ("loss_response reno", "", "loss_response = \"reno\""),
         ("increase per_ack", "", "increase = \"per_ack\""),
-        ("recover_guard off", "", "recover_guard = false"),
+        ("recover_guard off", "", "recover_guard = \"off\""),
         ("red exempt_probes off", "exempt_probes = false", ""),
         ("red code_scale literal", "code_scale = \"literal\"", ""),
         ("m = 6", "code_bits = 6", "code_bits = 6"),

@@ -14,7 +14,8 @@
 //!   plus its size fits the arriving packet. `"arriving"` always drops the arriving packet
 //!   (drop-tail, for comparisons under the same router). `"size_slots"` applies §3.3's
 //!   comparison in packet-counted buffers too (a picked ACK is kept, the arriving data packet
-//!   dropped), where the other rules drop the pick since any slot fits.
+//!   dropped), where "size" and "space" drop the pick since any slot fits. The DECbit and
+//!   SEIF routers take the same `victim` values.
 //! - The packet on the line is never a candidate (it is no longer waiting); any waiting
 //!   packet is, whatever its kind (data, ACK).
 //! - Buffer accounting is drop-tail's (`count_in_service`: the packet on the line takes room).

@@ -13,8 +13,10 @@
 //!   drop ([`DropTail`], reused).
 //!
 //! Defaults (spec §1.2.1 / §7; the thesis names the symbols only, so these are ns-2's of its
-//! time): min_th 5, max_th 15, max_p 0.1 (ns-2 `linterm_ 10`), w_q 0.002, not gentle, drops
-//! rather than marks, thresholds in packets.
+//! time): min_th 5, max_th 15, max_p 0.1 (ns-2 `linterm_ 10`), w_q 0.002, drops rather than
+//! marks, thresholds in packets; not gentle, as Hua describes RED twice ("if the average queue
+//! length is larger than max_th, all arriving packet are dropped", §2.2; "from 0 to max_P,
+//! and then 1", §4.2.5), though ns-2 had made `gentle_` its default in April 2001 (2.1b8).
 //!
 //! Choices where the sources are silent ([REC] the spec's recommendation, [INF] read here),
 //! each with the parameter that selects the alternative where there is one:

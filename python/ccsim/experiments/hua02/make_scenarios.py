@@ -150,7 +150,8 @@ def chapter3() -> list[tuple[str, str]]:
 # -- chapter 4: JCC against Reno on a dumbbell (Fig. 4.5; spec §3.2, A-J10) -----------------
 
 # Modified RED at the bottleneck (spec §3.2): ns-2's RED of then (min_th 5, max_th 15, max_p
-# 0.1, w_q 0.002, not gentle, wait_ on) with an 8-bit code for the probes (A-J3).
+# 0.1, w_q 0.002, wait_ on) with an 8-bit code for the probes (A-J3); not gentle, as the
+# thesis describes RED (§2.2, §4.2.5), though ns-2.1b8's default was gentle_ true.
 RED = {"min_th": 5, "max_th": 15, "max_p": 0.1, "w_q": 0.002, "wait": True, "code_bits": 8}
 BUFFER_4 = "50pkt"                  # ns-2's queue limit (A-G2)
 D_BOTTLENECK, D_SINK = 20.0, 1.0    # ms; each source's access delay sets its RTT
@@ -327,7 +328,7 @@ def chapter5() -> list[tuple[str, str]]:
         for n in (4, 5, 6):
             for target in (2.0, 1.5):
                 out.append(delay_link(f"e54-{slug}-n{n}-t{round(10 * target)}",
-                                      f"§5.4.3, Table 5.{1 if target == 2.0 else 2}: {word}, {n} classes, target {target:g}",
+                                      f"§5.4.4, Table 5.{1 if target == 2.0 else 2}: {word}, {n} classes, target {target:g}",
                                       ["Uniform class loads (spec A-S6), load 0.95."], slug, [1 / n] * n, 0.95, target))
     return out
 

@@ -13,10 +13,12 @@
 //! `variant = "ns2"`: Reno as ns-2 ran it around 2001 (`Agent/TCP/Reno` with that era's
 //! defaults: `bugFix_` on, `exitFastRetrans_` not yet there; Hua 2002's baseline, spec §1.1).
 //! Its recovery is the same classic Reno (any new ACK ends it); it differs in five ways:
-//! - a third duplicate ACK starts a fast retransmission only if the cumulative ACK has passed
-//!   everything sent when the last one (or the last timeout) happened (`bugFix_`: ack >
-//!   `recover`, `recover` = one past the highest sequence sent then). So a second loss in the
-//!   same window is repaired by a timeout, not by a second halving;
+//! - after a timeout, a third duplicate ACK starts a fast retransmission only once the
+//!   cumulative ACK has passed everything sent at the timeout (`bugFix_`: ack > `recover`,
+//!   `recover` = one past the highest sequence sent then), so go-back-N's duplicates do not
+//!   halve the window again; after a fast retransmission the next third duplicate ACK starts
+//!   another at once (ns-2's `allow_fast_retransmit`: the last window action was a fast
+//!   retransmission), so a second loss in one window halves the window twice, as classic Reno;
 //! - ssthresh = max(floor(W/2), 2) from the window W = min(floor(cwnd), max_window) (with
 //!   the inflation), not from FlightSize; cwnd = max(floor(W/2), 1) + 3 after a retransmission;
 //! - the duplicate ACKs inflate the window (by 3 at the third, then 1 each) even when the
@@ -30,8 +32,10 @@
 //! ns-2's timer of then (min RTO 1 s, initial 3 s, 0.1 s tick, one timed segment per RTT) is
 //! not implied by `variant`: set `min_rto = "1s"`, `initial_rto = "3s"`,
 //! `rto_granularity = "100ms"` (and `rtt_samples = "one_per_rtt"`).
-//! ns-2 also refused a fast retransmission while only the first two packets were ACKed:
-//! not modelled.
+//! ns-2 also refused a fast retransmission while at most packet 0 was ACKed (`recover_`
+//! starts at 0: a loss of packet 0 or 1 waits for the timeout), and
+//! after an ECN reaction retransmitted at the third duplicate ACK without halving: neither is
+//! modelled (no scenario runs this variant with ECN).
 
 use super::loss::{aimd_increase, half_flight, LossConfig};
 use super::{AckInfo, AckResponse, Algorithm, CongestionControl, TimeoutInfo};
@@ -76,6 +80,9 @@ pub struct Reno {
     /// ns2: one past the highest sequence number sent at the last fast retransmission or
     /// timeout (ns-2's `recover_`).
     recover: u64,
+    /// ns2: the last window action was a fast retransmission, not a timeout (ns-2's
+    /// `last_cwnd_action_ == CWND_ACTION_DUPACK`).
+    after_fast_retransmit: bool,
 }
 
 /// RFC 6298's timer with Linux's 200 ms floor (Reno and NewReno).
@@ -118,7 +125,7 @@ impl Algorithm for Reno {
             "variant",
             RenoVariant::Rfc5681,
             &[("rfc5681", RenoVariant::Rfc5681), ("ns2", RenoVariant::Ns2)],
-            "RFC 5681, or ns-2's Reno of 2001 (no second fast retransmit before the ACK passes recover, ssthresh from the window, timer restarted by a fast retransmit)",
+            "RFC 5681, or ns-2's Reno of 2001 (after a timeout no fast retransmit before the ACK passes recover, ssthresh from the window, timer restarted by a fast retransmit)",
         )?;
         if variant == RenoVariant::Ns2 {
             sender.timers = TimerMode::SingleBsd;
@@ -143,6 +150,7 @@ impl Reno {
             variant: RenoVariant::Rfc5681,
             dupwnd: 0.0,
             recover: 0,
+            after_fast_retransmit: false,
         }
     }
 
@@ -177,9 +185,10 @@ impl CongestionControl for Reno {
             if count > self.dupack_threshold {
                 self.dupwnd += 1.0;
             } else if count == self.dupack_threshold {
-                let retransmit = ack.ack > self.recover;
+                let retransmit = ack.ack > self.recover || self.after_fast_retransmit;
                 if retransmit {
                     self.recover = ack.high_sent;
+                    self.after_fast_retransmit = true;
                     let half = self.half_window();
                     self.ssthresh = half.max(2.0);
                     self.cwnd = half.max(1.0);
@@ -218,6 +227,7 @@ impl CongestionControl for Reno {
         if self.variant == RenoVariant::Ns2 {
             self.dupwnd = 0.0;
             self.recover = t.high_sent;
+            self.after_fast_retransmit = false;
             self.ssthresh = self.half_window().max(2.0);
         } else {
             self.ssthresh = half_flight(t.flight);
@@ -330,33 +340,66 @@ mod tests {
     }
 
     #[test]
-    fn ns2_refuses_a_second_fast_retransmit_before_the_ack_passes_recover() {
+    fn a_second_loss_in_one_window_halves_again_in_both_variants() {
         // Packets 1 and 6 of a window of 10 are lost. Both variants retransmit 1 at the third
         // duplicate and send 11..=13 as the window inflates; the ACK of the retransmission
-        // (cumulative 6) ends recovery. Then the duplicates for 6 (from 11..=13) arrive.
+        // (cumulative 6) ends recovery. Then the duplicates for 6 (from 11..=13) arrive: ns-2's
+        // guard lets a fast retransmission follow a fast retransmission
+        // (`allow_fast_retransmit`), so both resend 6 and halve again.
         for variant in [RenoVariant::Rfc5681, RenoVariant::Ns2] {
             let mut s = in_avoidance(variant, 10);
             let (_, sent) = dup_acks(&mut s, 1, &[2, 3, 4, 5, 7, 8, 9, 10], 2 * SEC);
             assert_eq!(sent, [(1, true), (11, false), (12, false), (13, false)]);
             s.on_ack(6, 1, 2 * SEC, SEC, true, false, 0, 3 * SEC);
             assert!(s.next_transmission(3 * SEC).is_none(), "8 outstanding, window 5");
-            let before = window(&s);
             let (_, resent) = dup_acks(&mut s, 6, &[11, 12, 13], 4 * SEC);
-            match variant {
-                RenoVariant::Rfc5681 => {
-                    // A second halving, from the flight of 8.
-                    assert_eq!(resent, [(6, true)]);
-                    assert_eq!(window(&s), (4.0 + 3.0, 4.0));
-                }
-                RenoVariant::Ns2 => {
-                    // ack 6 has not passed recover (11, the highest sent at the first
-                    // retransmission, + 1): no retransmission and no cut, but the window is
-                    // inflated by 3 all the same. Packet 6 waits for the timeout.
-                    assert_eq!(resent, []);
-                    assert_eq!(window(&s), (before.0 + 3.0, before.1));
-                }
-            }
+            assert_eq!(resent, [(6, true)], "{variant:?}");
+            let want = match variant {
+                // From the flight of 8.
+                RenoVariant::Rfc5681 => (4.0 + 3.0, 4.0),
+                // From the window floor(5.2) = 5: ssthresh max(2, 2), cwnd 2, inflated by 3.
+                RenoVariant::Ns2 => (2.0 + 3.0, 2.0),
+            };
+            assert_eq!(window(&s), want, "{variant:?}");
         }
+    }
+
+    #[test]
+    fn ns2_after_a_timeout_waits_for_the_ack_to_pass_recover() {
+        // Packets 1 and 4 of a window of 10 are lost and nothing comes back: the timeout
+        // (4 s) resends 1 with recover = 11. Its ACK (cumulative 4) lets 4 and 5 out; 5's ACK
+        // and those of the packets after it are duplicates for 4 that have not passed
+        // recover: ns-2 (`bugFix_`) leaves them to the timer, RFC 5681 retransmits.
+        for variant in [RenoVariant::Rfc5681, RenoVariant::Ns2] {
+            let mut s = in_avoidance(variant, 10);
+            assert!(s.on_timer(4 * SEC));
+            assert_eq!(s.next_transmission(4 * SEC).map(|t| (t.seq, t.retransmission)), Some((1, true)));
+            s.on_ack(4, 1, 4 * SEC, 4 * SEC, true, false, 0, 5 * SEC);
+            while s.next_transmission(5 * SEC).is_some() {}
+            let ssthresh = window(&s).1;
+            let (_, sent) = dup_acks(&mut s, 4, &[5, 6, 7], 6 * SEC);
+            let fast_retransmit = sent.first() == Some(&(4, true));
+            assert_eq!(fast_retransmit, variant == RenoVariant::Rfc5681, "{variant:?}: {sent:?}");
+            assert_eq!(window(&s).1 == ssthresh, variant == RenoVariant::Ns2, "{variant:?}: no second cut");
+        }
+    }
+
+    #[test]
+    fn ns2_guard_waits_after_a_timeout_not_after_a_fast_retransmit() {
+        // ns-2's dupack_action: a fast retransmission may follow a fast retransmission at
+        // once; after a timeout the cumulative ACK must first pass recover (one past the
+        // highest sent at the timeout).
+        let cfg = RenoConfig { variant: RenoVariant::Ns2, ..RenoConfig::default() };
+        let mut r = Reno::build(&cfg, 20);
+        let dup = |ack: u64, high_sent: u64| AckInfo { ack, high_sent, ..AckInfo::default() };
+        assert!(r.on_dup_ack(3, &dup(5, 11)), "the first loss");
+        r.on_new_ack(&dup(7, 14));
+        assert!(r.on_dup_ack(3, &dup(7, 14)), "7 <= recover 11, but the last action was a fast retransmit");
+        r.on_timeout(&TimeoutInfo { seq: 7, high_sent: 20, ..TimeoutInfo::default() });
+        r.on_new_ack(&dup(9, 20));
+        assert!(!r.on_dup_ack(3, &dup(9, 20)), "after the timeout, 9 <= recover 20 waits");
+        r.on_new_ack(&dup(21, 25));
+        assert!(r.on_dup_ack(3, &dup(21, 25)), "past recover");
     }
 
     #[test]

@@ -66,11 +66,13 @@
 //!   `window_`), so slow start also ends there.
 //! - [INF] Probes are sent only on first transmissions; a retransmission is never a probe
 //!   and its ACK is not a probing ACK (its code is 0 from the source).
-//! - `recover_guard` [INF: on, as ns-2's Reno of 2001 (`bugFix_`) on which the thesis's
-//!   ns-2 code would have been built]: a third duplicate ACK counts as a loss (fast
+//! - `recover_guard` [INF: "always"]: a third duplicate ACK counts as a loss (fast
 //!   retransmission, beta update) only once the cumulative ACK has passed every packet sent at
-//!   the previous one or at the last timeout; a second hole in the same window waits for the
-//!   timeout. Off: every third duplicate ACK does.
+//!   the previous loss, of either kind, so a second hole in one window waits for the timeout.
+//!   "timeout" is ns-2's Reno of 2001 exactly (`bugFix_` with `allow_fast_retransmit`: the
+//!   wait only after a timeout), on which the thesis's ns-2 code may have been built; it
+//!   breaks V4.3's ordering by RTT (finding jcc-recover-guard). "off": every third duplicate
+//!   ACK counts.
 //! - Sender [REC] (spec §1.1, §7, as this crate's Vegas): RTO = srtt + 4 rttvar with Karn's
 //!   rule and back-off, min RTO 1 s, initial 3 s, the 0.1 s tick as RFC 6298's granularity G;
 //!   a fast retransmission restarts the timer (ns-2's `reset_rtx_timer`;
@@ -134,6 +136,17 @@ pub enum BetaBounds {
     Skip,
 }
 
+/// When a third duplicate ACK must wait for the cumulative ACK to pass `recover`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecoverGuard {
+    /// After a timeout only (ns-2's Reno: `bugFix_` and `allow_fast_retransmit`).
+    Timeout,
+    /// After any loss, fast retransmissions included.
+    Always,
+    /// Never.
+    Off,
+}
+
 /// The response to a loss that is not a probe's (A-J1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LossResponse {
@@ -154,8 +167,8 @@ pub struct JccConfig {
     pub code_bits: u8,
     pub increase: Increase,
     pub loss_response: LossResponse,
-    /// ns-2's `bugFix_` for fast retransmissions. true.
-    pub recover_guard: bool,
+    /// When a third duplicate ACK waits for `recover` (ns-2's Reno: `Timeout`). Always.
+    pub recover_guard: RecoverGuard,
     /// Follow.
     pub cut_ssthresh: CutSsthresh,
     /// How probes are spaced (probes.rs). Outstanding.
@@ -173,7 +186,7 @@ impl Default for JccConfig {
             code_bits: 8,
             increase: Increase::PerProbe,
             loss_response: LossResponse::Aied,
-            recover_guard: true,
+            recover_guard: RecoverGuard::Always,
             cut_ssthresh: CutSsthresh::Follow,
             probing: Probing::Outstanding,
             beta_bounds: BetaBounds::Codes,
@@ -206,7 +219,7 @@ pub struct Jcc {
     dupack_threshold: u32,
     increase: Increase,
     loss_response: LossResponse,
-    recover_guard: bool,
+    recover_guard: RecoverGuard,
     cut_ssthresh: CutSsthresh,
     beta_bounds: BetaBounds,
     codes: Codes,
@@ -220,6 +233,8 @@ pub struct Jcc {
     in_recovery: bool,
     /// One past the highest sequence number sent at the last loss detected (`recover_guard`).
     recover: u64,
+    /// The last loss detected was a third duplicate ACK's, not a timeout's.
+    after_fast_retransmit: bool,
     probes: u64,
     r_sum: f64,
     losses: u64,
@@ -267,10 +282,11 @@ impl Algorithm for Jcc {
                 &[("aied", LossResponse::Aied), ("reno", LossResponse::Reno)],
                 "a loss other than a probe's: retransmit and update beta only (I2), or Reno's halving as well (I1)",
             )?,
-            recover_guard: p.flag(
+            recover_guard: p.choice(
                 "recover_guard",
                 d.recover_guard,
-                "ns-2's bugFix_: no fast retransmit until the ACK passes what was sent at the last loss",
+                &[("timeout", RecoverGuard::Timeout), ("always", RecoverGuard::Always), ("off", RecoverGuard::Off)],
+                "ns-2's bugFix_: no fast retransmit until the ACK passes what was sent at the last timeout (timeout, ns-2's Reno), at the last loss of either kind (always), or no wait (off)",
             )?,
             cut_ssthresh: p.choice(
                 "cut_ssthresh",
@@ -317,6 +333,7 @@ impl Algorithm for Jcc {
             probing: Probes::new(cfg.probing),
             in_recovery: false,
             recover: 0,
+            after_fast_retransmit: false,
             probes: 0,
             r_sum: 0.0,
             losses: 0,
@@ -433,10 +450,16 @@ impl CongestionControl for Jcc {
             self.cwnd += 1.0;
             return false;
         }
-        if count != self.dupack_threshold || (self.recover_guard && ack.ack <= self.recover) {
+        let waits = match self.recover_guard {
+            RecoverGuard::Timeout => !self.after_fast_retransmit && ack.ack <= self.recover,
+            RecoverGuard::Always => ack.ack <= self.recover,
+            RecoverGuard::Off => false,
+        };
+        if count != self.dupack_threshold || waits {
             return false;
         }
         self.on_loss(ack.high_sent);
+        self.after_fast_retransmit = true;
         let probe = self.probe_lost(ack.ack);
         match self.loss_response {
             LossResponse::Reno => {
@@ -451,6 +474,7 @@ impl CongestionControl for Jcc {
     }
     fn on_timeout(&mut self, t: &TimeoutInfo) {
         self.on_loss(t.high_sent);
+        self.after_fast_retransmit = false;
         self.probe_lost(t.seq);
         let w = if self.in_recovery { self.ssthresh } else { self.cwnd };
         self.ssthresh = (w / 2.0).max(2.0);

@@ -262,18 +262,24 @@ fn a_lost_probe_halves_the_window_other_losses_do_not() {
 }
 
 #[test]
-fn the_recover_guard_allows_one_fast_retransmit_per_window() {
-    for guard in [true, false] {
+fn the_recover_guard_after_a_fast_retransmit_and_after_a_timeout() {
+    for guard in [RecoverGuard::Timeout, RecoverGuard::Always, RecoverGuard::Off] {
         let cfg = JccConfig { recover_guard: guard, ..JccConfig::default() };
         let (mut j, mut p) = avoiding(cfg, 10.0, 254.0);
         p.ack(&mut j, 0);
         assert_eq!(p.dups(&mut j, 3), [false, false, true]);
         let recover = p.nxt;
         // The retransmission's ACK moves past the hole but not past `recover`; a second
-        // hole's duplicates.
+        // hole's duplicates: only "always" waits (ns-2's Reno lets a fast retransmission
+        // follow a fast retransmission).
         p.una += 3;
         assert!(p.una < recover);
-        assert_eq!(p.dups(&mut j, 3)[2], !guard, "guard {guard}");
+        assert_eq!(p.dups(&mut j, 3)[2], guard != RecoverGuard::Always, "{guard:?}");
+        // After a timeout, "timeout" and "always" wait for the ACK to pass what was sent.
+        j.on_timeout(&TimeoutInfo { seq: p.una, high_sent: p.nxt, flight: 5, ..TimeoutInfo::default() });
+        let recover = p.nxt;
+        p.una += 1;
+        assert_eq!(p.dups(&mut j, 3)[2], guard == RecoverGuard::Off, "{guard:?} after a timeout");
         // Past recover, a third duplicate is a loss again.
         p.una = recover + 1;
         p.nxt = p.una + 10;
