@@ -50,8 +50,11 @@
 //!   finds the queue empty but the line busy takes an ordinary step with q = 0. RED follows
 //!   its line itself (the port's transmitter signals no completion when nothing waits), from
 //!   `bandwidth_bps`, as DECbit does.
-//! - The victim of an early drop is the arriving packet (FJ93; ns-2's default). ns-2 also
-//!   never drops early while fewer than two packets wait: not modelled.
+//! - The victim of an early drop is the arriving packet (FJ93; ns-2's default).
+//! - `min_waiting_to_drop` [INF: 0]: RED drops (early or forced) only while at least this many
+//!   packets wait, otherwise it treats the arrival as below min_th. ns-2's red.cc tests
+//!   `qlen > 1` (2 here); FJ93 has no such rule (Hua's chapter 4 under each: finding
+//!   jcc-late-starter).
 //! - The random numbers come from the port's own stream (`PortSetup::rng("red")`), one
 //!   uniform draw per arrival between the thresholds.
 //!
@@ -103,6 +106,8 @@ pub struct RedConfig {
     pub exempt_probes: bool,
     /// Drop with the code's quantised probability instead of p_b (needs `code_bits`). false.
     pub code_drops: bool,
+    /// No RED drop while fewer packets than this wait (ns-2: 2). 0.
+    pub min_waiting_to_drop: u32,
 }
 
 impl Default for RedConfig {
@@ -121,6 +126,7 @@ impl Default for RedConfig {
             code_scale: CodeScale::Prose,
             exempt_probes: true,
             code_drops: false,
+            min_waiting_to_drop: 0,
         }
     }
 }
@@ -253,6 +259,13 @@ impl Discipline for Red {
                 d.code_drops,
                 "drop with the probability the code stands for (code x max_p / (2^m - 2), 1 for the top code) instead of RED's continuous p_b (Hua spec §1.2.2's switch; needs code_bits)",
             )?,
+            min_waiting_to_drop: p.integer(
+                "min_waiting_to_drop",
+                d.min_waiting_to_drop as u64,
+                0,
+                1 << 20,
+                "no RED drop, early or forced, while fewer packets than this wait (the arrival counts as below min_th); ns-2's red.cc: 2 (qlen > 1)",
+            )? as u32,
         })
         .and_then(|c| {
             if c.code_drops && c.code_bits == 0 {
@@ -289,7 +302,7 @@ impl QueueDiscipline for Red {
         self.curve.update_average(q, idle_for);
         let pb = if self.cfg.code_drops { self.code_probability() } else { self.base_probability() };
         let mut mark = false;
-        if self.curve.avg < self.curve.min_th {
+        if self.curve.avg < self.curve.min_th || self.inner.len_packets() < self.cfg.min_waiting_to_drop {
             self.curve.count = 0;
         } else if self.cfg.exempt_probes && arena.get(pkt).has(flags::PROBE) {
             // Spared RED's own drops (p_b >= 1 only from min_th on): no draw, count unchanged.
@@ -408,6 +421,22 @@ mod tests {
 
     fn mean(v: &[usize]) -> f64 {
         v.iter().sum::<usize>() as f64 / v.len() as f64
+    }
+
+    #[test]
+    fn min_waiting_to_drop_spares_a_short_queue_as_ns2() {
+        // The average is past max_th (every arrival a forced drop), but only one packet waits:
+        // FJ93 drops, ns-2 (qlen > 1) does not until a second packet waits.
+        for (min_waiting, spared) in [(0, false), (2, true)] {
+            let mut a = PacketArena::new();
+            let mut q = red(RedConfig { min_waiting_to_drop: min_waiting, ..RedConfig::default() });
+            fill(&mut q, &mut a, 1, 1000);
+            q.curve.avg = 20.0;
+            assert_eq!(held(&mut q, &mut a, 1, 1000, PacketKind::Data), [(!spared, false)], "min {min_waiting}");
+            fill(&mut q, &mut a, 1, 1000);
+            q.curve.avg = 20.0;
+            assert_eq!(held(&mut q, &mut a, 1, 1000, PacketKind::Data), [(true, false)], "two wait: dropped");
+        }
     }
 
     #[test]
@@ -735,7 +764,7 @@ mod tests {
         let names: Vec<&str> = Params::describe(Red::decode).iter().map(|d| d.name).collect();
         assert_eq!(
             names,
-            ["min_th", "max_th", "max_p", "w_q", "gentle", "mark", "wait", "queue_in_bytes", "packet_size", "code_bits", "code_scale", "exempt_probes", "code_drops"]
+            ["min_th", "max_th", "max_p", "w_q", "gentle", "mark", "wait", "queue_in_bytes", "packet_size", "code_bits", "code_scale", "exempt_probes", "code_drops", "min_waiting_to_drop"]
         );
     }
 }

@@ -34,8 +34,11 @@
 //!   it (`v_sumRTT_ / v_cntRTT_`); "min" takes the smallest, as Linux does (to filter delayed
 //!   ACKs). Brakmo 1995 times one distinguished segment per round.
 //! - diff is the thesis's W (RTT - baseRTT) / RTT, real-valued. Linux divides by baseRTT
-//!   instead (a larger diff for the same queue); ns-2 uses the packets outstanding and those
-//!   sent in the round for the two rates and rounds diff to the nearest integer. Not modelled.
+//!   instead (a larger diff for the same queue; not modelled); ns-2 uses the packets
+//!   outstanding and those sent in the round for the two rates (floor(cwnd) here) and rounds
+//!   diff to the nearest integer (`round_diff`, off: the thesis's (3.3) is real-valued; on,
+//!   Hua's E3.3 loses hard checks V3.5a, V3.6a and V3.6d, finding
+//!   vegas-base-rtt-overestimate).
 //! - `ss_exit` [REC: "eighth"]: leaving slow start trims cwnd by an eighth (Brakmo; ns-2's
 //!   `cwnd_ -= cwnd_/8`); "target" sets it to min(cwnd, floor(cwnd x baseRTT / RTT) + 1), the
 //!   window that matches the rate measured (Linux). ssthresh is then set to the trimmed window.
@@ -116,6 +119,8 @@ pub struct VegasConfig {
     pub units: VegasUnits,
     /// Begin in slow start (else in congestion avoidance). true.
     pub slow_start: bool,
+    /// Round diff to the nearest whole packet before comparing it (ns-2). false.
+    pub round_diff: bool,
 }
 
 impl Default for VegasConfig {
@@ -130,6 +135,7 @@ impl Default for VegasConfig {
             min_cwnd: 2.0,
             units: VegasUnits::Packets,
             slow_start: true,
+            round_diff: false,
         }
     }
 }
@@ -214,6 +220,11 @@ impl Algorithm for Vegas {
                 "alpha and beta as packets queued, or as rates in packets/s against Expected - Actual (Cui's prose Vegas)",
             )?,
             slow_start: p.flag("slow_start", d.slow_start, "begin in slow start (false: in congestion avoidance, Cui E4.1)")?,
+            round_diff: p.flag(
+                "round_diff",
+                d.round_diff,
+                "round diff to the nearest whole packet before comparing it with alpha, beta and gamma, as ns-2 does (int(diff + 0.5)); false: the thesis's real-valued (3.3)",
+            )?,
         })
     }
 
@@ -274,6 +285,7 @@ impl Vegas {
         // fractional, and the sender sends its floor).
         let window = self.cwnd.floor().max(1.0);
         let diff = window * (rtt - base) as f64 / rtt as f64;
+        let diff = if self.cfg.round_diff { (diff + 0.5).floor() } else { diff };
         self.last_rtt = rtt;
         self.last_diff = diff;
         if self.in_slow_start() {
@@ -469,6 +481,16 @@ mod tests {
         assert_eq!(p.round(&mut v, BASE), 1, "the first ACK ends the first round");
         assert_eq!(v.cwnd(), w);
         (v, p)
+    }
+
+    #[test]
+    fn round_diff_compares_whole_packets_as_ns2() {
+        // 3.4 packets queued: above beta = 3 as the thesis reads it, 3 once rounded (ns-2).
+        for (round_diff, after) in [(false, 9.0), (true, 10.0)] {
+            let (mut v, mut p) = avoiding(VegasConfig { round_diff, ..VegasConfig::default() }, 10.0);
+            p.round(&mut v, rtt_for(10.0, 3.4));
+            assert_eq!(v.cwnd(), after, "round_diff {round_diff}");
+        }
     }
 
     #[test]
@@ -691,7 +713,7 @@ mod tests {
         let names: Vec<&str> = Params::describe(|p| Vegas::decode(p, &mut sender.clone())).iter().map(|d| d.name).collect();
         assert_eq!(
             names,
-            ["rto_k", "initial_cwnd", "dupack_threshold", "alpha", "beta", "gamma", "round_rtt", "ss_exit", "min_cwnd", "units", "slow_start"]
+            ["rto_k", "initial_cwnd", "dupack_threshold", "alpha", "beta", "gamma", "round_rtt", "ss_exit", "min_cwnd", "units", "slow_start", "round_diff"]
         );
     }
 }
