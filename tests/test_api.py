@@ -474,3 +474,26 @@ def test_red_average_example():
     assert q["packets"].mean() == pytest.approx(4.6, abs=0.05) and q["packets"].std() == pytest.approx(5.4, abs=0.05)
     assert q["state"].mean() == pytest.approx(4.2, abs=0.05) and q["state"].std() == pytest.approx(1.5, abs=0.05)
     assert r.ports.set_index("name").loc["r1->r2", "utilisation"] == pytest.approx(0.80, abs=0.005)
+
+
+def test_in_order_sink_discards_beyond_a_hole_and_sends_no_ack_for_it():
+    # Liang 1991 §4.2's receiver (`sink = "in_order"`): with losses at the 6-packet buffer,
+    # packets that arrive beyond a hole are discarded unacknowledged; the selective sink
+    # acknowledges every packet it receives. Packets stay conserved either way.
+    def flows(sink):
+        sc = ccsim.Scenario("sinks", duration="60s", seed=1)
+        sc.hosts("a", "b", "sink").switches("sw")
+        sc.link("a", "sw", bandwidth="800kbps").link("b", "sw", bandwidth="800kbps")
+        sc.link("sw", "sink", bandwidth="80kbps", buffer="6pkt")
+        for h in ("a", "b"):
+            sc.flow(h, "sink", app="ftp", cc="jk", max_window=12, name=f"ftp-{h}", sink=sink)
+        return sc.run().flows
+
+    sel, ino = flows("selective"), flows("in_order")
+    assert (sel.data_dropped > 0).all() and (ino.data_dropped > 0).all()
+    assert (sel.acks_sent == sel.received).all()
+    assert (ino.acks_sent < ino.received).all()
+    with pytest.raises(ccsim.ScenarioError, match="flows\\[0\\].sink: sink is for flows under a window"):
+        ccsim.run({**small().to_dict(), "flows": [{"src": "a", "dst": "sink", "app": "cbr", "rate": "10pps", "sink": "in_order"}]})
+    with pytest.raises(ccsim.ScenarioError, match="flows\\[0\\].sink: unknown sink"):
+        ccsim.run({**small().to_dict(), "flows": [{"src": "a", "dst": "sink", "cc": "jk", "sink": "lazy"}]})

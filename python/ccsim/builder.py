@@ -74,7 +74,7 @@ class Scenario:
              params: dict | None = None, **fields: Any) -> "Scenario":
         """A flow from ``src`` to ``dst``. Other fields (max_window, packet_size or packet_sizes,
         ack_size, start, start_spread, stop, mean_gap, rate, bitrate, on, packets, shape,
-        mean_on, burst, mean_off, renewal, source_buffer, nagle, nagle_header, nagle_segment,
+        mean_on, burst, mean_off, renewal, source_buffer, sink, nagle, nagle_header, nagle_segment,
         nagle_full_segments, profile_rate, profile_burst, reserved_rate, route, reverse_route, fq_weight, and ``class`` as
         ``**{"class": 1}``) go in as given; docs/scenario-format.md describes each."""
         d: dict[str, Any] = {"src": src, "dst": dst, "app": app}

@@ -234,7 +234,7 @@ pub fn build_world_part(sc: &Scenario, side: Option<u8>) -> Result<World> {
             rev_route,
             rev_route_len: rev.len() as u16,
             sender,
-            sink: Sink::new(),
+            sink: Sink::with_mode(fs.sink),
             app: {
                 let mut app = App::new(fs.app.clone(), start, fs.stop, rng);
                 if let Some(packets) = fs.source_buffer {

@@ -11,6 +11,7 @@ use crate::sim::{time::from_secs, SimTime, PS_PER_SEC};
 use crate::traffic::pareto::{ParetoOnOff, DEFAULT_MEAN_OFF, DEFAULT_MEAN_ON, DEFAULT_SHAPE};
 use crate::traffic::{AppKind, APP_NAMES};
 use crate::transport::cc::{algorithm, newreno::NewReno, Algorithm, CongestionControl, ALGORITHMS};
+use crate::transport::sink::SinkMode;
 use std::collections::HashSet;
 use toml::Value;
 
@@ -303,6 +304,13 @@ pub fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex, durati
             }
         }
         let profile = profile_rate.map(|r| (r, profile_burst.unwrap_or((10.0 * largest).round() as u64)));
+        let sink = match o.choice("sink", "sink", &["selective", "in_order"])? {
+            Some(_) if cc_name == "none" => {
+                return Err(ScenarioError::new(o.at("sink"), "sink is for flows under a window (cc other than \"none\")"));
+            }
+            Some("in_order") => SinkMode::InOrder,
+            _ => SinkMode::Selective,
+        };
         let params = o.table("params")?;
         let transport = decode_transport(params, cc_name, o.at("params"))?;
         let route = decode_node_list(&mut o, "route", nodes, index)?;
@@ -339,6 +347,7 @@ pub fn decode_flows(top: &mut Obj, nodes: &[NodeSpec], index: &NameIndex, durati
             source_buffer,
             profile,
             nagle,
+            sink,
         });
     }
     Ok(flows)

@@ -16,6 +16,7 @@ use crate::traffic::nagle::NagleConfig;
 use crate::traffic::sizes::SizeMix;
 use crate::traffic::AppKind;
 use crate::transport::cc::CcConfig;
+use crate::transport::sink::SinkMode;
 use crate::transport::SenderConfig;
 use std::collections::HashMap;
 use toml::Value;
@@ -112,6 +113,8 @@ pub struct FlowSpec {
     pub profile: Option<(u64, u64)>,
     /// Nagle's small-packet rule (`nagle = true` and its `nagle_*` fields), if on.
     pub nagle: Option<NagleConfig>,
+    /// The receiver (`sink`): selective (buffers out-of-order packets) or in_order.
+    pub sink: SinkMode,
 }
 
 impl FlowSpec {

@@ -79,6 +79,10 @@ impl World {
             return;
         }
         let d = flow.sink.on_data(pkt.seq);
+        if !d.ack {
+            self.packets.free(pid);
+            return;
+        }
         flow.cur.delivered += d.in_order;
         // The packets delivered now are the in_order ones just below the new rcv_nxt.
         flow.cur.delivered_bytes += flow.data_bytes(flow.sink.rcv_nxt - d.in_order, d.in_order);
