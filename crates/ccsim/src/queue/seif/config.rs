@@ -21,6 +21,16 @@ pub enum Rearm {
     At,
 }
 
+/// When the dynamic policy's filter re-arms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DynamicRearm {
+    /// As soon as eq. 4.2's prediction no longer holds.
+    Predicate,
+    /// Once the queue is below the static threshold (§3.3's filter: "until its queue length
+    /// drops below the feedback threshold").
+    Threshold,
+}
+
 /// Feedback codes: why it was sent.
 pub mod code {
     pub const CROSSING: u8 = 0;
@@ -40,6 +50,7 @@ pub struct SeifConfig {
     pub dt: SimTime,
     /// The arrival-rate average's time constant; 0: `dt`.
     pub rate_tau: SimTime,
+    pub dynamic_rearm: DynamicRearm,
     /// ACKs enter the source table as their flow's entry.
     pub table_acks: bool,
     /// The static threshold counts the packet on the line even where the buffer does not.
@@ -65,6 +76,7 @@ impl Default for SeifConfig {
             alpha: 0.8,
             dt: PS_PER_SEC / 2,
             rate_tau: 0,
+            dynamic_rearm: DynamicRearm::Predicate,
             table_acks: false,
             threshold_with_line: false,
             victim: crate::queue::random_drop::Victim::Size,
@@ -98,6 +110,12 @@ impl SeifConfig {
             alpha: p.number_above("alpha", d.alpha, 0.0, 1.0, "dynamic policy: α of eq. 4.2 (0.8: Dynamic 1, 0.5: Dynamic 2)")?,
             dt: p.duration("dt", d.dt, "dynamic policy: Δt of eq. 4.2 (the feedback delay)")?,
             rate_tau: p.duration("rate_tau", d.rate_tau, "dynamic policy: time constant of the arrival-rate average (0: dt)")?,
+            dynamic_rearm: p.choice(
+                "dynamic_rearm",
+                d.dynamic_rearm,
+                &[("predicate", DynamicRearm::Predicate), ("threshold", DynamicRearm::Threshold)],
+                "dynamic policy: the filter re-arms once eq. 4.2 no longer predicts overflow, or once the queue is below the static threshold (§3.3's filter)",
+            )?,
             table_acks: p.flag("table_acks", d.table_acks, "an ACK enters the source table as its flow's (the data source's) entry; false: data packets only (A11)")?,
             threshold_with_line: p.choice(
                 "threshold_length",

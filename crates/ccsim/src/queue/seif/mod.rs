@@ -22,7 +22,10 @@
 //!   exponentially decaying average of the arriving bits with time constant `rate_tau` (0, the
 //!   default: `dt` itself), evaluated at each arrival; Δt is the parameter `dt` (the scenario
 //!   sets it to the router-to-source round trip); `alpha` = 0.8 ("Dynamic 1"; 0.5 is
-//!   "Dynamic 2").
+//!   "Dynamic 2"). Its filter re-arms as soon as eq. 4.2 no longer predicts overflow
+//!   (`dynamic_rearm = "predicate"`: §3.3's filter with eq. 4.2 as the test; the room a
+//!   departure frees can turn it false for a moment); "threshold" re-arms only while the queue
+//!   is below the static threshold (liang91 finding dynamic-policy-estimator has both).
 //!
 //! Choices where the thesis is silent (spec §5), each a parameter or stated here:
 //! - The length counts every byte the buffer holds, the arriving packet once admitted, and the
@@ -56,7 +59,7 @@ mod config;
 mod guard;
 mod reach;
 
-pub use config::{code, Policy, Rearm, SeifConfig};
+pub use config::{code, DynamicRearm, Policy, Rearm, SeifConfig};
 use super::random_drop::RandomDrop;
 use super::{BufferLimit, Discipline, InService, PortSetup, QueueDiscipline, Signal, Verdict};
 use crate::net::{PacketArena, PacketId, PacketKind};
@@ -198,9 +201,12 @@ impl Seif {
         if self.armed {
             return;
         }
-        let fill = if self.cfg.policy == Policy::Static { self.threshold_fill(tx) } else { self.fill(tx) };
+        let by_threshold = self.cfg.policy == Policy::Static
+            || (self.cfg.policy == Policy::Dynamic && self.cfg.dynamic_rearm == DynamicRearm::Threshold);
+        let fill = if by_threshold { self.threshold_fill(tx) } else { self.fill(tx) };
         let Some((held, max)) = fill else { return };
         self.armed = match self.cfg.policy {
+            Policy::Dynamic if by_threshold => held < self.cfg.threshold * max,
             Policy::Static => match self.cfg.rearm {
                 Rearm::Below => held < self.cfg.threshold * max,
                 Rearm::At => held <= self.cfg.threshold * max,
@@ -499,6 +505,33 @@ mod tests {
         }
         let (k, bytes) = first.expect("the dynamic policy fires");
         assert!(k > 5 && bytes < 4096, "fired at arrival {k} with {bytes} B queued, before the static threshold");
+    }
+
+    #[test]
+    fn the_dynamic_filter_rearms_when_the_predicate_fails_or_below_the_threshold() {
+        // The arrivals of the test above: eq. 4.2 first holds at arrival 13. Each departure
+        // frees room and turns it false for a moment, so the predicate rule re-arms and fires
+        // again at 14 and 15; the threshold rule re-arms only while the queue is below 80%
+        // (4096 B), and at 15 (4608 B queued) it is not.
+        let mut fired = vec![];
+        for dynamic_rearm in [DynamicRearm::Predicate, DynamicRearm::Threshold] {
+            let mut a = PacketArena::new();
+            let cfg = SeifConfig { policy: Policy::Dynamic, dt: PS_PER_SEC / 2, dynamic_rearm, ..SeifConfig::default() };
+            let mut q = router(cfg, BufferLimit::Bytes(5120));
+            let gap = 32_000_000_000;
+            let mut at = vec![];
+            for k in 0..16u64 {
+                let (_, fb) = arrive(&mut q, &mut a, 1, k, PacketKind::Data, 512, k * gap);
+                if k % 2 == 1 {
+                    q.dequeue(&mut a, k * gap);
+                }
+                if !fb.is_empty() {
+                    at.push(k);
+                }
+            }
+            fired.push(at);
+        }
+        assert_eq!(fired, [vec![13, 14, 15], vec![13, 14]]);
     }
 
     #[test]
