@@ -552,3 +552,25 @@ def test_another_experiment_refuses_every_cui_direct_option(cli):
     assert {a.dest for a in p._actions if a.dest != "help"} == set(OPTIONS)
     r = cli("experiment", "keshav91-fq-buffers", "--cases", "x", "--threads", "2")
     assert r.returncode == 2 and "--cases --threads: options of cui-direct only" in r.stderr
+
+
+def test_compare_of_a_subset_whose_key_column_is_all_empty(tmp_path):
+    # A run of some scenarios (--only) can leave a key column (here source) all NaN, a float
+    # column, where the full run's holds labels: the two are still compared on the cells both
+    # have.
+    from ccsim.experiments.kit.compare import compare
+
+    def run_dir(name, rows):
+        d = tmp_path / name
+        d.mkdir()
+        pd.DataFrame([{"table": t, "scenario": s, "pair": "", "source": src, "phase": None, "metric": "throughput",
+                       "class": "D", "sim": v, "thesis": 1.0, "status": st} for t, s, src, v, st in rows]
+                     ).to_parquet(d / "cells.parquet")
+        pd.DataFrame([{"id": "a", "scenario": "E1", "severity": "hard", "status": "pass"}]).to_parquet(d / "qchecks.parquet")
+        return d
+
+    full = run_dir("full", [("V1", "E1", None, 1.0, "PASS"), ("V2", "E2", "flow 4", 1.0, "PASS")])
+    only1 = run_dir("only1", [("V1", "E1", float("nan"), 2.0, "FAIL")])
+    assert pd.read_parquet(only1 / "cells.parquet")["source"].dtype != pd.read_parquet(full / "cells.parquet")["source"].dtype
+    c = compare(full, only1)
+    assert c.cells[["table", "status_base", "status_other"]].values.tolist() == [["V1", "PASS", "FAIL"]]

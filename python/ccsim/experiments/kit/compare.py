@@ -85,6 +85,12 @@ def compare(base: str | Path, other: str | Path) -> Comparison:
     scores = pd.DataFrame({"base": sa, "other": sb})
     scores["change"] = scores["other"] - scores["base"]
 
+    # A key column can hold only NaN in one run (numeric) and labels in the other (a subset
+    # of scenarios by --only): compare such columns as objects.
+    ca, cb = ca.copy(), cb.copy()
+    for col in CELL_KEY:
+        if ca[col].dtype != cb[col].dtype:
+            ca[col], cb[col] = ca[col].astype(object), cb[col].astype(object)
     m = ca.merge(cb, on=CELL_KEY, how="outer", suffixes=("_base", "_other"))
     for col in ("status_base", "status_other"):  # a cell one run has not judged (--only)
         m[col] = m[col].fillna("absent")
