@@ -86,8 +86,8 @@ def parking_lot(stem: str, title: str, notes: list[str], gateways: int, flows: d
                        "max_window": WINDOW, "packet_size": DATA, "ack_size": ACK})
             if START_SPREAD:
                 fl[-1]["start_spread"] = f"{START_SPREAD:g}s"
-            if jcc:
-                fl[-1]["params"] = dict(JCC_NS2)
+            # ns-2's TCP timer for both (Vegas's agent inherits it; chapter 4's files too).
+            fl[-1]["params"] = dict(JCC_NS2) if jcc else dict(NS2_TIMER)
     gw_links = [{"between": [a, b], "bandwidth": GATEWAY_LINK, "delay": f"{D_G:g}ms", "buffer": buffer}
                 for a, b in zip(gws, gws[1:])]
     if jcc:  # E4.6: modified RED at every gateway (spec)
