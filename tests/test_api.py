@@ -493,6 +493,7 @@ def test_in_order_sink_discards_beyond_a_hole_and_sends_no_ack_for_it():
     assert (sel.data_dropped > 0).all() and (ino.data_dropped > 0).all()
     assert (sel.acks_sent == sel.received).all()
     assert (ino.acks_sent < ino.received).all()
+    assert sel.conserved.all() and ino.conserved.all()
     with pytest.raises(ccsim.ScenarioError, match="flows\\[0\\].sink: sink is for flows under a window"):
         ccsim.run({**small().to_dict(), "flows": [{"src": "a", "dst": "sink", "app": "cbr", "rate": "10pps", "sink": "in_order"}]})
     with pytest.raises(ccsim.ScenarioError, match="flows\\[0\\].sink: unknown sink"):

@@ -59,6 +59,8 @@ def random_scenario(it: int) -> ccsim.Scenario:
             if app == "telnet" and "source_buffer" not in f and size > 40 and aqm.random() < 0.3:
                 f.update(nagle=True, nagle_segment=f"{max(576, size) * aqm.choice([1, 3])}B",
                          nagle_full_segments=aqm.random() < 0.5)  # Nagle's small-packet rule
+            if aqm.random() < 0.2:
+                f["sink"] = "in_order"  # Liang's receiver: what arrives beyond a hole is discarded
         elif app == "cbr":
             f["rate"] = f"{rnd.uniform(0.5, 50):.2f}pps"
         else:

@@ -1,8 +1,8 @@
 //! The receiving end of a reliable flow (Keshav 1991 §6.5; keshav91-experiments.md §2.4).
 //!
-//! One ACK for every data packet received, duplicates included; the ACK carries the next
-//! sequence number expected (cumulative). Out-of-order packets are buffered, so one loss
-//! costs about one retransmission. Processing is instantaneous.
+//! By default, one ACK for every data packet received, duplicates included; the ACK carries
+//! the next sequence number expected (cumulative). Out-of-order packets are buffered, so one
+//! loss costs about one retransmission. Processing is instantaneous.
 //!
 //! `sink = "in_order"` (a flow field) is Liang 1991 §4.2's receiver: it "sends an
 //! acknowledgement as soon as it receives a packet which is in order and not received

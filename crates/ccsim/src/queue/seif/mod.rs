@@ -206,13 +206,12 @@ impl Seif {
         let fill = if by_threshold { self.threshold_fill(tx) } else { self.fill(tx) };
         let Some((held, max)) = fill else { return };
         self.armed = match self.cfg.policy {
-            Policy::Dynamic if by_threshold => held < self.cfg.threshold * max,
-            Policy::Static => match self.cfg.rearm {
+            _ if by_threshold => match self.cfg.rearm {
                 Rearm::Below => held < self.cfg.threshold * max,
                 Rearm::At => held <= self.cfg.threshold * max,
             },
             Policy::Reacting => max - held >= self.drop_room,
-            Policy::Dynamic => !self.over(tx, now),
+            _ => !self.over(tx, now),
         };
     }
 
@@ -262,8 +261,8 @@ impl Seif {
 impl QueueDiscipline for Seif {
     /// The filter's state: 1 while the policy's trigger would raise feedback, 0 once it has and
     /// the filter has not re-armed (below the threshold for the static policy, room again for
-    /// the reacting one, the predicate false for the dynamic one); as of the last arrival or
-    /// departure.
+    /// the reacting one, the predicate false for the dynamic one, or below the threshold with
+    /// `dynamic_rearm = "threshold"`); as of the last arrival or departure.
     fn state(&self) -> Option<(&'static str, f64)> {
         Some(("feedback_armed", self.armed as u8 as f64))
     }
