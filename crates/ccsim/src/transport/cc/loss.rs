@@ -1,5 +1,6 @@
-//! Pieces shared by the loss-based window algorithms (JK, Reno, NewReno): their common
-//! parameters, the slow-start / congestion-avoidance step and RFC 5681's halving.
+//! Pieces shared by the loss-based window algorithms (JK, Reno, NewReno, JCC): their common
+//! parameters, the slow-start / congestion-avoidance step, RFC 5681's halving and ns-2's guard
+//! on fast retransmissions.
 
 use super::super::config::SenderConfig;
 use crate::scenario::decode::Result;
@@ -60,4 +61,51 @@ pub fn half_flight(flight: u64) -> f64 {
 pub(crate) fn aimd_increase(cwnd: f64, ssthresh: f64, cap: f64) -> f64 {
     let next = if cwnd < ssthresh { cwnd + 1.0 } else { cwnd + 1.0 / cwnd };
     next.min(cap)
+}
+
+/// When a third duplicate ACK must wait for the cumulative ACK to pass `recover`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecoverGuard {
+    /// After a timeout only (ns-2's Reno: `bugFix_` and `allow_fast_retransmit`).
+    Timeout,
+    /// After any loss, fast retransmissions included.
+    Always,
+    /// Never.
+    Off,
+}
+
+/// ns-2's `recover_` (one past the highest sequence number sent at the last loss) and whether
+/// that loss was a fast retransmission, which decide under `rule` whether a third duplicate
+/// ACK may start another. Reno's ns2 variant and JCC keep one each.
+#[derive(Clone, Copy, Debug)]
+pub struct Recover {
+    rule: RecoverGuard,
+    recover: u64,
+    after_fast_retransmit: bool,
+}
+
+impl Recover {
+    pub fn new(rule: RecoverGuard) -> Self {
+        Recover { rule, recover: 0, after_fast_retransmit: false }
+    }
+
+    /// A third duplicate ACK with cumulative ACK `ack` may start a fast retransmission.
+    #[inline]
+    pub fn allows(&self, ack: u64) -> bool {
+        match self.rule {
+            RecoverGuard::Timeout => self.after_fast_retransmit || ack > self.recover,
+            RecoverGuard::Always => ack > self.recover,
+            RecoverGuard::Off => true,
+        }
+    }
+
+    /// A fast retransmission, with `high_sent` the sender's next new sequence number.
+    pub fn fast_retransmit(&mut self, high_sent: u64) {
+        (self.recover, self.after_fast_retransmit) = (high_sent, true);
+    }
+
+    /// A timeout, with `high_sent` as above.
+    pub fn timeout(&mut self, high_sent: u64) {
+        (self.recover, self.after_fast_retransmit) = (high_sent, false);
+    }
 }

@@ -37,7 +37,7 @@
 //! after an ECN reaction retransmitted at the third duplicate ACK without halving: neither is
 //! modelled (no scenario runs this variant with ECN).
 
-use super::loss::{aimd_increase, half_flight, LossConfig};
+use super::loss::{aimd_increase, half_flight, LossConfig, Recover, RecoverGuard};
 use super::{AckInfo, AckResponse, Algorithm, CongestionControl, TimeoutInfo};
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
@@ -77,12 +77,8 @@ pub struct Reno {
     variant: RenoVariant,
     /// ns2: the duplicate ACKs' inflation of the window (ns-2's `dupwnd_`), apart from cwnd.
     dupwnd: f64,
-    /// ns2: one past the highest sequence number sent at the last fast retransmission or
-    /// timeout (ns-2's `recover_`).
-    recover: u64,
-    /// ns2: the last window action was a fast retransmission, not a timeout (ns-2's
-    /// `last_cwnd_action_ == CWND_ACTION_DUPACK`).
-    after_fast_retransmit: bool,
+    /// ns2: ns-2's `recover_` guard (`bugFix_` with `allow_fast_retransmit`).
+    recover: Recover,
 }
 
 /// RFC 6298's timer with Linux's 200 ms floor (Reno and NewReno).
@@ -149,8 +145,7 @@ impl Reno {
             in_recovery: false,
             variant: RenoVariant::Rfc5681,
             dupwnd: 0.0,
-            recover: 0,
-            after_fast_retransmit: false,
+            recover: Recover::new(RecoverGuard::Timeout),
         }
     }
 
@@ -185,10 +180,9 @@ impl CongestionControl for Reno {
             if count > self.dupack_threshold {
                 self.dupwnd += 1.0;
             } else if count == self.dupack_threshold {
-                let retransmit = ack.ack > self.recover || self.after_fast_retransmit;
+                let retransmit = self.recover.allows(ack.ack);
                 if retransmit {
-                    self.recover = ack.high_sent;
-                    self.after_fast_retransmit = true;
+                    self.recover.fast_retransmit(ack.high_sent);
                     let half = self.half_window();
                     self.ssthresh = half.max(2.0);
                     self.cwnd = half.max(1.0);
@@ -226,8 +220,7 @@ impl CongestionControl for Reno {
     fn on_timeout(&mut self, t: &TimeoutInfo) {
         if self.variant == RenoVariant::Ns2 {
             self.dupwnd = 0.0;
-            self.recover = t.high_sent;
-            self.after_fast_retransmit = false;
+            self.recover.timeout(t.high_sent);
             self.ssthresh = self.half_window().max(2.0);
         } else {
             self.ssthresh = half_flight(t.flight);

@@ -14,8 +14,8 @@
 //! - a round: the update happens when the ACK of the first packet sent after the previous
 //!   update arrives (Brakmo's distinguished segment; Linux's `beg_snd_nxt`, ns-2's
 //!   `v_begseq_`); its RTT is made of the samples of the ACKs since that update, the
-//!   triggering ACK's included (ns-2 adds that sample after the update, to the next round;
-//!   measured on Hua's E3.3, it costs hard check V3.6a and moves no cell);
+//!   triggering ACK's included (ns-2 adds that sample after the update, to the next round:
+//!   not modelled; hua02 finding vegas-base-rtt-overestimate measured it);
 //! - slow start (Brakmo, ns-2): rounds alternate between growing the window by one per new ACK
 //!   (doubling it) and holding it, so that a round with a constant window can be compared.
 //!   At the end of a held round, diff > gamma leaves slow start; so does reaching ssthresh;
@@ -36,9 +36,8 @@
 //! - diff is the thesis's W (RTT - baseRTT) / RTT, real-valued. Linux divides by baseRTT
 //!   instead (a larger diff for the same queue; not modelled); ns-2 uses the packets
 //!   outstanding and those sent in the round for the two rates (floor(cwnd) here) and rounds
-//!   diff to the nearest integer (`round_diff`, off: the thesis's (3.3) is real-valued; on,
-//!   Hua's E3.3 loses hard checks V3.5a, V3.6a and V3.6d, finding
-//!   vegas-base-rtt-overestimate).
+//!   diff to the nearest integer (`round_diff`, off: the thesis's (3.3) is real-valued; hua02
+//!   finding vegas-base-rtt-overestimate has both).
 //! - `ss_exit` [REC: "eighth"]: leaving slow start trims cwnd by an eighth (Brakmo; ns-2's
 //!   `cwnd_ -= cwnd_/8`); "target" sets it to min(cwnd, floor(cwnd x baseRTT / RTT) + 1), the
 //!   window that matches the rate measured (Linux). ssthresh is then set to the trimmed window.

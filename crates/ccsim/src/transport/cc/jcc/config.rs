@@ -4,7 +4,7 @@ use super::aied::Codes;
 use super::probes::Probing;
 use crate::scenario::decode::Result;
 use crate::scenario::params::Params;
-use crate::transport::cc::loss::LossConfig;
+use crate::transport::cc::loss::{LossConfig, RecoverGuard};
 use crate::transport::config::SenderConfig;
 
 /// When congestion avoidance grows the window.
@@ -41,17 +41,6 @@ pub enum BetaBounds {
     Unbounded,
     /// beta = R when R lies in (alpha, 2^m - 2]; otherwise beta is left as it was.
     Skip,
-}
-
-/// When a third duplicate ACK must wait for the cumulative ACK to pass `recover`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RecoverGuard {
-    /// After a timeout only (ns-2's Reno: `bugFix_` and `allow_fast_retransmit`).
-    Timeout,
-    /// After any loss, fast retransmissions included.
-    Always,
-    /// Never.
-    Off,
 }
 
 /// The response to a loss that is not a probe's (A-J1).

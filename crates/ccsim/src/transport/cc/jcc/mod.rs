@@ -70,9 +70,9 @@
 //!   retransmission, beta update) only once the cumulative ACK has passed every packet sent at
 //!   the previous loss, of either kind, so a second hole in one window waits for the timeout.
 //!   "timeout" is ns-2's Reno of 2001 exactly (`bugFix_` with `allow_fast_retransmit`: the
-//!   wait only after a timeout), on which the thesis's ns-2 code may have been built; it
-//!   breaks V4.3's ordering by RTT (finding jcc-recover-guard). "off": every third duplicate
-//!   ACK counts.
+//!   wait only after a timeout), on which the thesis's ns-2 code may have been built (hua02
+//!   finding jcc-recover-guard has both). "off": every third duplicate ACK counts. The state
+//!   is `loss::Recover`, shared with Reno's ns2 variant.
 //! - Sender [REC] (spec §1.1, §7, as this crate's Vegas): RTO = srtt + 4 rttvar with Karn's
 //!   rule and back-off, min RTO 1 s, initial 3 s, the 0.1 s tick as RFC 6298's granularity G;
 //!   a fast retransmission restarts the timer (ns-2's `reset_rtx_timer`;
@@ -90,7 +90,9 @@ mod probes;
 mod tests;
 
 pub use aied::{aied, Codes};
-pub use config::{BetaBounds, CutSsthresh, Increase, JccConfig, LossResponse, RecoverGuard};
+pub use super::loss::RecoverGuard;
+use super::loss::Recover;
+pub use config::{BetaBounds, CutSsthresh, Increase, JccConfig, LossResponse};
 pub use probes::Probing;
 use probes::Probes;
 
@@ -126,7 +128,6 @@ pub struct Jcc {
     dupack_threshold: u32,
     increase: Increase,
     loss_response: LossResponse,
-    recover_guard: RecoverGuard,
     cut_ssthresh: CutSsthresh,
     beta_bounds: BetaBounds,
     codes: Codes,
@@ -138,10 +139,8 @@ pub struct Jcc {
     probing: Probes,
     /// Reno's fast recovery (`loss_response = "reno"` only).
     in_recovery: bool,
-    /// One past the highest sequence number sent at the last loss detected (`recover_guard`).
-    recover: u64,
-    /// The last loss detected was a third duplicate ACK's, not a timeout's.
-    after_fast_retransmit: bool,
+    /// ns-2's `recover_` guard on fast retransmissions (`recover_guard`).
+    recover: Recover,
     probes: u64,
     r_sum: f64,
     losses: u64,
@@ -178,7 +177,6 @@ impl Algorithm for Jcc {
             dupack_threshold: cfg.loss.dupack_threshold,
             increase: cfg.increase,
             loss_response: cfg.loss_response,
-            recover_guard: cfg.recover_guard,
             cut_ssthresh: cfg.cut_ssthresh,
             beta_bounds: cfg.beta_bounds,
             codes,
@@ -187,8 +185,7 @@ impl Algorithm for Jcc {
             r: 0.0,
             probing: Probes::new(cfg.probing),
             in_recovery: false,
-            recover: 0,
-            after_fast_retransmit: false,
+            recover: Recover::new(cfg.recover_guard),
             probes: 0,
             r_sum: 0.0,
             losses: 0,
@@ -244,7 +241,7 @@ impl Jcc {
     /// A loss was detected (§4.2.4): beta = the latest R, within its bounds (`beta_bounds`;
     /// the floor, alpha + one code, is A-J2's guard: no effect on the window with integer
     /// codes, `aied`'s header).
-    fn on_loss(&mut self, high_sent: u64) {
+    fn on_loss(&mut self) {
         let (floor, cap) = (self.alpha + 1.0, self.codes.max_p());
         self.beta = match self.beta_bounds {
             BetaBounds::Codes => self.r.clamp(floor, cap),
@@ -253,7 +250,6 @@ impl Jcc {
             BetaBounds::Skip => self.beta,
         };
         self.losses += 1;
-        self.recover = high_sent;
     }
 
     /// If `seq` is an outstanding probe, it is lost (with one outstanding, the next new packet
@@ -305,16 +301,11 @@ impl CongestionControl for Jcc {
             self.cwnd += 1.0;
             return false;
         }
-        let waits = match self.recover_guard {
-            RecoverGuard::Timeout => !self.after_fast_retransmit && ack.ack <= self.recover,
-            RecoverGuard::Always => ack.ack <= self.recover,
-            RecoverGuard::Off => false,
-        };
-        if count != self.dupack_threshold || waits {
+        if count != self.dupack_threshold || !self.recover.allows(ack.ack) {
             return false;
         }
-        self.on_loss(ack.high_sent);
-        self.after_fast_retransmit = true;
+        self.on_loss();
+        self.recover.fast_retransmit(ack.high_sent);
         let probe = self.probe_lost(ack.ack);
         match self.loss_response {
             LossResponse::Reno => {
@@ -328,8 +319,8 @@ impl CongestionControl for Jcc {
         true
     }
     fn on_timeout(&mut self, t: &TimeoutInfo) {
-        self.on_loss(t.high_sent);
-        self.after_fast_retransmit = false;
+        self.on_loss();
+        self.recover.timeout(t.high_sent);
         self.probe_lost(t.seq);
         let w = if self.in_recovery { self.ssthresh } else { self.cwnd };
         self.ssthresh = (w / 2.0).max(2.0);
