@@ -498,3 +498,18 @@ def test_in_order_sink_discards_beyond_a_hole_and_sends_no_ack_for_it():
         ccsim.run({**small().to_dict(), "flows": [{"src": "a", "dst": "sink", "app": "cbr", "rate": "10pps", "sink": "in_order"}]})
     with pytest.raises(ccsim.ScenarioError, match="flows\\[0\\].sink: unknown sink"):
         ccsim.run({**small().to_dict(), "flows": [{"src": "a", "dst": "sink", "cc": "jk", "sink": "lazy"}]})
+
+
+def test_progress_off_a_terminal_is_a_line_every_so_often(monkeypatch, capsys):
+    # A reproduction redirected to a log file must show it is alive (no bar without a terminal).
+    from ccsim import sweep
+
+    monkeypatch.setattr(sweep._progress, "REPORT_EVERY_S", 0.0)
+    bar = sweep._progress(4, "simulating")
+    for _ in range(4):
+        bar.advance()
+    bar.stop()
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("ccsim: simulating: 1 of 4 runs done, ") and "left" in lines[0], lines
+    assert len(lines) == 3   # not after the last run: the command's own output follows
+    assert sweep._clock(125) == "2 min 05 s" and sweep._clock(7.4) == "7 s"

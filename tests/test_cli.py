@@ -48,7 +48,8 @@ BAD = [
     ("flows[0].params = {rto_k = -1}", "flows[0].params.rto_k", "expected a number in [0, 100]"),
     ("flows[0].params = {nonsense = 1}", "flows[0].params.nonsense", "allowed keys"),
     ("measure.discard = 99", "measure.discard", "expected fewer than"),
-    ("duration = 'forever'", "duration", "expected a non-negative duration"),
+    ("duration = 'forever'", "duration", "expected a positive duration"),
+    ("links[0].delay = '1e-20s'", "links[0].delay", "is below the clock's resolution, 1 ps"),
     ("links[0].buffer = '0pkt'", "links[0].buffer", "expected a buffer"),
     ("links[0].queue = 'red2'", "links[0].queue", "expected one of: droptail, fq, fqbit, decbit, sq_router, red, blue, rio, rem, random_drop, seif_router, wtp, swtp, bpr"),
 ]
@@ -100,6 +101,9 @@ def test_bad_files_exit_2(cli, examples, tmp_path):
     f.write_text("name = 'x'\nduration = \n")
     r = cli("run", f)
     assert r.returncode == 2 and "not valid TOML" in r.stderr and "Traceback" not in r.stderr
+    f.write_text("name = 'x'\nduration = '1s'\n\nname = 'y'\n")
+    r = cli("run", f)
+    assert r.returncode == 2 and "not valid TOML (line 4): duplicate key `name`" in r.stderr, r.stderr
     r = cli("run", tmp_path / "missing.toml")
     assert r.returncode == 2 and "no such file" in r.stderr
     r = cli("run", tmp_path)
@@ -219,6 +223,16 @@ def test_sweep_runs_the_grid_and_resumes(cli, examples, tmp_path):
     assert r.returncode == 2 and "flows[0].cc" in r.stderr and "Traceback" not in r.stderr
 
 
+def test_sweep_table_keeps_the_order_the_values_were_given_in(cli, examples, tmp_path):
+    # Grouped as text, "10" would sort before "2" (and "40pkt" before "5pkt").
+    r = cli("sweep", examples / "keshav-s1-jk-fcfs.toml", "--set", "flows[0].max_window=10,2", "--set",
+            "duration=300s", "--set", "measure.interval=50s", "--out", tmp_path / "sw")
+    assert r.returncode == 0, r.stderr
+    rows = [line.split("│")[1].strip() for line in r.stdout.splitlines() if "1 FTP" in line]
+    assert rows == ["10", "2"], r.stdout
+    assert "goodput (pkt/s)" in r.stdout and "1 seed," in r.stdout and "2 runs, 8 flow rows" in r.stdout
+
+
 def test_sweep_reruns_a_damaged_stored_run(cli, examples, tmp_path):
     out = tmp_path / "sw"
     args = ("sweep", examples / "keshav-s1-jk-fcfs.toml", "--set", "flows[0].max_window=3,5", "--set",
@@ -249,7 +263,7 @@ def test_sweep_reruns_a_changed_scenario(cli, examples, tmp_path):
     fast = pd.read_parquet(out / "sweep.parquet")
     assert len(fast) == len(slow)
     assert fast["goodput_pps"].sum() > 1.5 * slow["goodput_pps"].sum()
-    assert "1 runs" in r.stdout  # this sweep's run, not the earlier one also stored in runs/
+    assert "1 run," in r.stdout  # this sweep's run, not the earlier one also stored in runs/
 
 
 def test_sweep_rows_carry_this_sweeps_parameters(cli, examples, tmp_path):
@@ -523,7 +537,7 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(args):
 
 
 @pytest.mark.parametrize("args, words", [
-    (["run", "{dumbbell}", "--duration", "-5s", "--out", "{tmp}/o"], "duration: expected a non-negative duration"),
+    (["run", "{dumbbell}", "--duration", "-5s", "--out", "{tmp}/o"], "duration: expected a positive duration"),
     (["reproduce", "keshav91", "--jitter", "-1ms", "--only", "S1"], "--jitter: expected a positive duration"),
     (["sweep", "{dumbbell}", "--seeds", "-1", "--out", "{tmp}/s"], "--seeds: expected an integer"),
 ])

@@ -19,6 +19,8 @@ def test_list_names_every_registered_thesis(cli):
     lines = r.stdout.splitlines()
     assert len(lines) == len(THESES) and lines[0].split()[0] == "keshav91"
     assert "Keshav 1991, Chapter 6" in lines[0]
+    for line, thesis_id in zip(lines, thesis_ids()):   # each says how long it takes
+        assert get_thesis(thesis_id).runtime and line.endswith(f"; {get_thesis(thesis_id).runtime}"), line
     from ccsim.experiments.kit.reference import load_reference, scenario_runs
     for thesis_id in thesis_ids():
         t = get_thesis(thesis_id)

@@ -110,6 +110,24 @@ def test_a_run_that_would_take_hours_stops_cleanly_and_keeps_what_it_measured(si
     assert not [p for p in (tmp_path / "out").iterdir() if p.name.startswith(".")], "no temporary files left"
 
 
+def test_an_interrupted_run_does_not_replace_a_complete_one_in_its_out(tmp_path):
+    # Run again into the same --out and stopped: the earlier complete results stay, and what the
+    # stopped run measured goes beside them.
+    out = tmp_path / "out"
+    code, _, err = ccsim("run", "scenarios/examples/dumbbell.toml", "--out", out, "--duration", "30s",
+                         "--no-plots", cwd=tmp_path)
+    assert code == 0, err
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    code, stdout, err = ccsim("run", REPRO / "hang-fast-link.toml", "--out", out, "--no-plots", cwd=tmp_path,
+                              interrupt_after=4, ready=lambda pid: cpu_seconds(pid) >= 3.0)
+    assert code == 130, err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert f"files in {out}-interrupted/" in stdout and "keeps the complete run" in stdout, stdout
+    from ccsim import Results
+
+    assert Results.read(f"{out}-interrupted").run["interrupted"]
+
+
 def test_the_api_stops_at_a_time_limit_and_says_how_far_it_got():
     import ccsim
 

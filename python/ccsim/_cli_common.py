@@ -25,6 +25,16 @@ def _seed(text: str) -> int:
         raise argparse.ArgumentTypeError(str(e).removeprefix("seed: ")) from None
 
 
+def _path(text: str) -> str:
+    """argparse type of --out and --copy: a path, not an empty string (which would write nothing
+    and say nothing)."""
+    import argparse
+
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a path, got an empty one")
+    return text
+
+
 def _with_file(file, err) -> str:
     """The error prefixed with the scenario file, unless it names the file already."""
     msg = str(err)

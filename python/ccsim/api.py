@@ -61,8 +61,9 @@ def _read_text(path: Union[str, os.PathLike]) -> str:
         if shipped is not None:
             return shipped.read_text(encoding="utf-8").removeprefix("\ufeff")
         if _is_shipped_dir(p):
+            listing = "ccsim scenarios" + ("" if p.name == "scenarios" else f" {p.name}")
             raise ScenarioError(f"{p}: is a directory (of the scenarios ccsim ships), expected a scenario file "
-                                f"in it") from None
+                                f"in it ({listing} lists them)") from None
         raise ScenarioError(f"{p}: no such file") from None
     except IsADirectoryError:
         raise ScenarioError(f"{p}: is a directory, expected a scenario file") from None

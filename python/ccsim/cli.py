@@ -1,7 +1,8 @@
 """The ``ccsim`` command.
 
     ccsim run FILE [--out DIR] [--seed N] [--duration D] [--set PATH=VALUE ...] [--no-plots]
-    ccsim validate FILE...
+    ccsim validate FILE|DIR...
+    ccsim scenarios [FOLDER] [--path] [--copy DIR]
     ccsim list [NAME] [--markdown]
     ccsim bench dumbbell [--flows N] [--duration S] [--seed N]
     ccsim bench cui [--channels K] [--duration S] [--buffer B] [--share BPS]
@@ -24,7 +25,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-from ._cli_common import _check_out, _err, _print_table, _seed, _text, _with_file
+from ._cli_common import _check_out, _err, _path, _print_table, _seed, _text, _with_file
+from .cli_scenarios import scenario_files
 from .cli_theses import EXPERIMENTS, cmd_compare, cmd_experiment, cmd_reproduce
 
 
@@ -44,6 +46,15 @@ def _with_sets(file, specs: list[str]):
             raise ValueError(f"--set {path}: expected one value in a run, got {len(values)} (ccsim sweep runs several)")
         sweep.set_path(data, path, values[0])
     return data
+
+
+def _holds_complete_run(out: str) -> bool:
+    import json
+
+    try:
+        return json.loads((Path(out) / "summary.json").read_text())["run"]["interrupted"] is False
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
 
 
 def cmd_run(a) -> int:
@@ -68,11 +79,14 @@ def cmd_run(a) -> int:
         res = stop.results
         print(f"ccsim: interrupted after {res.run['duration_s']:.6g} simulated seconds; the results "
               f"below cover that much", file=sys.stderr)
-        paths = res.write(a.out, plots=not a.no_plots) if a.out else []
+        # A complete run already in --out is not replaced by a partial one: that goes beside it.
+        dest = f"{a.out.rstrip('/')}-interrupted" if a.out and _holds_complete_run(a.out) else a.out
+        paths = res.write(dest, plots=not a.no_plots) if dest else []
         if not a.quiet:
             _print_table(res)
-        if a.out:
-            print(f"kept {len(paths)} files in {a.out}/ (the run up to the interruption): "
+        if dest:
+            kept = f"; {a.out}/ keeps the complete run that was there" if dest != a.out else ""
+            print(f"kept {len(paths)} files in {dest}/ (the run up to the interruption{kept}): "
                   + ", ".join(p.name for p in paths))
         return 130
     if a.set:
@@ -91,7 +105,7 @@ def cmd_validate(a) -> int:
     from ._core import ScenarioError
 
     status = 0
-    for f in a.files:
+    for f in [f for given in a.files for f in scenario_files(given)]:
         try:
             d = api.validate(f)
             print(f"{f}: ok ({d['nodes']} nodes, {d['links']} links, {d['flows']} flows, {d['duration_s']:g} s)")
@@ -196,19 +210,23 @@ def cmd_sweep(a) -> int:
         from rich.table import Table
 
         pcols = [c for c in table.columns if c.startswith("param:")]
-        g = table.groupby(pcols + ["name"], dropna=False) if pcols else table.groupby(["name"])
+        # In the order the values were given (sort=False), not as text ("40pkt" before "5pkt").
+        g = table.groupby(pcols + ["name"], dropna=False, sort=False)
         agg = g.agg(goodput=("goodput_pps", "mean"), goodput_sd=("goodput_pps", "std"),
                     delay=("delay_s", "mean"), drops=("drop_rate", "mean"), seeds=("seed", "nunique")).reset_index()
-        t = Table(title=f"sweep of {_text(a.file)}: {table['seed'].nunique()} seeds, mean over seeds")
+        seeds = table["seed"].nunique()
+        t = Table(title=f"sweep of {_text(a.file)}: {seeds} seed{'s' if seeds != 1 else ''}, mean over seeds")
+        heads = {"goodput": "goodput (pkt/s)", "goodput_sd": "sd over seeds", "delay": "delay (s)",
+                 "drops": "drops (/s)", "name": "flow"}
         for c in agg.columns:
-            t.add_column(_text(c.removeprefix("param:")), justify="left" if c in pcols + ["name"] else "right")
+            t.add_column(_text(heads.get(c, c.removeprefix("param:"))), justify="left" if c in pcols + ["name"] else "right")
         for _, r in agg.iterrows():
-            t.add_row(*[f"{v:.4g}" if isinstance(v, float) else _text(v) for v in r.values])
+            t.add_row(*[("-" if v != v else f"{v:.4g}") if isinstance(v, float) else _text(v) for v in r.values])
         (Console() if sys.stdout.isatty() else Console(width=160)).print(t)
     pcols = [c for c in table.columns if c.startswith("param:")]
     runs = len(table[pcols + ["seed"]].drop_duplicates()) if len(table) else 0
-    print(f"{runs} runs, {len(table)} flow rows: {a.out}/sweep.parquet (runs/ keeps one JSON per run; "
-          f"running the same sweep again skips them)")
+    print(f"{runs} run{'s' if runs != 1 else ''}, {len(table)} flow row{'s' if len(table) != 1 else ''}: "
+          f"{a.out}/sweep.parquet (runs/ keeps one JSON per run; running the same sweep again skips them)")
     return 1 if failures else 0
 
 
@@ -236,7 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="run a scenario file and print per-flow results")
     r.add_argument("file", help="scenario TOML file")
-    r.add_argument("--out", metavar="DIR", help="write summary.json, Parquet tables and PNG plots here")
+    r.add_argument("--out", type=_path, metavar="DIR", help="write summary.json, Parquet tables and PNG plots here")
     r.add_argument("--seed", type=_seed, help="override the scenario's seed")
     r.add_argument("--duration", help="override the scenario's duration, e.g. 100s")
     r.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
@@ -247,8 +265,13 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=cmd_run)
 
     v = sub.add_parser("validate", help="check scenario files without running them")
-    v.add_argument("files", nargs="+", metavar="FILE")
+    v.add_argument("files", nargs="+", metavar="FILE", help="a scenario file, or a folder: every .toml in it "
+                                                            "(scenarios/examples works from any directory)")
     v.set_defaults(func=cmd_validate)
+
+    from .cli_scenarios import add_command as add_scenarios
+
+    add_scenarios(sub)
 
     ls = sub.add_parser("list", help="list the congestion-control algorithms and queue disciplines, or one's parameters")
     ls.add_argument("name", nargs="?", help="an algorithm or discipline: show its parameters")
@@ -267,7 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("file")
     sw.add_argument("--set", action="append", default=[], metavar="PATH=V1,V2,...")
     sw.add_argument("--seeds", default="1", help="A..B or a comma list (default 1)")
-    sw.add_argument("--out", required=True, metavar="DIR")
+    sw.add_argument("--out", type=_path, required=True, metavar="DIR")
     sw.add_argument("--jobs", type=int, help="parallel runs (default: one per core)")
     sw.add_argument("--scheduler", metavar="ADDR", help="run on a Dask cluster, e.g. tcp://host:8786")
     sw.set_defaults(func=cmd_sweep)
@@ -279,7 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     e.add_argument("name", choices=sorted(EXPERIMENTS))
     e.add_argument("--seed", type=_seed, default=1)
-    e.add_argument("--out", metavar="FILE", help="also write the text report here (cui-direct: and its table "
+    e.add_argument("--out", type=_path, metavar="FILE", help="also write the text report here (cui-direct: and its table "
                                                  "beside it, as .csv)")
     from .experiments.cui_buffers.direct import add_options
 
@@ -304,12 +327,13 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--list", action="store_true", help="list the registered theses (id and title) and exit")
     rp.add_argument("--quick", action="store_true",
                     help="fewer seeds and shortened runs, as the thesis sets them (keshav91: 2 seeds, durations "
-                         "halved; about 11 s on 2 cores)")
+                         "halved): a smoke test, whose scores are not the full run's; --list gives each "
+                         "thesis's times")
     rp.add_argument("--seeds", type=int, metavar="N", help="seeds 1..N for every scenario, also those "
                                                             "the thesis gives more (default: the thesis's numbers, and "
                                                             "its quick number with --quick)")
     rp.add_argument("--jobs", type=int, metavar="N", help="parallel runs (default: one per core)")
-    rp.add_argument("--out", metavar="DIR",
+    rp.add_argument("--out", type=_path, metavar="DIR",
                     help="report directory (default results/THESIS for a full run; a variant gets its own, "
                          "e.g. results/THESIS-quick, results/THESIS-only-S1_S3, results/THESIS-jitter-J-P)")
     rp.add_argument("--only", metavar="S1,S3", action="append",

@@ -56,7 +56,7 @@ def cmd_reproduce(a) -> int:
 
     if a.list:
         for t in all_theses():
-            print(f"{t.id}  {t.title}")
+            print(f"{t.id}  {t.title}" + (f"; {t.runtime}" if t.runtime else ""))
         return 0
     if a.thesis is None:
         return _err(f"reproduce: expected a thesis, one of: {', '.join(thesis_ids())} (ccsim reproduce --list)")
@@ -125,6 +125,10 @@ def cmd_reproduce(a) -> int:
     con.print(f"covered by findings: {e['explained cells']} of {e['failed cells']} failed cells, "
               f"{e['explained checks']} of {e['failed hard checks']} failed or data-less hard checks "
               f"(cause still open for {e['open cells']} cells and {e['open checks']} checks)")
+    if res.quick:
+        from .experiments.kit.report import QUICK_CAVEAT
+
+        con.print(f"{QUICK_CAVEAT}.", markup=False)
     print(f"report: {res.report_md} and {res.report_html}")
     return 1 if bad else 0  # a reproduction with runs that failed is not a success
 
@@ -139,7 +143,9 @@ def cmd_compare(a) -> int:
     con = Console() if sys.stdout.isatty() else Console(width=150)
     if c.note:
         con.print(c.note, markup=False)
-    t = Table(title=f"passes: {_text(a.base)} -> {_text(a.other)}")
+    # The directories on lines of their own: a long one in a title would wrap mid-word.
+    con.print(f"base:  {a.base}\nother: {a.other}", markup=False, soft_wrap=True)
+    t = Table(title="passes, base -> other")
     for col in ("", "base", "other", "change"):
         t.add_column(col, justify="left" if not col else "right")
     for name, r in c.scores.iterrows():
@@ -151,7 +157,9 @@ def cmd_compare(a) -> int:
             ct.add_column(col, justify="right" if col in ("src", "thesis", "base", "other") else "left")
         for r in c.cells.to_dict("records"):
             phase = r["phase"] if isinstance(r["phase"], str) else ""
-            ct.add_row(_text(r["table"]), _text(r["pair"]), _text(r["source"]), _text(phase), _text(r["metric"]), _text(r["class"]),
+            src = r["source"]
+            src = int(src) if isinstance(src, float) and src.is_integer() else ("" if src != src else src)
+            ct.add_row(_text(r["table"]), _text(r["pair"]), _text(src), _text(phase), _text(r["metric"]), _text(r["class"]),
                        _fmt(r["thesis"]), _fmt(r["sim_base"]), _fmt(r["sim_other"]),
                        f"{r['status_base']} -> {r['status_other']}")
         con.print(ct)

@@ -104,12 +104,18 @@ def run_many(tasks: list[Task], *, workers: int | None = None, progress: bool | 
 
 
 class _progress:
-    """A rich progress bar on a terminal; silent otherwise."""
+    """A rich progress bar on a terminal; elsewhere (a log file, a pipe) a line on standard error
+    every REPORT_EVERY_S seconds, so a long reproduction redirected to a file shows it is alive."""
+
+    REPORT_EVERY_S = 30.0
 
     def __init__(self, total: int, label: str):
         import sys
+        import time
 
         self._p = None
+        self._total, self._done, self._label = total, 0, label
+        self._start = self._last = time.monotonic()
         if sys.stderr.isatty():
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
 
@@ -119,12 +125,29 @@ class _progress:
             self._t = self._p.add_task(label, total=total)
 
     def advance(self):
+        self._done += 1
         if self._p:
             self._p.advance(self._t)
+            return
+        import sys
+        import time
+
+        now = time.monotonic()
+        if now - self._last >= self.REPORT_EVERY_S and self._done < self._total:
+            self._last = now
+            elapsed = now - self._start
+            left = elapsed * (self._total - self._done) / self._done
+            print(f"ccsim: {self._label}: {self._done} of {self._total} runs done, {_clock(elapsed)} elapsed, "
+                  f"about {_clock(left)} left", file=sys.stderr, flush=True)
 
     def stop(self):
         if self._p:
             self._p.stop()
+
+
+def _clock(seconds: float) -> str:
+    s = int(round(seconds))
+    return f"{s // 60} min {s % 60:02d} s" if s >= 60 else f"{s} s"
 
 
 # -- parameter sweeps over a scenario file ------------------------------------------------------
@@ -227,7 +250,7 @@ def set_path(data: dict, path: str, value) -> None:
             if not isinstance(cur, list):
                 raise ValueError(f"--set {path}: {where} is not a list, so [{p}] does not apply")
             if p >= len(cur):
-                raise ValueError(f"--set {path}: {where} has {len(cur)} elements, no [{p}]")
+                raise ValueError(f"--set {path}: {where} has {len(cur)} element{'s' if len(cur) != 1 else ''}, no [{p}]")
         elif not isinstance(cur, dict):
             kind = "a list: index it first, e.g. " + f"{where}[0].{p}" if isinstance(cur, list) else "a value, not a table"
             raise ValueError(f"--set {path}: {where} is {kind}")

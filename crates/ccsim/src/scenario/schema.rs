@@ -200,10 +200,14 @@ impl Scenario {
 pub fn parse_toml(text: &str) -> Result<Value> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let table = toml::from_str::<toml::Table>(text).map_err(|e| {
-        let msg = e.message().to_string();
+        let mut msg = e.message().to_string();
         match e.span() {
             Some(s) => {
                 let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
+                // The parser's message does not name the key it saw twice; its span does.
+                if let Some(key) = text.get(s.start..s.end).filter(|k| msg == "duplicate key" && k.len() <= 80) {
+                    msg = format!("duplicate key `{}`", key.trim());
+                }
                 ScenarioError::new("", format!("not valid TOML (line {line}): {msg}"))
             }
             None => ScenarioError::new("", format!("not valid TOML: {msg}")),

@@ -86,7 +86,7 @@ pub fn duration(s: &str) -> Result<SimTime, String> {
 
 /// A run's length: as [`duration`], up to [`MAX_RUN_SECONDS`].
 pub fn run_duration(s: &str) -> Result<SimTime, String> {
-    bounded_duration(s, MAX_RUN_SECONDS, "a non-negative duration up to 1.6e7 s, such as \"30s\", \"10min\" or \"1e7s\"")
+    bounded_duration(s, MAX_RUN_SECONDS, "a positive duration up to 1.6e7 s, such as \"30s\", \"10min\" or \"1e7s\"")
 }
 
 fn bounded_duration(s: &str, max: f64, expect: &str) -> Result<SimTime, String> {
@@ -108,6 +108,10 @@ fn bounded_duration(s: &str, max: f64, expect: &str) -> Result<SimTime, String> 
     };
     if !(secs.is_finite() && (0.0..=max).contains(&secs)) {
         return Err(expect.to_string());
+    }
+    if secs > 0.0 && secs < 0.5e-12 {
+        // It would round to nothing: say so rather than run with a zero the user did not write.
+        return Err(format!("{expect} (\"{}\" is below the clock's resolution, 1 ps)", s.trim()));
     }
     Ok(from_secs(secs))
 }
@@ -153,6 +157,9 @@ pub fn packet_rate(s: &str) -> Result<f64, String> {
     let (n, unit) = split_number(s).ok_or_else(|| EXPECT.to_string())?;
     match unit.as_str() {
         "" | "pps" | "pkt/s" => {}
+        u if bandwidth(s).is_ok() && !u.is_empty() => {
+            return Err(format!("{EXPECT}; a bit rate such as {s:?} goes in `bitrate` (packets of the flow's size)"));
+        }
         _ => return Err(EXPECT.to_string()),
     }
     if !(n.is_finite() && n > 0.0 && n <= 1e12) {
@@ -187,6 +194,23 @@ pub fn buffer(s: &str) -> Result<BufferLimit, String> {
 mod tests {
     use super::*;
     use crate::sim::PS_PER_SEC;
+    #[test]
+    fn a_bit_rate_given_as_a_packet_rate_is_pointed_to_bitrate() {
+        let e = packet_rate("40kbps").unwrap_err();
+        assert!(e.contains("\"40kbps\" goes in `bitrate`"), "{e}");
+        assert!(!packet_rate("40kg").unwrap_err().contains("bitrate"));
+        assert_eq!(packet_rate("10pps"), Ok(10.0));
+    }
+
+    #[test]
+    fn a_duration_below_the_clock_resolution_is_refused_not_rounded_to_zero() {
+        let e = duration("1e-20s").unwrap_err();
+        assert!(e.contains("below the clock's resolution"), "{e}");
+        assert_eq!(duration("1ps"), Ok(1));
+        assert_eq!(duration("0s"), Ok(0));
+        assert!(run_duration("-5s").unwrap_err().starts_with("a positive duration"));
+    }
+
     #[test]
     fn parses_the_units_of_the_theses() {
         assert_eq!(bandwidth("80kbps"), Ok(80_000));

@@ -34,6 +34,7 @@ def _figures(board, ctx):
 THESIS = Thesis(
     id="cui-fast",
     title="Cui, Chapter 4 and Appendix B (FAST TCP)",
+    runtime="full about 7.5 min, --quick about 50 s on 2 cores",
     package=__name__,
     quick_seeds=1,
     quick_factor=1.0,   # the runs are short; --quick runs fewer of E4.2's points instead

@@ -100,6 +100,11 @@ def write(outcome, ref: dict, data: dict, tables, *, t0: float) -> list[Path]:
     return written
 
 
+QUICK_CAVEAT = ("A quick run is a smoke test: with fewer seeds and shorter runs, stochastic cells move and "
+                "cells can fail that the full run passes; the findings were measured on full runs, so compare "
+                "scores with a full run's only")
+
+
 def _own_seeds_text(own: dict) -> str:
     """The runs line's note of the scenarios that reference.toml gives seed counts of their own."""
     by_n: dict[int, list[str]] = {}
@@ -115,8 +120,10 @@ def _header(doc: Doc, outcome, ref: dict) -> None:
     files = outcome.file_runs()
     ok_runs = int((files > 0).sum())
     fixed = [scenario_name(sc) for sc in ref["scenarios"] if "phases" in sc and sc["scenario"] in outcome.scenarios]
-    quick = (f" ({thesis.quick_seeds} seeds by default, durations x{thesis.quick_factor:g}"
-             + (f" except {', '.join(fixed)}, whose phases are fixed in time)" if fixed else ")"))
+    durations = (f"durations x{thesis.quick_factor:g}" if thesis.quick_factor != 1 else "durations unchanged")
+    quick = (f" ({thesis.quick_seeds} seed{'s' if thesis.quick_seeds != 1 else ''} by default, {durations}"
+             + (f" except {', '.join(fixed)}, whose phases are fixed in time)" if fixed and thesis.quick_factor != 1
+                else ")") + f". {QUICK_CAVEAT}")
     doc.ul([
         f"Thesis: {ref.get('thesis', '')}",
         f"Generated {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} by {outcome.version}",

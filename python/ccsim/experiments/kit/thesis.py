@@ -56,6 +56,9 @@ class Thesis:
     (:class:`ccsim.experiments.kit.report.ReportContext`)."""
     sections: Callable | None = None
     """``sections(doc, ctx)``: add report sections of the thesis's own (after the findings)."""
+    runtime: str = ""
+    """How long a full and a ``--quick`` run take on the 2-core reference machine
+    (docs/reproductions.md), for ``ccsim reproduce --list``, e.g. "full 45 s, --quick 6 s"."""
     method_note: str = ""
     """A sentence for the report on how this thesis's values are read, beside the kit's own."""
     built_scenarios: Callable | None = None
