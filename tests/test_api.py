@@ -501,15 +501,26 @@ def test_in_order_sink_discards_beyond_a_hole_and_sends_no_ack_for_it():
 
 
 def test_progress_off_a_terminal_is_a_line_every_so_often(monkeypatch, capsys):
-    # A reproduction redirected to a log file must show it is alive (no bar without a terminal).
+    # A reproduction redirected to a log file must show it is alive (no bar without a terminal);
+    # the library stays silent unless the command asks for the lines.
+    import time
+
     from ccsim import sweep
 
-    monkeypatch.setattr(sweep._progress, "REPORT_EVERY_S", 0.0)
-    bar = sweep._progress(4, "simulating")
-    for _ in range(4):
+    clock = iter([100.0, 110.0, 140.0, 150.0, 175.0, 200.0])   # start, then one reading per run
+    monkeypatch.setattr(time, "monotonic", lambda: next(clock))
+    bar = sweep._progress(5, "simulating")
+    for _ in range(5):
         bar.advance()
-    bar.stop()
+    assert capsys.readouterr().err == ""          # silent by default
+    monkeypatch.setattr(sweep._progress, "LINES_OFF_TERMINAL", True)
+    clock = iter([0.0, 10.0, 40.0, 50.0, 75.0, 100.0])
+    bar = sweep._progress(5, "simulating")
+    for _ in range(5):
+        bar.advance()
     lines = capsys.readouterr().err.splitlines()
-    assert lines[0].startswith("ccsim: simulating: 1 of 4 runs done, ") and "left" in lines[0], lines
-    assert len(lines) == 3   # not after the last run: the command's own output follows
+    # Runs end at 10, 40, 50, 75 and 100 s: a line at 40 s (2 done, 30 s since the last) and at
+    # 75 s (4 done, 35 s since), none after the last run.
+    assert lines == ["ccsim: simulating: 2 of 5 runs done, 40 s elapsed, about 1 min 00 s left",
+                     "ccsim: simulating: 4 of 5 runs done, 1 min 15 s elapsed, about 19 s left"], lines
     assert sweep._clock(125) == "2 min 05 s" and sweep._clock(7.4) == "7 s"

@@ -224,7 +224,7 @@ def test_sweep_runs_the_grid_and_resumes(cli, examples, tmp_path):
 
 
 def test_sweep_table_keeps_the_order_the_values_were_given_in(cli, examples, tmp_path):
-    # Grouped as text, "10" would sort before "2" (and "40pkt" before "5pkt").
+    # Grouped and sorted, 2 would come before 10 (and, as text, "40pkt" before "5pkt").
     r = cli("sweep", examples / "keshav-s1-jk-fcfs.toml", "--set", "flows[0].max_window=10,2", "--set",
             "duration=300s", "--set", "measure.interval=50s", "--out", tmp_path / "sw")
     assert r.returncode == 0, r.stderr

@@ -30,6 +30,9 @@ def test_scenarios_copy_copies_a_folder_and_never_overwrites(cli, examples, tmp_
     r = cli("scenarios", "examples", "--copy", dest, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     shipped = sorted(p.name for p in examples.glob("*.toml"))
+    assert f"copied {len(shipped)} scenario files from" in r.stdout and "ccsim run " in r.stdout
+    r = cli("scenarios", "cui-buffers", "--copy", tmp_path / "cb", cwd=tmp_path)   # a README beside them
+    assert "scenario files and its README" in r.stdout and ".toml)" in r.stdout, r.stdout
     assert sorted(p.name for p in dest.glob("*.toml")) == shipped
     assert (dest / "dumbbell.toml").read_bytes() == (examples / "dumbbell.toml").read_bytes()
     assert not [p for p in dest.iterdir() if p.name.startswith(".tmp-")]
@@ -49,12 +52,19 @@ def test_scenarios_copy_copies_a_folder_and_never_overwrites(cli, examples, tmp_
     (["scenarios", "nope"], "no shipped folder 'nope'; expected one of: cui-buffers"),
     (["scenarios", "--copy", "x"], "--copy: name the folder"),
     (["scenarios", "examples", "--copy", "{file}"], "is a file; expected a directory"),
+    (["scenarios", "examples", "--copy", "{shipped}/keshav91"], "is inside the installed package"),
+    (["scenarios", "examples", "--copy", "{shipped}"], "is inside the installed package"),
+    (["scenarios", "examples", "--path", "--copy", "x"], "not allowed with argument"),
 ])
 def test_scenarios_bad_input_exits_2_naming_it(cli, tmp_path, args, words):
+    from ccsim.cli_scenarios import shipped_root
+
     f = tmp_path / "f.txt"
     f.write_text("x")
-    r = cli(*[a.format(file=f) for a in args], cwd=tmp_path)
+    before = sorted(p.name for p in (shipped_root() / "keshav91").iterdir())
+    r = cli(*[a.format(file=f, shipped=shipped_root()) for a in args], cwd=tmp_path)
     assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert sorted(p.name for p in (shipped_root() / "keshav91").iterdir()) == before
 
 
 def test_validate_takes_a_folder_here_or_shipped(cli, examples, tmp_path):
@@ -70,5 +80,7 @@ def test_validate_takes_a_folder_here_or_shipped(cli, examples, tmp_path):
     assert r.returncode == 2 and r.stdout.count(": ok") == 1 and "b.toml" in r.stderr, (r.stdout, r.stderr)
     empty = tmp_path / "empty"
     empty.mkdir()
-    r = cli("validate", empty, cwd=tmp_path)
-    assert r.returncode == 2 and "is a directory" in r.stderr, r.stderr
+    (empty / "sub").mkdir()
+    r = cli("validate", empty, mine, cwd=tmp_path)   # the bad argument does not stop the others
+    assert r.returncode == 2 and "a folder with no .toml file in it" in r.stderr, r.stderr
+    assert r.stdout.count(": ok") == 1

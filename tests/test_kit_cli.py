@@ -51,7 +51,24 @@ def test_reproduce_from_an_empty_directory_uses_the_packaged_scenarios(cli, tmp_
     out = tmp_path / "results" / "keshav91-quick-only-1"
     cells = pd.read_parquet(out / "cells.parquet")
     assert set(cells["scenario"]) == {"S1"} and (cells["status"] != "NOT RUN").all()
-    assert "## Summary" in (out / "report.md").read_text(encoding="utf-8")
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "## Summary" in report
+    # A quick run's scores are said to be a smoke test, in the report and on the terminal.
+    caveat = "A quick run is a smoke test: with fewer seeds and shorter runs than the full run"
+    assert caveat in report and caveat in " ".join(r.stdout.split()), r.stdout
+
+
+def test_the_quick_caveat_says_what_a_quick_run_leaves_out():
+    from ccsim.experiments.kit.reference import load_reference
+    from ccsim.experiments.kit.report import quick_caveat
+
+    def caveat(thesis_id):
+        t = get_thesis(thesis_id)
+        return quick_caveat(t, load_reference(t.reference))
+
+    assert "with fewer seeds and shorter runs than" in caveat("keshav91")
+    assert "with fewer sweep points than" in caveat("cui-fast")      # its runs are short already
+    assert caveat("cui-adpm") == ""                                   # quick and full are the same run
 
 
 def test_param_targets_are_the_engines_registry():

@@ -122,10 +122,25 @@ def test_an_interrupted_run_does_not_replace_a_complete_one_in_its_out(tmp_path)
                               interrupt_after=4, ready=lambda pid: cpu_seconds(pid) >= 3.0)
     assert code == 130, err
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
-    assert f"files in {out}-interrupted/" in stdout and "keeps the complete run" in stdout, stdout
+    assert f"files in {out}-interrupted (" in stdout and "keeps the complete run" in stdout, stdout
     from ccsim import Results
 
     assert Results.read(f"{out}-interrupted").run["interrupted"]
+
+
+def test_the_side_directory_of_an_interrupted_run(tmp_path, monkeypatch):
+    import json
+
+    from ccsim.cli import _beside, _holds_complete_run
+
+    monkeypatch.chdir(tmp_path)
+    assert _beside("run1/") == str(tmp_path / "run1-interrupted")
+    assert _beside(".") == str(tmp_path.parent / f"{tmp_path.name}-interrupted")
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "summary.json").write_text(json.dumps({"run": {"name": "x"}}))   # before the flag
+    assert _holds_complete_run("old") and not _holds_complete_run("missing")
+    (tmp_path / "old" / "summary.json").write_text(json.dumps({"run": {"interrupted": True}}))
+    assert not _holds_complete_run("old")
 
 
 def test_the_api_stops_at_a_time_limit_and_says_how_far_it_got():

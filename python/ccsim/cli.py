@@ -49,12 +49,20 @@ def _with_sets(file, specs: list[str]):
 
 
 def _holds_complete_run(out: str) -> bool:
+    """True if ``out`` holds a run's results that were not interrupted (summaries written
+    before the flag existed count as complete)."""
     import json
 
     try:
-        return json.loads((Path(out) / "summary.json").read_text())["run"]["interrupted"] is False
-    except (OSError, ValueError, KeyError, TypeError):
+        return json.loads((Path(out) / "summary.json").read_text())["run"].get("interrupted") is not True
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return False
+
+
+def _beside(out: str) -> str:
+    """``out``'s sibling for an interrupted run's results: run1/ -> run1-interrupted, . -> ../<name>-interrupted."""
+    p = Path(out).resolve()
+    return str(p.with_name(p.name + "-interrupted")) if p.name else str(p / "interrupted")
 
 
 def cmd_run(a) -> int:
@@ -80,13 +88,20 @@ def cmd_run(a) -> int:
         print(f"ccsim: interrupted after {res.run['duration_s']:.6g} simulated seconds; the results "
               f"below cover that much", file=sys.stderr)
         # A complete run already in --out is not replaced by a partial one: that goes beside it.
-        dest = f"{a.out.rstrip('/')}-interrupted" if a.out and _holds_complete_run(a.out) else a.out
-        paths = res.write(dest, plots=not a.no_plots) if dest else []
+        dest = _beside(a.out) if a.out and _holds_complete_run(a.out) else a.out
+        paths = []
+        if dest:
+            try:
+                paths = res.write(dest, plots=not a.no_plots)
+            except OSError as e:  # what was measured is not lost for want of the side directory
+                print(f"ccsim: cannot write {dest} ({e.strerror or e}); writing to {a.out} instead", file=sys.stderr)
+                dest = a.out
+                paths = res.write(dest, plots=not a.no_plots)
         if not a.quiet:
             _print_table(res)
         if dest:
-            kept = f"; {a.out}/ keeps the complete run that was there" if dest != a.out else ""
-            print(f"kept {len(paths)} files in {dest}/ (the run up to the interruption{kept}): "
+            kept = f"; {a.out} keeps the complete run that was there" if dest != a.out else ""
+            print(f"kept {len(paths)} files in {dest} (the run up to the interruption{kept}): "
                   + ", ".join(p.name for p in paths))
         return 130
     if a.set:
@@ -104,8 +119,14 @@ def cmd_validate(a) -> int:
     from . import api
     from ._core import ScenarioError
 
-    status = 0
-    for f in [f for given in a.files for f in scenario_files(given)]:
+    status, files = 0, []
+    for given in a.files:
+        try:
+            files += scenario_files(given)
+        except ValueError as e:
+            print(f"ccsim: error: {e}", file=sys.stderr)
+            status = 2
+    for f in files:
         try:
             d = api.validate(f)
             print(f"{f}: ok ({d['nodes']} nodes, {d['links']} links, {d['flows']} flows, {d['duration_s']:g} s)")
@@ -242,7 +263,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("reproduce", help="run a thesis's experiments and write a report comparing every result",
                         description="THESIS is a registered thesis (ccsim reproduce --list names them).")
     rp.add_argument("thesis", nargs="?", metavar="THESIS", help="the thesis to reproduce, e.g. keshav91")
-    rp.add_argument("--list", action="store_true", help="list the registered theses (id and title) and exit")
+    rp.add_argument("--list", action="store_true", help="list the registered theses (id, title and how long a run "
+                                                        "takes) and exit")
     rp.add_argument("--quick", action="store_true",
                     help="fewer seeds and shortened runs, as the thesis sets them (keshav91: 2 seeds, durations "
                          "halved): a smoke test, whose scores are not the full run's; --list gives each "
@@ -298,7 +320,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     from ._core import ScenarioError
+    from .sweep import _progress
     import signal
+
+    _progress.LINES_OFF_TERMINAL = True  # a long command off a terminal says it is alive
 
     def terminate(signum, frame):
         raise KeyboardInterrupt  # SIGTERM stops a run as Ctrl-C does: what was measured is kept

@@ -41,7 +41,11 @@ def scenario_files(given: str) -> list[str]:
     a folder, here or among the shipped ones (``scenarios/examples``: a shell glob of it
     expands to nothing outside a checkout)."""
     if Path(given).is_dir():
-        return [str(p) for p in sorted(Path(given).glob("*.toml"))] or [given]
+        found = [str(p) for p in sorted(Path(given).glob("*.toml"))]
+        if not found:
+            raise ValueError(f"{given}: a folder with no .toml file in it (subfolders are not searched); "
+                             f"expected a scenario file or a folder of them")
+        return found
     shipped = None if Path(given).exists() else folder_of(given)
     if shipped is not None:
         return [str(Path(given) / p.name) for p in sorted(shipped.glob("*.toml"))]
@@ -60,7 +64,7 @@ def _folder_title(name: str) -> str:
 
 
 def _description(path: Path) -> str:
-    """A scenario file's ``description`` (its top-level key), without parsing the whole file."""
+    """A scenario file's ``description`` (its top-level key); empty if it has none."""
     import tomllib
 
     try:
@@ -78,6 +82,9 @@ def _copy(folder: Path, dest: str) -> int:
     out = Path(dest)
     if out.exists() and not out.is_dir():
         return _err(f"--copy {dest}: is a file; expected a directory to copy the scenario files into")
+    root = shipped_root().resolve()
+    if out.resolve() == root or root in out.resolve().parents:
+        return _err(f"--copy {dest}: is inside the installed package ({root}); expected a directory of your own")
     files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in (".toml", ".md"))
     there = [p.name for p in files if (out / p.name).exists()]
     if there:
@@ -90,8 +97,10 @@ def _copy(folder: Path, dest: str) -> int:
             atomic_write(out / p.name, lambda tmp, src=p: shutil.copyfile(src, tmp))
     except OSError as e:
         return _err(f"--copy {dest}: cannot write there ({e.strerror or e})")
-    print(f"copied {len(files)} files from {folder} to {out}/ (edit them, then: ccsim run {out / files[0].name})"
-          if files else f"{folder} has no scenario files to copy")
+    scenarios = [p for p in files if p.suffix == ".toml"]
+    readme = " and its README" if len(files) > len(scenarios) else ""
+    print(f"copied {len(scenarios)} scenario files{readme} from {folder} to {out}/ (edit them, then: ccsim run "
+          f"{out / scenarios[0].name})" if scenarios else f"{folder} has no scenario files to copy")
     return 0
 
 
@@ -141,7 +150,8 @@ def add_command(sub) -> None:
                                    "its files and their descriptions. Shipped files run by their relative paths "
                                    "from any directory, e.g. ccsim run scenarios/examples/dumbbell.toml.")
     s.add_argument("folder", nargs="?", metavar="FOLDER", help="a shipped folder, e.g. examples or keshav91")
-    s.add_argument("--path", action="store_true", help="print the folder's installed path and nothing else")
-    s.add_argument("--copy", type=_path, metavar="DIR", help="copy the folder's files into DIR (created if needed; a file "
+    only = s.add_mutually_exclusive_group()
+    only.add_argument("--path", action="store_true", help="print the folder's installed path and nothing else")
+    only.add_argument("--copy", type=_path, metavar="DIR", help="copy the folder's files into DIR (created if needed; a file "
                                                  "already there is never replaced)")
     s.set_defaults(func=cmd_scenarios)

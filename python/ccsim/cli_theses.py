@@ -126,9 +126,12 @@ def cmd_reproduce(a) -> int:
               f"{e['explained checks']} of {e['failed hard checks']} failed or data-less hard checks "
               f"(cause still open for {e['open cells']} cells and {e['open checks']} checks)")
     if res.quick:
-        from .experiments.kit.report import QUICK_CAVEAT
+        from .experiments.kit.reference import load_reference
+        from .experiments.kit.report import quick_caveat
 
-        con.print(f"{QUICK_CAVEAT}.", markup=False)
+        caveat = quick_caveat(thesis, load_reference(thesis.reference))
+        if caveat:
+            con.print(f"{caveat}.", markup=False)
     print(f"report: {res.report_md} and {res.report_html}")
     return 1 if bad else 0  # a reproduction with runs that failed is not a success
 

@@ -104,10 +104,13 @@ def run_many(tasks: list[Task], *, workers: int | None = None, progress: bool | 
 
 
 class _progress:
-    """A rich progress bar on a terminal; elsewhere (a log file, a pipe) a line on standard error
-    every REPORT_EVERY_S seconds, so a long reproduction redirected to a file shows it is alive."""
+    """A rich progress bar on a terminal. Elsewhere (a log file, a pipe) silent, unless
+    ``LINES_OFF_TERMINAL`` (the ``ccsim`` command sets it): then a line on standard error as a
+    run finishes, at most every REPORT_EVERY_S seconds, so a long reproduction redirected to a
+    file shows it is alive."""
 
     REPORT_EVERY_S = 30.0
+    LINES_OFF_TERMINAL = False
 
     def __init__(self, total: int, label: str):
         import sys
@@ -133,7 +136,7 @@ class _progress:
         import time
 
         now = time.monotonic()
-        if now - self._last >= self.REPORT_EVERY_S and self._done < self._total:
+        if self.LINES_OFF_TERMINAL and now - self._last >= self.REPORT_EVERY_S and self._done < self._total:
             self._last = now
             elapsed = now - self._start
             left = elapsed * (self._total - self._done) / self._done

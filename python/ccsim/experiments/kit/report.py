@@ -100,9 +100,18 @@ def write(outcome, ref: dict, data: dict, tables, *, t0: float) -> list[Path]:
     return written
 
 
-QUICK_CAVEAT = ("A quick run is a smoke test: with fewer seeds and shorter runs, stochastic cells move and "
-                "cells can fail that the full run passes; the findings were measured on full runs, so compare "
-                "scores with a full run's only")
+def quick_caveat(thesis, ref: dict) -> str:
+    """What a reader of a quick run's scores must know: what it runs less of than the full run,
+    and that the findings were measured on full runs; empty where quick and full are the same."""
+    full_seeds = thesis.default_seeds or ref.get("tolerance", {}).get("seeds", 5)
+    less = ((["fewer seeds"] if thesis.quick_seeds < full_seeds else [])
+            + (["shorter runs"] if thesis.quick_factor < 1 else [])
+            + (["fewer sweep points"] if any("quick" in sw for sc in ref.get("scenarios", [])
+                                                 for sw in sc.get("sweeps", [])) else []))
+    if not less:
+        return ""
+    return (f"A quick run is a smoke test: with {' and '.join(less)} than the full run, cells can fail that the "
+            f"full run passes, and the findings were measured on full runs; compare scores with a full run's only")
 
 
 def _own_seeds_text(own: dict) -> str:
@@ -121,9 +130,10 @@ def _header(doc: Doc, outcome, ref: dict) -> None:
     ok_runs = int((files > 0).sum())
     fixed = [scenario_name(sc) for sc in ref["scenarios"] if "phases" in sc and sc["scenario"] in outcome.scenarios]
     durations = (f"durations x{thesis.quick_factor:g}" if thesis.quick_factor != 1 else "durations unchanged")
+    caveat = quick_caveat(thesis, ref)
     quick = (f" ({thesis.quick_seeds} seed{'s' if thesis.quick_seeds != 1 else ''} by default, {durations}"
              + (f" except {', '.join(fixed)}, whose phases are fixed in time)" if fixed and thesis.quick_factor != 1
-                else ")") + f". {QUICK_CAVEAT}")
+                else ")") + (f". {caveat}" if caveat else ""))
     doc.ul([
         f"Thesis: {ref.get('thesis', '')}",
         f"Generated {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} by {outcome.version}",
