@@ -216,9 +216,14 @@ def test_sweep_runs_the_grid_and_resumes(cli, examples, tmp_path):
     assert len(list((out / "runs").glob("*.json"))) == 4
     ftp1 = t[t["name"] == "1 FTP"].groupby("param:flows[0].max_window")["goodput_pps"].mean()
     assert ftp1[2] < ftp1[5]  # a smaller window gets a smaller share of the FCFS line
+    assert (out / "sweep.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "and sweep.png" in r.stdout
+    (out / "sweep.png").unlink()
+    r = cli("plot", out)                   # a sweep's directory: its figure is redrawn
+    assert r.returncode == 0 and (out / "sweep.png").exists() and "wrote sweep.png" in r.stdout, r.stderr
     before = {p: p.stat().st_mtime_ns for p in (out / "runs").glob("*.json")}
-    r = cli(*args, "--set", "duration=300s", "--set", "measure.interval=50s")
+    r = cli(*args, "--set", "duration=300s", "--set", "measure.interval=50s", "--no-plots")
     assert r.returncode == 0 and {p: p.stat().st_mtime_ns for p in (out / "runs").glob("*.json")} == before
+    assert not (out / "sweep.png").exists()   # --no-plots leaves no figure of another sweep behind
     r = cli("sweep", examples / "keshav-s1-jk-fcfs.toml", "--set", "flows[0].cc=bbr", "--out", out)
     assert r.returncode == 2 and "flows[0].cc" in r.stderr and "Traceback" not in r.stderr
 

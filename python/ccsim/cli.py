@@ -180,8 +180,16 @@ def cmd_list(a) -> int:
 def cmd_plot(a) -> int:
     from .results import Results, write_figures
 
-    loaded = Results.read(a.dir)
     out = Path(a.dir)
+    if (out / "sweep.parquet").is_file() and not (out / "summary.json").exists():
+        import pandas as pd
+
+        from .cli_sweep import write_sweep_figure
+
+        drawn = write_sweep_figure(pd.read_parquet(out / "sweep.parquet"), out, title=out.name)
+        print(f"wrote {'sweep.png' if drawn else 'nothing (no parameter varies)'} in {out}/")
+        return 0
+    loaded = Results.read(a.dir)
     # Each figure goes to a temporary file first, so a failed plot never leaves a broken PNG
     # in place of a good one.
     try:
@@ -256,7 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("other", metavar="OTHER")
     cp.set_defaults(func=cmd_compare)
 
-    pl = sub.add_parser("plot", help="redraw the plots of a results directory")
+    pl = sub.add_parser("plot", help="redraw the plots of a results directory (a run's, or a sweep's sweep.png)")
     pl.add_argument("dir")
     pl.set_defaults(func=cmd_plot)
 

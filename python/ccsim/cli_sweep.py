@@ -76,11 +76,29 @@ def cmd_sweep(a) -> int:
         for _, r in agg.iterrows():
             t.add_row(*[("-" if v != v else f"{v:.4g}") if isinstance(v, float) else _text(v) for v in r.values])
         (Console() if sys.stdout.isatty() else Console(width=160)).print(t)
+    drawn = write_sweep_figure(table, Path(a.out), title=str(base.get("name") or Path(a.file).stem),
+                               draw=not a.no_plots)
     pcols = [c for c in table.columns if c.startswith("param:")]
     runs = len(table[pcols + ["seed"]].drop_duplicates()) if len(table) else 0
     print(f"{runs} run{'s' if runs != 1 else ''}, {len(table)} flow row{'s' if len(table) != 1 else ''}: "
-          f"{a.out}/sweep.parquet (runs/ keeps one JSON per run; running the same sweep again skips them)")
+          f"{a.out}/sweep.parquet{' and sweep.png' if drawn else ''} (runs/ keeps one JSON per run; running the "
+          f"same sweep again skips them)")
     return 1 if failures else 0
+
+
+def write_sweep_figure(table, out: Path, *, title: str, draw: bool = True) -> bool:
+    """sweep.png in ``out`` from the sweep's rows, if a parameter varies (and ``draw``); a
+    figure left there by an earlier sweep that this one does not draw is removed, so the
+    figure always shows the table beside it."""
+    from ._files import atomic_write
+    from .plots_sweep import plot_sweep, varying
+
+    png = out / "sweep.png"
+    if draw and len(table) and varying(table):
+        atomic_write(png, lambda tmp: plot_sweep(table, tmp, title=title))
+        return True
+    png.unlink(missing_ok=True)
+    return False
 
 
 def add_command(sub) -> None:
@@ -94,4 +112,6 @@ def add_command(sub) -> None:
     sw.add_argument("--out", type=_path, required=True, metavar="DIR")
     sw.add_argument("--jobs", type=int, help="parallel runs (default: one per core)")
     sw.add_argument("--scheduler", metavar="ADDR", help="run on a Dask cluster, e.g. tcp://host:8786")
+    sw.add_argument("--no-plots", action="store_true", help="skip sweep.png (each flow's goodput, delay and "
+                                                            "drops against the first swept value)")
     sw.set_defaults(func=cmd_sweep)

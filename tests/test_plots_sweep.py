@@ -1,0 +1,35 @@
+"""sweep.png: a sweep's flows against the swept value (python/ccsim/plots_sweep.py)."""
+
+import pandas as pd
+
+from ccsim.plots_sweep import numeric_axis, plot_sweep, varying
+
+
+def test_numeric_axis_places_numbers_of_one_unit_and_refuses_the_rest():
+    assert numeric_axis(["5pkt", "40pkt", "10pkt"]) == ([5.0, 40.0, 10.0], "pkt")
+    assert numeric_axis([3, 0.5]) == ([3.0, 0.5], "")
+    assert numeric_axis(["1e-3s", "2ms"]) is None          # two units: no common scale here
+    assert numeric_axis(["reno", "cubic"]) is None
+    assert numeric_axis([True, False]) is None
+
+
+def _rows(params: dict, seeds=(1, 2)):
+    import itertools
+
+    rows = []
+    for combo in itertools.product(*params.values()):
+        for seed in seeds:
+            for name, share in (("1 FTP", 1.0), ("2 FTP", 2.0)):
+                rows.append({**{f"param:{k}": v for k, v in zip(params, combo)}, "seed": seed, "name": name,
+                             "goodput_pps": share * seed, "delay_s": 0.1, "drop_rate": 0.0})
+    return pd.DataFrame(rows)
+
+
+def test_plot_sweep_draws_what_varies_and_nothing_for_seeds_alone(tmp_path):
+    t = _rows({"links[0].buffer": ["5pkt", "40pkt"], "flows[0].cc": ["reno", "cubic"], "duration": ["10s"]})
+    assert varying(t) == ["param:links[0].buffer", "param:flows[0].cc"]   # duration takes one value
+    png = tmp_path / "s.png"
+    assert plot_sweep(t, png, title="t") is True
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10000
+    assert plot_sweep(_rows({"duration": ["10s"]}), tmp_path / "none.png") is False
+    assert not (tmp_path / "none.png").exists()
