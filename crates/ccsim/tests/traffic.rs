@@ -96,6 +96,11 @@ fn bad_pareto_sources_name_their_field() {
         ("app = \"pareto\"\nrate = \"50pps\"\nmean_onn = \"1s\"", "flows[0].mean_onn", &["unknown key", "mean_on"]),
         // Pareto's keys belong to Pareto sources only.
         ("app = \"cbr\"\nrate = \"50pps\"\nburst = 20", "flows[0].burst", &["unknown key"]),
+        // A required key misspelt is named, not reported missing.
+        ("app = \"cbr\"\nbitrat = \"1Mbps\"", "flows[0].bitrat", &["unknown key", "did you mean \"bitrate\""]),
+        ("app = \"poisson\"\nmean_gp = \"1s\"", "flows[0].mean_gp", &["did you mean \"mean_gap\""]),
+        ("app = \"onoff\"\nrate = \"5pps\"\nonn = [[\"0s\", \"1s\"]]", "flows[0].onn", &["did you mean \"on\""]),
+        ("app = \"cbr\"\nrat = \"5pps\"", "flows[0].rat", &["did you mean \"rate\""]),
     ];
     for (lines, path, words) in cases {
         assert_err(lines, path, words);

@@ -109,12 +109,21 @@ impl<'a> Obj<'a> {
     /// The error for a missing required key; if the table holds a near-miss spelling that
     /// the decoder does not know, name that instead (what the user actually wrote).
     pub fn missing(&self, key: &str, what: &str) -> ScenarioError {
+        self.missing_one_of(&[key], key, format!("is required ({what})"))
+    }
+
+    /// The error when none of `keys` is given (`message` at `at`), unless the table holds a
+    /// near-miss spelling of one of them: then that key is named ("bitrat" for "bitrate").
+    pub fn missing_one_of(&self, keys: &[&str], at: &str, message: impl Into<String>) -> ScenarioError {
         for k in self.table.keys() {
-            if !self.asked.iter().any(|a| a == k) && near_miss(k, key) {
+            if self.asked.iter().any(|a| a == k) {
+                continue;
+            }
+            if let Some(key) = keys.iter().find(|key| near_miss(k, key)) {
                 return ScenarioError::new(self.at(k), format!("unknown key {k:?}; did you mean {key:?}?"));
             }
         }
-        ScenarioError::new(self.at(key), format!("is required ({what})"))
+        ScenarioError::new(self.at(at), message)
     }
 
     /// A non-negative integer.

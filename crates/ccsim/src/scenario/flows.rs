@@ -70,9 +70,11 @@ fn gap_from_rate(o: &mut Obj, mean_size: f64, required_for: &str) -> Result<Opti
         (Some(r), None) => Ok(Some(from_secs(1.0 / r).max(1))),
         (None, Some(b)) => Ok(Some(from_secs(mean_size * 8.0 / b as f64).max(1))),
         (None, None) if required_for.is_empty() => Ok(None),
-        (None, None) => {
-            Err(ScenarioError::new(o.at("rate"), format!("is required for app {required_for:?} (\"10pps\"), or give bitrate (\"40kbps\")")))
-        }
+        (None, None) => Err(o.missing_one_of(
+            &["rate", "bitrate"],
+            "rate",
+            format!("is required for app {required_for:?} (\"10pps\"), or give bitrate (\"40kbps\")"),
+        )),
     }
 }
 
@@ -155,7 +157,11 @@ fn decode_app(o: &mut Obj, app: &str, mean_size: f64, duration: SimTime) -> Resu
                 (None, Some(g)) => g,
                 (None, None) if app == "telnet" => 5 * PS_PER_SEC, // Keshav §6.5: mean 5 s
                 (None, None) => {
-                    return Err(ScenarioError::new(o.at("mean_gap"), "is required for app \"poisson\" (\"0.5s\"), or give rate (\"2pps\")"))
+                    return Err(o.missing_one_of(
+                        &["mean_gap", "rate", "bitrate"],
+                        "mean_gap",
+                        "is required for app \"poisson\" (\"0.5s\"), or give rate (\"2pps\")",
+                    ))
                 }
             };
             if mean_gap == 0 {
@@ -172,9 +178,13 @@ fn decode_app(o: &mut Obj, app: &str, mean_size: f64, duration: SimTime) -> Resu
         "onoff" => {
             let gap = gap_from_rate(o, mean_size, "onoff")?.unwrap();
             let path = o.at("on");
-            let items = o.array("on")?.ok_or_else(|| {
-                ScenarioError::new(path.clone(), "is required for app \"onoff\": a list of [start, end] periods, e.g. [[\"0s\", \"300s\"]]")
-            })?;
+            let Some(items) = o.array("on")? else {
+                return Err(o.missing_one_of(
+                    &["on"],
+                    "on",
+                    "is required for app \"onoff\": a list of [start, end] periods, e.g. [[\"0s\", \"300s\"]]",
+                ));
+            };
             let mut on = Vec::new();
             for (i, it) in items.iter().enumerate() {
                 let ipath = format!("{path}[{i}]");
