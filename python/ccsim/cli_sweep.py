@@ -90,13 +90,11 @@ def write_sweep_figure(table, out: Path, *, title: str, draw: bool = True) -> bo
     """sweep.png in ``out`` from the sweep's rows, if a parameter varies (and ``draw``); a
     figure left there by an earlier sweep that this one does not draw is removed, so the
     figure always shows the table beside it."""
-    from ._files import atomic_write
     from .plots_sweep import plot_sweep, varying
 
     png = out / "sweep.png"
     if draw and len(table) and varying(table):
-        atomic_write(png, lambda tmp: plot_sweep(table, tmp, title=title))
-        return True
+        return plot_sweep(table, png, title=title)
     png.unlink(missing_ok=True)
     return False
 

@@ -17,6 +17,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from ._files import atomic_savefig  # noqa: E402
 from .plots import MAX_LINES, plain  # noqa: E402
 
 METRICS = [("goodput_pps", "goodput (packets/s)"), ("delay_s", "RTT delay (s)"), ("drop_rate", "drops (/s)")]
@@ -47,7 +48,8 @@ def varying(table: pd.DataFrame) -> list[str]:
 
 
 def plot_sweep(table: pd.DataFrame, path, *, title: str = "") -> bool:
-    """Draw ``table`` (a sweep's per-flow rows: ``sweep.parquet``) into ``path`` as a PNG.
+    """Draw ``table`` (a sweep's per-flow rows: ``sweep.parquet``) into ``path``, a PNG (or the
+    format its suffix names), written whole or not at all.
     Returns False, drawing nothing, when no parameter varies (a sweep over seeds only)."""
     params = varying(table)
     if not params or not len(table):
@@ -88,11 +90,11 @@ def plot_sweep(table: pd.DataFrame, path, *, title: str = "") -> bool:
     if not axis:
         axes[-1].set_xticks(range(len(xs)), [plain(x) for x in xs], rotation=20 if len(xs) > 4 else 0)
     more = series.ngroups - len(keys)
-    axes[0].set_title(f"{plain(title)}: {seeds} seed{'s' if seeds != 1 else ''}, mean"
+    axes[0].set_title((f"{plain(title)}: " if title else "") + f"{seeds} seed{'s' if seeds != 1 else ''}, mean"
                       + (" and sd over seeds" if seeds > 1 else "")
                       + (f" (first {len(keys)} of {len(keys) + more} lines)" if more else ""), fontsize=10)
     axes[0].legend(fontsize=7, loc="best", ncol=2)
     fig.tight_layout()
-    fig.savefig(path, format="png")
+    atomic_savefig(fig, path)   # whole or not at all, whoever calls
     plt.close(fig)
     return True
