@@ -2,6 +2,7 @@
 
 import math
 import random
+import re
 
 import pandas as pd
 import pytest
@@ -524,3 +525,72 @@ def test_progress_off_a_terminal_is_a_line_every_so_often(monkeypatch, capsys):
     assert lines == ["ccsim: simulating: 2 of 5 runs done, 40 s elapsed, about 1 min 00 s left",
                      "ccsim: simulating: 4 of 5 runs done, 1 min 15 s elapsed, about 19 s left"], lines
     assert sweep._clock(125) == "2 min 05 s" and sweep._clock(7.4) == "7 s"
+
+
+def test_intervals_mark_the_discarded_ones_and_the_rest_give_the_flows_means(examples):
+    # Averaging `intervals` as it stands would count the warm-up the flows' means leave out.
+    import ccsim
+
+    res = ccsim.run(examples / "dumbbell.toml", duration="30s", progress=False)
+    iv = res.intervals
+    assert res.run["discard"] == 1 and iv["discarded"].tolist() == (iv["interval"] < 1).tolist()
+    kept = iv[~iv["discarded"]].groupby("flow_name", sort=False)["goodput_pps"].mean()
+    assert kept.round(9).tolist() == res.flows["goodput_pps"].round(9).tolist()
+    assert iv[iv["discarded"]]["goodput_pps"].mean() != pytest.approx(kept.mean())
+
+
+def _two_flows():
+    sc = ccsim.Scenario("t", duration="20s", seed=1)
+    sc.hosts("a", "b", "c").switches("sw")
+    sc.link("a", "sw", bandwidth="10Mbps").link("b", "sw", bandwidth="10Mbps")
+    sc.link("sw", "c", bandwidth="1Mbps", delay="10ms", buffer="20pkt")
+    return sc.flow("a", "c", cc="newreno").flow("b", "c", cc="jk")
+
+
+def test_run_sweep_from_python_takes_a_scenario_and_a_dict_and_reuses_finished_runs(tmp_path, monkeypatch):
+    out = tmp_path / "sw"
+    t = ccsim.run_sweep(_two_flows(), {"links[2].buffer": ["5pkt", "20pkt"], "flows[0].cc": "reno"},
+                        seeds=range(1, 3), out=out, workers=1, progress=False)
+    assert len(t) == 2 * 2 * 2 and t.attrs["failures"] == []
+    assert list(t.columns[:3]) == ["param:links[2].buffer", "param:flows[0].cc", "seed"]
+    assert set(t["param:flows[0].cc"]) == {"reno"} and (out / "sweep.parquet").exists()
+    small = t[t["param:links[2].buffer"] == "5pkt"]["drop_rate"].mean()
+    assert small > t[t["param:links[2].buffer"] == "20pkt"]["drop_rate"].mean()
+    stamps = {p: p.stat().st_mtime_ns for p in (out / "runs").glob("*.json")}
+    assert len(stamps) == 4
+    again = ccsim.run_sweep(_two_flows(), [("links[2].buffer", ["5pkt", "20pkt"]), ("flows[0].cc", ["reno"])],
+                            seeds=[1, 2], out=out, workers=1, progress=False)
+    assert {p: p.stat().st_mtime_ns for p in (out / "runs").glob("*.json")} == stamps   # nothing rerun
+    assert again.equals(t)
+    # Another engine version runs afresh instead of returning the old results as its own.
+    from ccsim import sweep
+
+    monkeypatch.setattr(sweep, "__version__", "0.0.0-other")
+    ccsim.run_sweep(_two_flows(), {"links[2].buffer": "5pkt"}, out=out, workers=1, progress=False)
+    assert len(list((out / "runs").glob("*.json"))) == 5
+
+
+@pytest.mark.parametrize("grid, seeds, words", [
+    ({"links[9].buffer": ["5pkt"]}, [1], "grid links[9].buffer: links has 3 elements, no [9]"),
+    ({"links[2].buffer": ["5pkt", "5kg"]}, [1], "links[2].buffer: expected a buffer"),
+    ([("links[2].buffer",)], [1], "expected {path: values} or (path, values) pairs"),
+    ({"links[2].buffer": []}, [1], "grid links[2].buffer: no values"),
+    ({}, [-1], "seed: expected an integer from 0"),
+])
+def test_run_sweep_checks_everything_before_running(tmp_path, grid, seeds, words):
+    with pytest.raises(ccsim.ScenarioError, match=re.escape(words)):
+        ccsim.run_sweep(_two_flows(), grid, seeds=seeds, out=tmp_path / "sw", progress=False)
+    assert not (tmp_path / "sw").exists()
+
+
+def test_a_scenario_loaded_into_the_builder_edits_and_runs_as_the_file(tmp_path):
+    sc = ccsim.Scenario.load("scenarios/examples/dumbbell.toml")
+    assert repr(sc).startswith("<ccsim.Scenario 'dumbbell': 8 hosts, 2 switches, 9 links, 4 flows")
+    same = ccsim.run("scenarios/examples/dumbbell.toml", duration="20s", progress=False)
+    assert sc.run(duration="20s").flows.equals(same.flows)
+    sc.set(duration="20s").link("left", "right", bandwidth="1Mbps")   # the builder's methods apply
+    assert sc.to_dict()["links"][-1] == {"between": ["left", "right"], "bandwidth": "1Mbps"}
+    assert ccsim.Scenario.load(sc.to_dict()).to_toml() == sc.to_toml()
+    assert repr(same).startswith("<ccsim.Results 'dumbbell': seed 1, 20 s, 4 flows")
+    with pytest.raises(ccsim.ScenarioError, match="no such file"):
+        ccsim.Scenario.load(tmp_path / "missing.toml")

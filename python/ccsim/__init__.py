@@ -19,7 +19,7 @@ path (``links[2].bandwidth``) and what was expected.
 
 from ._core import ScenarioError, __version__
 from .builder import Scenario
-from .api import RunInterrupted, run, validate, load_scenario
+from .api import RunInterrupted, run, run_sweep, validate, load_scenario
 from .registry import algorithm, algorithms, discipline, disciplines
 
 
@@ -31,5 +31,5 @@ def __getattr__(name):
     raise AttributeError(f"module 'ccsim' has no attribute {name!r}")
 
 
-__all__ = ["ScenarioError", "Scenario", "Results", "RunInterrupted", "run", "validate", "load_scenario", "algorithm", "algorithms",
+__all__ = ["ScenarioError", "Scenario", "Results", "RunInterrupted", "run", "run_sweep", "validate", "load_scenario", "algorithm", "algorithms",
            "discipline", "disciplines", "__version__"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 from typing import Any, Mapping, Union
@@ -241,3 +242,71 @@ def validate(scenario: ScenarioLike, *, seed: int | None = None, duration: str |
     ``seed`` and ``duration`` override the scenario's own values, as in :func:`run`."""
     with _duration_hint(duration):
         return dict(_core.validate(_resolve(scenario), _overrides(seed=seed, duration=duration)))
+
+
+def run_sweep(scenario: ScenarioLike, grid, *, out: Union[str, os.PathLike], seeds=(1,),
+              workers: int | None = None, scheduler: str | None = None, progress: bool = True):
+    """Run ``scenario`` (a :class:`ccsim.Scenario`, a dict, or a scenario file's path) for every
+    combination of the values in ``grid`` and every seed, as ``ccsim sweep`` does, and return
+    the per-flow table (pandas): one row per flow, combination and seed, with a
+    ``param:<path>`` column per swept field, ``seed``, and the columns of
+    :attr:`ccsim.Results.flows`.
+
+    ``grid`` maps a field path, written as in error messages (``"links[0].buffer"``,
+    ``"flows[1].params.beta"``), to its values (a list, or one value); a list of
+    (path, values) pairs keeps the order too. Every combination is checked before anything
+    runs: a bad path or value raises :class:`ScenarioError` naming it. Each finished run is
+    kept in ``out/runs/`` (keyed by the whole scenario and the engine's version), so running
+    the same sweep again, or after an interruption, runs only what is missing; the table is
+    also written to ``out/sweep.parquet``. Runs that failed are listed in
+    ``table.attrs["failures"]`` as (params, seed, message). ``workers``: parallel runs (one
+    per core by default); ``scheduler``: a Dask scheduler's address; ``progress``: a bar on a
+    terminal (silent elsewhere). Draw the result with
+    :func:`ccsim.plots_sweep.plot_sweep`.
+    """
+    import copy
+
+    from . import sweep as _sweep
+    from .builder import Scenario
+
+    if isinstance(scenario, Scenario):
+        base = scenario.to_dict()
+    elif isinstance(scenario, Mapping):
+        base = copy.deepcopy(dict(scenario))
+    elif isinstance(scenario, (str, os.PathLike)):
+        base = load_scenario(scenario)
+    else:
+        raise ScenarioError(f"run_sweep: expected a ccsim.Scenario, a dict or a scenario file path, got "
+                            f"{type(scenario).__name__}")
+    pairs = list(grid.items()) if isinstance(grid, Mapping) else list(grid)
+    sets = []
+    for item in pairs:
+        if not (isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], str)):
+            raise ScenarioError(f"run_sweep: grid: expected {{path: values}} or (path, values) pairs, got {item!r}")
+        path, values = item
+        values = list(values) if isinstance(values, (list, tuple)) else [values]
+        if not values:
+            raise ScenarioError(f"grid {path}: no values")
+        sets.append((path, values))
+    try:
+        seeds = [check_seed(int(s)) for s in (seeds if isinstance(seeds, (list, tuple, range)) else [seeds])]
+    except (TypeError, ValueError) as e:
+        raise ScenarioError(f"run_sweep: {e}") from None
+    if not seeds:
+        raise ScenarioError("run_sweep: seeds: expected at least one seed")
+    for combo in itertools.product(*[v for _, v in sets]):
+        data = copy.deepcopy(base)
+        try:
+            for (path, _), value in zip(sets, combo):
+                _sweep.set_path(data, path, value, label="grid")
+        except ValueError as e:
+            raise ScenarioError(str(e)) from None
+        try:
+            validate(data)
+        except ScenarioError as e:
+            given = ", ".join(f"{p}={v!r}" for (p, _), v in zip(sets, combo))
+            raise ScenarioError(f"{e} (with {given})") from None
+    table, failures = _sweep.sweep(base, sets, seeds, out, workers=workers, scheduler=scheduler,
+                                   progress=progress)
+    table.attrs["failures"] = failures
+    return table

@@ -21,6 +21,11 @@ from ._files import atomic_write_text
 class Scenario:
     """A scenario under construction. Every method returns the scenario, so calls chain.
 
+    Quantities are strings with units ("10Mbps", "20ms", "1000B", "40pkt"); a bare number is
+    read in the base unit: bit/s for bandwidths and rates, seconds for times, bytes for sizes,
+    packets for buffers (``delay=10`` is ten seconds). :meth:`load` starts from a file or a
+    dict (a shipped example, say) to edit and save.
+
     >>> sc = Scenario("demo", duration="10s", seed=3)
     >>> sc = sc.hosts("a", "b").switches("s")
     >>> sc = sc.link("a", "s", bandwidth="10Mbps", delay="1ms")
@@ -31,6 +36,7 @@ class Scenario:
     """
 
     def __init__(self, name: str = "scenario", *, duration: Any, seed: int = 1, description: str = ""):
+        """``duration``: the simulated time ("60s"); ``seed``: the run's random streams."""
         self._data: dict[str, Any] = {"name": name, "seed": seed, "duration": duration}
         if description:
             self._data["description"] = description
@@ -38,12 +44,35 @@ class Scenario:
         self._data["links"] = []
         self._data["flows"] = []
 
+    @classmethod
+    def load(cls, source: Any) -> "Scenario":
+        """A builder holding a scenario file's contents (a path, shipped paths such as
+        ``scenarios/examples/dumbbell.toml`` included) or a dict of the same structure, to
+        change and run or save. Raises ScenarioError for a file that does not parse."""
+        from collections.abc import Mapping
+
+        from .api import load_scenario
+
+        data = copy.deepcopy(dict(source)) if isinstance(source, Mapping) else load_scenario(source)
+        sc = cls.__new__(cls)
+        sc._data = data
+        return sc
+
+    def __repr__(self) -> str:
+        d = self._data
+        nodes = d.get("nodes", {})
+        return (f"<ccsim.Scenario {d.get('name')!r}: {len(nodes.get('hosts', []))} hosts, "
+                f"{len(nodes.get('switches', []))} switches, {len(d.get('links', []))} links, "
+                f"{len(d.get('flows', []))} flows, duration {d.get('duration')!r}, seed {d.get('seed')}>")
+
     # -- topology -------------------------------------------------------------------------
     def hosts(self, *names: str) -> "Scenario":
+        """End systems (flows start and end at hosts)."""
         self._data["nodes"]["hosts"].extend(names)
         return self
 
     def switches(self, *names: str) -> "Scenario":
+        """Routers/switches: they forward packets and hold the queues of their links."""
         self._data["nodes"]["switches"].extend(names)
         return self
 
@@ -52,7 +81,10 @@ class Scenario:
              forward: dict | None = None, reverse: dict | None = None, changes: list | None = None,
              jitter: Any = None, channels: int | None = None, channel_buffers: str | None = None,
              loss: Any = None) -> "Scenario":
-        """A full-duplex link; queue settings apply to both directions unless ``forward``
+        """A full-duplex link between nodes ``a`` and ``b``: ``bandwidth`` in bit/s ("10Mbps"),
+        ``delay`` the propagation delay ("10ms"), ``buffer`` the waiting room of each direction
+        ("40pkt" or "64KB"), ``queue`` its discipline (``ccsim list`` names them) with
+        ``queue_params``. Queue settings apply to both directions unless ``forward``
         (a->b) or ``reverse`` (b->a) override them. ``changes`` schedules new propagation
         delays: ``[{"at": "50s", "delay": "450ms"}]``. ``channels`` makes it a trunk of that
         many channels at ``bandwidth`` each (a DWDM output trunk), ``channel_buffers``
@@ -76,7 +108,10 @@ class Scenario:
         ack_size, start, start_spread, stop, mean_gap, rate, bitrate, on, packets, shape,
         mean_on, burst, mean_off, renewal, source_buffer, sink, nagle, nagle_header, nagle_segment,
         nagle_full_segments, profile_rate, profile_burst, reserved_rate, route, reverse_route, fq_weight, and ``class`` as
-        ``**{"class": 1}``) go in as given; docs/scenario-format.md describes each."""
+        ``**{"class": 1}``) go in as given; docs/scenario-format.md describes each. ``cc`` is
+        the window algorithm (``ccsim list``; ``params`` its parameters), ``app`` the source
+        ("ftp", "telnet", "cbr", "poisson", "onoff", "pareto"); times are durations ("2s"),
+        ``rate`` packets per second ("10pps"), ``bitrate`` bits per second ("40kbps")."""
         d: dict[str, Any] = {"src": src, "dst": dst, "app": app}
         if name is not None:
             d["name"] = name
@@ -92,7 +127,8 @@ class Scenario:
 
     def measure(self, **fields: Any) -> "Scenario":
         """Measurement settings: interval, discard, trace_period, trace_cwnd, trace_queues,
-        trace_drops."""
+        trace_drops, port_stats, trace_departures, departures_from (docs/scenario-format.md's
+        [measure])."""
         self._data.setdefault("measure", {}).update({k: copy.deepcopy(v) for k, v in fields.items() if v is not None})
         return self
 
@@ -103,15 +139,18 @@ class Scenario:
         return self
 
     def set(self, **fields: Any) -> "Scenario":
-        """Set top-level fields (name, seed, duration, description)."""
+        """Set top-level fields (name, seed, duration, description, or a table such as
+        limits={...})."""
         self._data.update(copy.deepcopy(fields))
         return self
 
     # -- output ---------------------------------------------------------------------------
     def to_dict(self) -> dict:
+        """The scenario as a dict of a scenario file's structure (a copy)."""
         return copy.deepcopy(self._data)
 
     def to_toml(self) -> str:
+        """The scenario as the text of a scenario file."""
         return dumps_toml(self._data)
 
     def save(self, path: str | os.PathLike) -> None:
@@ -119,12 +158,18 @@ class Scenario:
         atomic_write_text(path, self.to_toml())
 
     def validate(self) -> dict:
+        """Check the scenario without running it: a summary dict (nodes, links, flows,
+        duration_s), or ScenarioError naming the field at fault."""
         from .api import validate
         return validate(self)
 
-    def run(self, **kw: Any):
+    def run(self, *, seed: int | None = None, duration: str | None = None, progress: Any = None,
+            time_limit: float | None = None, stop: Any = None):
+        """Run it: :func:`ccsim.run` (its ``seed`` and ``duration`` override the scenario's;
+        ``time_limit`` in wall seconds and ``stop``, a threading.Event, end it early) returns
+        :class:`ccsim.Results`."""
         from .api import run
-        return run(self, **kw)
+        return run(self, seed=seed, duration=duration, progress=progress, time_limit=time_limit, stop=stop)
 
 
 # -- a small TOML writer for the scenario structure -----------------------------------------

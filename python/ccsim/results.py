@@ -98,16 +98,24 @@ class Results:
     Attributes (DataFrames): ``flows`` (one row per flow: batch means and totals; rates are
     per second: ``goodput_pps`` packets/s, ``goodput_bps`` bit/s, ``drop_rate`` and
     ``retx_rate`` the flow's data packets dropped and retransmitted per second, not fractions;
-    ``delay_s`` the RTT and ``owd_s`` the one-way delay, in seconds),
-    ``intervals`` (one row per flow and measurement interval), ``ports`` (per link
+    ``delay_s`` the RTT and ``owd_s`` the one-way delay, in seconds; each is the mean of the
+    interval means after the discarded ones, ``<metric>_sd`` their standard deviation and
+    ``intervals_used`` how many there were; the rest are totals over the whole run: ``sent``,
+    ``delivered``, ``timeouts``, ...),
+    ``intervals`` (one row per flow and measurement interval, with the same metrics, ``interval``
+    numbering them from 0 and ``discarded`` true for the first ``run["discard"]``, which the
+    flows' means leave out), ``ports`` (per link
     direction; ``bandwidth_bps`` is each channel's rate, ``channels`` their number, and
     ``utilisation`` busy channel-time over channels x time), ``cwnd`` and ``queues`` (decimated traces; ``queues`` has the packets and bytes waiting
     and ``state``, the discipline's own control variable, named by ``state_name``: RED's and RIO's
     ``avg_queue``, DECbit's ``avg_in_system``, BLUE's ``mark_prob``, REM's ``price``, BBN's
     ``ration_bps``, the SEIF router's ``feedback_armed``, as of the discipline's last update (docs/scenario-format.md); the ports
     table has the same name and the ``final_state``), ``probes`` (every probe of the
-    traced packet-pair flows). ``run`` is a dict with the run's metadata (name, seed,
-    duration, events, wall time, Jain index, conservation).
+    traced packet-pair flows). ``run`` is a dict with the run's metadata: ``name``, ``seed``,
+    ``duration_s`` (simulated), ``interrupted`` (stopped early: the tables cover
+    ``duration_s``), ``interval_s`` and ``discard`` (the measurement intervals), ``events``,
+    ``wall_seconds``, ``peak_packets`` (packets alive at once, at most), ``jain_goodput``
+    (Jain's index of the flows' goodputs) and ``conserved`` (every packet accounted for).
 
     ``cwnd`` has one row per traced flow and trace period: ``cwnd``, ``ssthresh``,
     ``outstanding``, ``srtt_s`` (the sender's smoothed RTT), and the columns the traced
@@ -166,6 +174,9 @@ class Results:
             return frame
 
         self.intervals = named(pd.DataFrame(raw["intervals"]), "flow", "flow_name", names)
+        if "interval" in self.intervals.columns:   # which rows the flows' batch means leave out
+            self.intervals.insert(self.intervals.columns.get_loc("interval") + 1, "discarded",
+                                  self.intervals["interval"] < self.run.get("discard", 0))
         self.cwnd = named(pd.DataFrame(raw["cwnd_trace"]), "flow", "flow_name", names)
         # The algorithms' event logs, one table each; packet-pair's is ``probes``.
         self.events = {name: named(pd.DataFrame(t), "flow", "flow_name", names)
@@ -190,8 +201,14 @@ class Results:
         self.departures = dep
         self.drops = _drops_frame(raw.get("drop_trace"), names, list(self.ports["name"]))
 
+    def __repr__(self) -> str:
+        r = self.run
+        return (f"<ccsim.Results {r.get('name')!r}: seed {r.get('seed')}, {r.get('duration_s', 0):g} s"
+                + (" (interrupted)" if r.get("interrupted") else "") + f", {len(self.flows)} flows>")
+
     @property
     def jain(self) -> float:
+        """Jain's fairness index of the flows' goodputs (``run["jain_goodput"]``)."""
         return self.run["jain_goodput"]
 
     def summary(self) -> dict:

@@ -161,6 +161,8 @@ import json
 import re as _re
 import tomllib as _tomllib
 
+from ._core import __version__
+
 
 def parse_path(path: str) -> list:
     """ "links[0].buffer" -> ["links", 0, "buffer"]. Raises ValueError with the reason."""
@@ -240,10 +242,10 @@ def parse_seeds(spec: str) -> list[int]:
     return [check_seed(x, "--seeds") for x in seeds]
 
 
-def set_path(data: dict, path: str, value) -> None:
+def set_path(data: dict, path: str, value, *, label: str = "--set") -> None:
     """Set a field by path, creating tables on the way; list indices must exist. A path that
     indexes a table, names a field of a list or goes through a plain value is a ValueError
-    that says which part."""
+    that says which part (after ``label``, the option or argument the path came from)."""
     parts = parse_path(path)
     cur = data
     for i, p in enumerate(parts):
@@ -251,12 +253,12 @@ def set_path(data: dict, path: str, value) -> None:
         last = i == len(parts) - 1
         if isinstance(p, int):
             if not isinstance(cur, list):
-                raise ValueError(f"--set {path}: {where} is not a list, so [{p}] does not apply")
+                raise ValueError(f"{label} {path}: {where} is not a list, so [{p}] does not apply")
             if p >= len(cur):
-                raise ValueError(f"--set {path}: {where} has {len(cur)} element{'s' if len(cur) != 1 else ''}, no [{p}]")
+                raise ValueError(f"{label} {path}: {where} has {len(cur)} element{'s' if len(cur) != 1 else ''}, no [{p}]")
         elif not isinstance(cur, dict):
             kind = "a list: index it first, e.g. " + f"{where}[0].{p}" if isinstance(cur, list) else "a value, not a table"
-            raise ValueError(f"--set {path}: {where} is {kind}")
+            raise ValueError(f"{label} {path}: {where} is {kind}")
         if last:
             cur[p] = value
         elif isinstance(p, str) and p not in cur:
@@ -282,7 +284,9 @@ def sweep(base: dict, sets: list[tuple[str, list]], seeds: list[int], out_dir, *
     as out_dir/runs/<key>.json at once (written atomically), the key a hash of the whole
     scenario the run simulates; a run whose file exists is not run again, so an interrupted
     sweep resumes where it stopped, and a changed scenario runs afresh. Returns the per-flow table
-    of every run (pandas), also written to out_dir/sweep.parquet."""
+    of every run (pandas), also written to out_dir/sweep.parquet, and the failed runs as
+    (params, seed, message): ``(table, failures)``. :func:`ccsim.run_sweep` is the friendlier
+    entry (any scenario form, a dict of values, checked before anything runs)."""
     import copy
     from pathlib import Path
 
@@ -305,7 +309,10 @@ def sweep(base: dict, sets: list[tuple[str, list]], seeds: list[int], out_dir, *
             # edited base file, or another scenario sweeping into the same directory, must run
             # afresh rather than pick up a stored result of something else. Combinations that
             # make the same scenario share one run.
-            key = hashlib.sha1(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
+            # The engine's version is part of the key: after an upgrade a sweep runs afresh
+            # rather than return the old engine's results as the new one's.
+            key = hashlib.sha1(json.dumps({"scenario": data, "ccsim": __version__}, sort_keys=True,
+                                          default=str).encode()).hexdigest()[:16]
             f = out / "runs" / f"{key}.json"
             planned.append((params, seed, f))
             if not _stored(f) and key not in queued:
@@ -316,7 +323,8 @@ def sweep(base: dict, sets: list[tuple[str, list]], seeds: list[int], out_dir, *
         if isinstance(res, Exception):
             failures.append((task.meta["params"], task.meta["seed"], str(res)))
             continue
-        record = {"params": task.meta["params"], "seed": task.meta["seed"], "run": res.summary()["run"],
+        record = {"params": task.meta["params"], "seed": task.meta["seed"], "ccsim": __version__,
+                  "run": res.summary()["run"],
                   "flows": json.loads(res.flows.to_json(orient="records"))}
         atomic_write_text(task.meta["file"], json.dumps(record))
     # Rows carry this sweep's parameters: a stored run may have been made by another sweep
