@@ -594,3 +594,12 @@ def test_a_scenario_loaded_into_the_builder_edits_and_runs_as_the_file(tmp_path)
     assert repr(same).startswith("<ccsim.Results 'dumbbell': seed 1, 20 s, 4 flows")
     with pytest.raises(ccsim.ScenarioError, match="no such file"):
         ccsim.Scenario.load(tmp_path / "missing.toml")
+
+
+def test_a_sweep_keeps_a_metric_no_run_measured_as_a_float_column(tmp_path):
+    sc = ccsim.Scenario("cbr", duration="20s")
+    sc.hosts("a", "c").switches("sw").link("a", "sw", bandwidth="10Mbps").link("sw", "c", bandwidth="1Mbps")
+    sc.flow("a", "c", app="cbr", rate="10pps")   # a CBR flow has no RTT
+    t = ccsim.run_sweep(sc, {"links[1].delay": ["1ms", "10ms"]}, out=tmp_path / "sw", progress=False)
+    assert t["delay_s"].dtype == "float64" and t["delay_s"].isna().all()
+    assert t["goodput_pps"].dtype == "float64"

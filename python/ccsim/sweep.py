@@ -338,6 +338,11 @@ def sweep(base: dict, sets: list[tuple[str, list]], seeds: list[int], out_dir, *
             rows.append({**{f"param:{k}": (json.dumps(v) if isinstance(v, (list, dict)) else v) for k, v in params.items()},
                          "seed": seed, **fl})
     table = pd.DataFrame(rows)
+    # A metric no run measured (a CBR flow's delay) comes back from JSON as None: keep it a
+    # float column of NaN, as in the run's own table.
+    for c in [c for c in table.columns if c.endswith(("_pps", "_bps", "_s", "_rate", "_sd"))]:
+        if table[c].dtype == object:
+            table[c] = pd.to_numeric(table[c], errors="coerce").astype("float64")
     if len(table):
         tmp = out / ".tmp-sweep.parquet"
         table.to_parquet(tmp, index=False)
