@@ -212,6 +212,8 @@ def test_results_read_back_offer_jain_and_flow_like_a_run(examples, tmp_path):
     # the columns empty runs are given are the ones a run has
     assert list(res.flows.columns) == FLOW_COLUMNS and list(res.ports.columns) == PORT_COLUMNS
     back = ccsim.Results.read(tmp_path / "o")
+    assert isinstance(back, ccsim.Results) and repr(back) == repr(res)
+    assert back.intervals["discarded"].equals(res.intervals["discarded"])
     assert back.jain == pytest.approx(res.jain)
     name = res.flows["name"].iloc[0]
     assert back.flow(name)["goodput_pps"] == pytest.approx(res.flow(name)["goodput_pps"])

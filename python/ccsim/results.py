@@ -264,9 +264,10 @@ class Results:
 _NUMERIC_RUN_KEYS = frozenset({"duration_s", "interval_s", "wall_seconds", "jain_goodput"})
 
 
-class LoadedResults:
-    """Results read back from a directory written by :meth:`Results.write`: the same frames,
-    ``run``, ``jain``, ``flow()``, ``summary()`` and ``write()``."""
+class LoadedResults(Results):
+    """Results read back from a directory written by :meth:`Results.write`: a
+    :class:`Results` with the same frames, ``run``, ``jain``, ``flow()``, ``summary()`` and
+    ``write()`` (the algorithms' event logs other than ``probes`` are not written)."""
 
     def __init__(self, out_dir: str | os.PathLike):
         from ._core import ScenarioError
@@ -327,8 +328,3 @@ class LoadedResults:
     def summary(self) -> dict:
         """The JSON summary as written (summary.json)."""
         return self._summary
-
-    # The rest of the Results API works on the frames read back.
-    jain = Results.jain
-    flow = Results.flow
-    write = Results.write
