@@ -605,3 +605,17 @@ fn nagle_needs_a_window_a_writing_source_and_sizes_that_carry_data() {
     assert_err(&telnet("nagle = true\nsource_buffer = 3"), "flows[0].nagle", &["source_buffer"]);
     assert_err(&telnet("nagle = \"yes\""), "flows[0].nagle", &["true or false"]);
 }
+
+#[test]
+fn a_duplicate_key_is_named_whole() {
+    for (text, key) in [
+        ("name = \"a\"\nname = \"b\"\n", "`name`"),
+        ("[measure]\ninterval = \"1s\"\n[measure]\n", "`measure`"),
+        ("a.b = 1\na.b = 2\n", "`a.b`"),
+        ("[x.y]\n[x.y]\n", "`x.y`"),
+        ("name = \"é\"\nname = \"ü\"\n", "`name`"),
+    ] {
+        let e = expect_err(text);
+        assert!(e.message.contains(&format!("duplicate key {key}")), "{text:?}: {}", e.message);
+    }
+}

@@ -195,6 +195,16 @@ impl Scenario {
     }
 }
 
+/// The key a duplicate-key error at byte `at` names: the text before `=` on its line, or the
+/// name inside a `[header]`; None if the line is neither or the name is implausibly long.
+fn duplicate_key_named(text: &str, at: usize) -> Option<String> {
+    let start = text.get(..at)?.rfind('\n').map_or(0, |i| i + 1);
+    let line = text[start..].lines().next()?.trim();
+    let key = if line.starts_with('[') { line.trim_start_matches('[').split(']').next()? } else { line.split('=').next()? };
+    let key = key.trim();
+    (!key.is_empty() && key.len() <= 80).then(|| key.to_string())
+}
+
 /// TOML text as a value tree, with the error's line; a byte-order mark (some editors write
 /// one) is skipped.
 pub fn parse_toml(text: &str) -> Result<Value> {
@@ -204,9 +214,13 @@ pub fn parse_toml(text: &str) -> Result<Value> {
         match e.span() {
             Some(s) => {
                 let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
-                // The parser's message does not name the key it saw twice; its span does.
-                if let Some(key) = text.get(s.start..s.end).filter(|k| msg == "duplicate key" && k.len() <= 80) {
-                    msg = format!("duplicate key `{}`", key.trim());
+                // The parser's message does not name the key it saw twice; its line does: the
+                // whole dotted key before `=`, or a [table] header's name (its span alone is
+                // the last part of a dotted key).
+                if msg == "duplicate key" {
+                    if let Some(key) = duplicate_key_named(text, s.start) {
+                        msg = format!("duplicate key `{key}`");
+                    }
                 }
                 ScenarioError::new("", format!("not valid TOML (line {line}): {msg}"))
             }
