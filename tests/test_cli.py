@@ -42,7 +42,8 @@ BAD = [
     ("links[0].bandwidth = '-5Mbps'", "links[0].bandwidth", "expected a positive bandwidth"),
     ("flows[0].dst = 'nowhere'", "flows[0].dst", "no node named"),
     ("flows[0].dst = 'island'", "flows[0].dst", "no route"),
-    ("flows[0].cc = 'cubic2'", "flows[0].cc", "expected one of: generic, jk, reno, newreno, sack, dec, pp, pp2, sq, seif, vegas, tris, jcc, fast, cubic, bic, stcp, hstcp, htcp, hybla, westwood, none"),
+    # The first names only: a newly registered algorithm joins the list's end.
+    ("flows[0].cc = 'cubic2'", "flows[0].cc", "expected one of: generic, jk, reno, newreno, sack, dec,"),
     ("flows[0].app = 'video'", "flows[0].app", "expected one of: ftp, telnet"),
     ("flows[0].max_window = 0", "flows[0].max_window", "expected an integer in [1"),
     ("flows[0].params = {rto_k = -1}", "flows[0].params.rto_k", "expected a number in [0, 100]"),

@@ -207,9 +207,11 @@ def test_scenarios_built_on_demand_are_written_beside_the_report(thesis, tmp_pat
 
     with pytest.raises(ValueError, match="--param"):
         prepare(t, params=["newreno.no_such_key=1"])
-    # without the hook the missing file is a run error, not a crash
-    out = reproduce(dataclasses.replace(t, built_scenarios=None, figures=None), seeds=1, out=tmp_path / "o2", progress=False)
-    assert "bn-n4" in " ".join(out.runs.loc[out.runs["error"] != "", "file"])
+    # without the hook the missing file is refused before anything runs, naming it
+    with pytest.raises(ValueError, match=r"runs 'bn-n4', but there is no bn-n4.toml in .*scenarios"):
+        reproduce(dataclasses.replace(t, built_scenarios=None, figures=None), seeds=1, out=tmp_path / "o2",
+                  progress=False)
+    assert not (tmp_path / "o2").exists()
 
 
 def test_a_scenarios_own_seed_count_holds_in_a_full_run(thesis, tmp_path, monkeypatch):

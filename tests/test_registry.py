@@ -1,6 +1,7 @@
 """The registry: every algorithm and discipline is reachable from TOML, from the Python builder
 and from `validate`'s messages, with the defaults its listing states."""
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -45,6 +46,13 @@ def test_the_registry_lists_what_the_engine_has():
     assert ccsim.algorithm("pp").event_log == "probes"
     with pytest.raises(KeyError, match="expected one of: generic, jk"):
         ccsim.algorithm("bbr")
+    # A scenario's unknown cc or queue is answered with every registered name.
+    for field, names in (("cc", [a.name for a in ccsim.algorithms()] + ["none"]),
+                         ("queue", [d.name for d in ccsim.disciplines()])):
+        bad = dumbbell(cc="jk").to_dict()
+        (bad["flows"][0] if field == "cc" else bad["links"][0])[field] = "bbr2"
+        with pytest.raises(ccsim.ScenarioError, match="expected one of: " + re.escape(", ".join(names)) + "$"):
+            ccsim.validate(bad)
 
 
 @pytest.mark.parametrize("name", [a.name for a in registry.algorithms()])

@@ -161,7 +161,8 @@ def cmd_list(a) -> int:
             t.add_column(col)
         for p in c.params:
             t.add_row(p.name, escape(p.expects), escape(p.default), escape(p.doc))
-        con.print(t)
+        con.print(t if c.params else f"{c.name} ({'cc' if c.kind == 'cc' else 'queue'}): {escape(c.summary)}; "
+                                     f"no parameters")
         return 0
     for title, items in (("congestion control (flows' cc)", registry.algorithms()),
                          ("queue disciplines (links' queue)", registry.disciplines())):

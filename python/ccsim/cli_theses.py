@@ -117,7 +117,10 @@ def cmd_reproduce(a) -> int:
     files = res.file_runs()
     bad = int((files == 0).sum())
     if bad:
-        con.print(f"{bad} of {len(files)} scenario files did not run (see the report)")
+        names = list(files[files == 0].index)
+        more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+        con.print(f"{bad} of {len(files)} scenario files did not run: {', '.join(map(str, names[:5]))}{more} "
+                  f"(the report says why)", markup=False)
     rates = pass_rates_text(res.cells)
     if rates:
         con.print(f"judged cells passing (known issues aside): {rates}")

@@ -203,6 +203,7 @@ def prepare(thesis: Thesis, *, only: str | None = None, params: Iterable[str] = 
     ref = load_reference(reference or thesis.reference)
     scenarios = parse_only(only, scenario_ids(ref))
     stems = [stem for sid in scenarios for stem in scenario_runs(scenario(ref, sid)).values()]
+    _check_files_exist(thesis, ref, scenarios)
     params = [params] if isinstance(params, str) else list(params)
     if params and _needs_built(thesis, stems):
         with tempfile.TemporaryDirectory() as tmp:
@@ -210,6 +211,35 @@ def prepare(thesis: Thesis, *, only: str | None = None, params: Iterable[str] = 
     else:
         overrides = check_params(params, stems, thesis.scenario_dir, scenarios)
     return ref, scenarios, overrides
+
+
+_BUILT: dict = {}
+
+
+def _built(thesis: Thesis) -> dict:
+    """``thesis.built_scenarios()``, built once a process (cui-buffers's take seconds): the
+    check before a run and the run itself read the same files."""
+    fn = thesis.built_scenarios
+    if fn not in _BUILT:
+        _BUILT.clear()   # one thesis's files at a time
+        _BUILT[fn] = fn()
+    return _BUILT[fn]
+
+
+def _check_files_exist(thesis: Thesis, ref: dict, scenarios: list[str]) -> None:
+    """A run file the reference names that is neither shipped nor built is a ValueError naming
+    the scenario and the file, before anything runs (a typo would otherwise surface as a file
+    that "did not run", its name only in the report)."""
+    missing = [(sid, stem) for sid in scenarios for stem in scenario_runs(scenario(ref, sid)).values()
+               if not (thesis.scenario_dir / f"{stem}.toml").exists()]
+    if missing and thesis.built_scenarios is not None and thesis.scenario_path is None:
+        built = _built(thesis)
+        missing = [(sid, stem) for sid, stem in missing if f"{stem}.toml" not in built]
+    if missing:
+        sid, stem = missing[0]
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        raise ValueError(f"{thesis.id}: scenario {sid} runs {stem!r}, but there is no {stem}.toml in "
+                         f"{thesis.scenario_dir}{more}; expected the stem of a scenario file there")
 
 
 def _needs_built(thesis: Thesis, stems: Iterable[str]) -> bool:
@@ -224,7 +254,7 @@ def scenario_files(thesis: Thesis, stems: Iterable[str], out: Path) -> Path:
     written there."""
     if not _needs_built(thesis, stems):
         return thesis.scenario_dir
-    built = thesis.built_scenarios()
+    built = _built(thesis)
     target = Path(out) / "scenarios"
     target.mkdir(parents=True, exist_ok=True)
     for stem in dict.fromkeys(stems):

@@ -46,7 +46,7 @@ pub fn decode_ecn(p: &mut Params, sender: &mut SenderConfig) -> Result<()> {
     sender.ecn = p.flag(
         "ecn",
         sender.ecn,
-        "respond to ECN marks (RFC 3168): an echoed CE halves the window as a loss would, at most once a window, without a retransmission",
+        "respond to ECN marks (RFC 3168): an echoed CE reduces the window as a loss would (Reno's halving, or the algorithm's own decrease), at most once a window, without a retransmission",
     )?;
     Ok(())
 }
