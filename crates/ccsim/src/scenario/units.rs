@@ -116,7 +116,7 @@ fn bounded_duration(s: &str, max: f64, expect: &str) -> Result<SimTime, String> 
     Ok(from_secs(secs))
 }
 
-/// Size in bytes. Units: B, KB, MB, GB (decimal, the prefix in any case), KiB, MiB (binary).
+/// Size in bytes. Units: B, KB, MB, GB (decimal, the prefix in any case), KiB, MiB, GiB (binary).
 /// A lower-case b is bits: "1.5kb" is refused rather than read as bytes.
 pub fn size(s: &str) -> Result<u64, String> {
     const EXPECT: &str = "a positive size such as \"1000B\", \"1.5KB\" or \"64KiB\"";
@@ -126,6 +126,7 @@ pub fn size(s: &str) -> Result<u64, String> {
         u if u.eq_ignore_ascii_case("bytes") => 1.0,
         u if u.ends_with("iB") && u[..u.len() - 2].eq_ignore_ascii_case("k") => 1024.0,
         u if u.ends_with("iB") && u[..u.len() - 2].eq_ignore_ascii_case("m") => 1024.0 * 1024.0,
+        u if u.ends_with("iB") && u[..u.len() - 2].eq_ignore_ascii_case("g") => 1024.0 * 1024.0 * 1024.0,
         u => match u.strip_suffix('B').and_then(decimal_prefix) {
             Some(m) => m,
             None if is_bit_unit(u) => return Err("bytes, such as \"1500B\" or \"1.5KB\" (a small b is bits)".to_string()),
@@ -194,6 +195,15 @@ pub fn buffer(s: &str) -> Result<BufferLimit, String> {
 mod tests {
     use super::*;
     use crate::sim::PS_PER_SEC;
+    #[test]
+    fn binary_sizes_up_to_gib() {
+        assert_eq!(size("64KiB"), Ok(65_536));
+        assert_eq!(size("2MiB"), Ok(2 << 20));
+        assert_eq!(size("1GiB"), Ok(1 << 30)); // the documented limits' default spelling
+        assert_eq!(size("1giB"), Ok(1 << 30));
+        assert!(size("1GIB").is_err());
+    }
+
     #[test]
     fn a_bit_rate_given_as_a_packet_rate_is_pointed_to_bitrate() {
         let e = packet_rate("40kbps").unwrap_err();
