@@ -71,12 +71,14 @@ impl Default for RenoConfig {
 pub struct Reno {
     cwnd: f64,
     ssthresh: f64,
-    max_window: f64,
+    // Whole packets held as u32, so Reno (the largest unboxed algorithm, and so every flow's
+    // `Cc`) stays 48 bytes beside the ns2 variant's 16-byte recover guard.
+    max_window: u32,
     dupack_threshold: u32,
     in_recovery: bool,
     variant: RenoVariant,
     /// ns2: the duplicate ACKs' inflation of the window (ns-2's `dupwnd_`), apart from cwnd.
-    dupwnd: f64,
+    dupwnd: u32,
     /// ns2: ns-2's `recover_` guard (`bugFix_` with `allow_fast_retransmit`).
     recover: Recover,
 }
@@ -140,45 +142,45 @@ impl Reno {
         Reno {
             cwnd: loss.initial_cwnd,
             ssthresh: max_window as f64,
-            max_window: max_window as f64,
+            max_window,
             dupack_threshold: loss.dupack_threshold,
             in_recovery: false,
             variant: RenoVariant::Rfc5681,
-            dupwnd: 0.0,
+            dupwnd: 0,
             recover: Recover::new(RecoverGuard::Timeout),
         }
     }
 
     /// ns2: half the window in use (ns-2's `window() / 2`), whole packets.
     fn half_window(&self) -> f64 {
-        ((self.cwnd + self.dupwnd).floor().min(self.max_window) / 2.0).floor()
+        ((self.cwnd + self.dupwnd as f64).floor().min(self.max_window as f64) / 2.0).floor()
     }
 }
 
 impl CongestionControl for Reno {
     fn cwnd(&self) -> f64 {
-        self.cwnd + self.dupwnd
+        self.cwnd + self.dupwnd as f64
     }
     fn ssthresh(&self) -> f64 {
         self.ssthresh
     }
     fn on_new_ack(&mut self, _ack: &AckInfo) -> AckResponse {
         if self.variant == RenoVariant::Ns2 {
-            self.dupwnd = 0.0;
+            self.dupwnd = 0;
             self.in_recovery = false;
-            self.cwnd = aimd_increase(self.cwnd, self.ssthresh, self.max_window);
+            self.cwnd = aimd_increase(self.cwnd, self.ssthresh, self.max_window as f64);
         } else if self.in_recovery {
             self.in_recovery = false;
             self.cwnd = self.ssthresh;
         } else {
-            self.cwnd = aimd_increase(self.cwnd, self.ssthresh, self.max_window);
+            self.cwnd = aimd_increase(self.cwnd, self.ssthresh, self.max_window as f64);
         }
         AckResponse::Nothing
     }
     fn on_dup_ack(&mut self, count: u32, ack: &AckInfo) -> bool {
         if self.variant == RenoVariant::Ns2 {
             if count > self.dupack_threshold {
-                self.dupwnd += 1.0;
+                self.dupwnd += 1;
             } else if count == self.dupack_threshold {
                 let retransmit = self.recover.allows(ack.ack);
                 if retransmit {
@@ -188,7 +190,7 @@ impl CongestionControl for Reno {
                     self.cwnd = half.max(1.0);
                     self.in_recovery = true;
                 }
-                self.dupwnd = self.dupack_threshold as f64;
+                self.dupwnd = self.dupack_threshold;
                 return retransmit;
             }
             false
@@ -219,7 +221,7 @@ impl CongestionControl for Reno {
     }
     fn on_timeout(&mut self, t: &TimeoutInfo) {
         if self.variant == RenoVariant::Ns2 {
-            self.dupwnd = 0.0;
+            self.dupwnd = 0;
             self.recover.timeout(t.high_sent);
             self.ssthresh = self.half_window().max(2.0);
         } else {
