@@ -572,7 +572,27 @@ def test_run_sweep_from_python_takes_a_scenario_and_a_dict_and_reuses_finished_r
     assert len(list((out / "runs").glob("*.json"))) == 5
 
 
+def test_run_sweep_takes_numpy_values_and_seeds_and_toml_text(tmp_path):
+    import numpy as np
+
+    t = ccsim.run_sweep(_two_flows().to_toml(), {"flows[0].max_window": np.arange(10, 12)}, seeds=np.arange(1, 3),
+                        out=tmp_path / "sw", workers=1, progress=False)
+    assert len(t) == 2 * 2 * 2 and sorted(t["param:flows[0].max_window"].unique()) == [10, 11]
+    assert t.attrs["failures"] == []
+
+
+def test_a_swept_field_named_like_a_metric_keeps_its_values(tmp_path):
+    # The sweep's float coercion is for metrics: a swept reserved_rate stays what was given.
+    sc = _two_flows().to_dict()
+    sc["links"][2]["queue"] = "virtual_clock"   # where a reservation is honoured
+    t = ccsim.run_sweep(sc, {"flows[0].reserved_rate": ["100kbps", "200kbps"]}, out=tmp_path / "sw",
+                        workers=1, progress=False)
+    assert sorted(t["param:flows[0].reserved_rate"].unique()) == ["100kbps", "200kbps"]
+
+
 @pytest.mark.parametrize("grid, seeds, words", [
+    ({"seed": [1, 2]}, [1], "grid seed: the seeds are run_sweep's seeds="),
+    ({"links[2].buffer": ["5pkt"]}, [1.9], "seeds: expected integers"),
     ({"links[9].buffer": ["5pkt"]}, [1], "grid links[9].buffer: links has 3 elements, no [9]"),
     ({"links[2].buffer": ["5pkt", "5kg"]}, [1], "links[2].buffer: expected a buffer"),
     ([("links[2].buffer",)], [1], "expected {path: values} or (path, values) pairs"),
@@ -585,6 +605,16 @@ def test_run_sweep_checks_everything_before_running(tmp_path, grid, seeds, words
     assert not (tmp_path / "sw").exists()
 
 
+def test_run_sweep_refuses_a_file_as_out_and_bad_workers(tmp_path):
+    f = tmp_path / "f"
+    f.write_text("keep")
+    with pytest.raises(ccsim.ScenarioError, match="out: .* is a file"):
+        ccsim.run_sweep(_two_flows(), {"links[2].buffer": "5pkt"}, out=f, progress=False)
+    with pytest.raises(ccsim.ScenarioError, match="workers: expected a positive integer"):
+        ccsim.run_sweep(_two_flows(), {"links[2].buffer": "5pkt"}, out=tmp_path / "sw", workers=0, progress=False)
+    assert f.read_text() == "keep" and not (tmp_path / "sw").exists()
+
+
 def test_a_scenario_loaded_into_the_builder_edits_and_runs_as_the_file(tmp_path):
     sc = ccsim.Scenario.load("scenarios/examples/dumbbell.toml")
     assert repr(sc).startswith("<ccsim.Scenario 'dumbbell': 8 hosts, 2 switches, 9 links, 4 flows")
@@ -593,6 +623,10 @@ def test_a_scenario_loaded_into_the_builder_edits_and_runs_as_the_file(tmp_path)
     sc.set(duration="20s").link("left", "right", bandwidth="1Mbps")   # the builder's methods apply
     assert sc.to_dict()["links"][-1] == {"between": ["left", "right"], "bandwidth": "1Mbps"}
     assert ccsim.Scenario.load(sc.to_dict()).to_toml() == sc.to_toml()
+    assert ccsim.Scenario.load(sc.to_toml()).to_dict() == sc.to_dict()          # TOML text too
+    bare = ccsim.Scenario.load({"name": "bare", "duration": "1s"})               # keys the builder adds to
+    bare.hosts("a").switches("s").flow("a", "s")
+    assert bare.to_dict()["nodes"] == {"hosts": ["a"], "switches": ["s"]}
     assert repr(same).startswith("<ccsim.Results 'dumbbell': seed 1, 20 s, 4 flows")
     with pytest.raises(ccsim.ScenarioError, match="no such file"):
         ccsim.Scenario.load(tmp_path / "missing.toml")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import operator
 import os
 from pathlib import Path
 from typing import Any, Mapping, Union
@@ -244,6 +245,33 @@ def validate(scenario: ScenarioLike, *, seed: int | None = None, duration: str |
         return dict(_core.validate(_resolve(scenario), _overrides(seed=seed, duration=duration)))
 
 
+def scenario_dict(scenario: ScenarioLike) -> dict:
+    """Any form of scenario (a :class:`ccsim.Scenario`, a dict, a file's path or TOML text) as
+    a dict of the file structure, a copy. Raises ScenarioError."""
+    import copy
+
+    from .builder import Scenario
+
+    if isinstance(scenario, Scenario):
+        return scenario.to_dict()
+    resolved = _resolve(scenario)
+    return copy.deepcopy(dict(resolved)) if isinstance(resolved, Mapping) else _core.load_toml(resolved)
+
+
+def _is_collection(v) -> bool:
+    """A list of values (a list, tuple, range, numpy array or pandas Series), not one value."""
+    return not isinstance(v, (str, bytes, Mapping)) and hasattr(v, "__iter__")
+
+
+def _items(v) -> list:
+    return list(v.tolist() if hasattr(v, "tolist") else v)
+
+
+def _plain(v):
+    """numpy's scalars as the Python values they are (the runs' records are JSON)."""
+    return v.item() if type(v).__module__ == "numpy" and hasattr(v, "item") else v
+
+
 def run_sweep(scenario: ScenarioLike, grid, *, out: Union[str, os.PathLike], seeds=(1,),
               workers: int | None = None, scheduler: str | None = None, progress: bool = True):
     """Run ``scenario`` (a :class:`ccsim.Scenario`, a dict, or a scenario file's path) for every
@@ -253,10 +281,11 @@ def run_sweep(scenario: ScenarioLike, grid, *, out: Union[str, os.PathLike], see
     :attr:`ccsim.Results.flows`.
 
     ``grid`` maps a field path, written as in error messages (``"links[0].buffer"``,
-    ``"flows[1].params.beta"``), to its values (a list, or one value); a list of
-    (path, values) pairs keeps the order too. Every combination is checked before anything
+    ``"flows[1].params.beta"``), to its values (a list, range or array, or one value); a list
+    of (path, values) pairs keeps the order too. ``seeds``: the seeds each combination runs
+    with (a list, range or array of integers, or one seed). Every combination is checked before anything
     runs: a bad path or value raises :class:`ScenarioError` naming it. Each finished run is
-    kept in ``out/runs/`` (keyed by the whole scenario and the engine's version), so running
+    kept in ``out/runs/`` (keyed by the whole scenario and the engine's build), so running
     the same sweep again, or after an interruption, runs only what is missing; the table is
     also written to ``out/sweep.parquet``. Runs that failed are listed in
     ``table.attrs["failures"]`` as (params, seed, message). ``workers``: parallel runs (one
@@ -267,33 +296,30 @@ def run_sweep(scenario: ScenarioLike, grid, *, out: Union[str, os.PathLike], see
     import copy
 
     from . import sweep as _sweep
-    from .builder import Scenario
 
-    if isinstance(scenario, Scenario):
-        base = scenario.to_dict()
-    elif isinstance(scenario, Mapping):
-        base = copy.deepcopy(dict(scenario))
-    elif isinstance(scenario, (str, os.PathLike)):
-        base = load_scenario(scenario)
-    else:
-        raise ScenarioError(f"run_sweep: expected a ccsim.Scenario, a dict or a scenario file path, got "
-                            f"{type(scenario).__name__}")
+    base = scenario_dict(scenario)
     pairs = list(grid.items()) if isinstance(grid, Mapping) else list(grid)
     sets = []
     for item in pairs:
         if not (isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], str)):
             raise ScenarioError(f"run_sweep: grid: expected {{path: values}} or (path, values) pairs, got {item!r}")
         path, values = item
-        values = list(values) if isinstance(values, (list, tuple)) else [values]
+        if path.strip() == "seed":
+            raise ScenarioError("grid seed: the seeds are run_sweep's seeds=, not a grid entry")
+        values = [_plain(v) for v in (_items(values) if _is_collection(values) else [values])]
         if not values:
             raise ScenarioError(f"grid {path}: no values")
         sets.append((path, values))
     try:
-        seeds = [check_seed(int(s)) for s in (seeds if isinstance(seeds, (list, tuple, range)) else [seeds])]
+        seeds = [check_seed(operator.index(s)) for s in (_items(seeds) if _is_collection(seeds) else [seeds])]
     except (TypeError, ValueError) as e:
-        raise ScenarioError(f"run_sweep: {e}") from None
+        raise ScenarioError(f"run_sweep: seeds: expected integers (a list, range or array), {e}") from None
     if not seeds:
         raise ScenarioError("run_sweep: seeds: expected at least one seed")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ScenarioError(f"run_sweep: workers: expected a positive integer, got {workers!r}")
+    if Path(out).exists() and not Path(out).is_dir():
+        raise ScenarioError(f"run_sweep: out: {out} is a file; expected a directory for the runs and the table")
     for combo in itertools.product(*[v for _, v in sets]):
         data = copy.deepcopy(base)
         try:

@@ -46,14 +46,20 @@ class Scenario:
 
     @classmethod
     def load(cls, source: Any) -> "Scenario":
-        """A builder holding a scenario file's contents (a path, shipped paths such as
-        ``scenarios/examples/dumbbell.toml`` included) or a dict of the same structure, to
-        change and run or save. Raises ScenarioError for a file that does not parse."""
-        from collections.abc import Mapping
+        """A builder holding a scenario: a file's path (shipped paths such as
+        ``scenarios/examples/dumbbell.toml`` included), its TOML text, or a dict of the same
+        structure, to change and run or save. Raises ScenarioError for text that does not parse."""
+        from .api import scenario_dict
 
-        from .api import load_scenario
-
-        data = copy.deepcopy(dict(source)) if isinstance(source, Mapping) else load_scenario(source)
+        data = scenario_dict(source)
+        if not isinstance(data.get("nodes", {}), dict) or not isinstance(data.get("links", []), list) \
+                or not isinstance(data.get("flows", []), list):
+            raise ValueError("Scenario.load: expected nodes to be a table and links and flows lists")
+        nodes = data.setdefault("nodes", {})
+        nodes.setdefault("hosts", [])
+        nodes.setdefault("switches", [])
+        data.setdefault("links", [])
+        data.setdefault("flows", [])
         sc = cls.__new__(cls)
         sc._data = data
         return sc

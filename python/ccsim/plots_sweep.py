@@ -55,7 +55,7 @@ def plot_sweep(table: pd.DataFrame, path, *, title: str = "") -> bool:
     if not params or not len(table):
         return False
     xcol, others = params[0], params[1:]
-    xs = list(dict.fromkeys(table[xcol]))            # the order the sweep gave
+    xs = list(dict.fromkeys(v for v in table[xcol] if v == v))   # the order the sweep gave
     axis = numeric_axis(xs)
     pos = dict(zip(xs, axis[0])) if axis else {x: i for i, x in enumerate(xs)}
     series = table.groupby(["name"] + others, sort=False, dropna=False)
@@ -73,7 +73,7 @@ def plot_sweep(table: pd.DataFrame, path, *, title: str = "") -> bool:
         ls, marker = styles[combos.index(key[1:]) % len(styles)]
         label = plain(key[0]) + (" (" + ", ".join(f"{c.removeprefix('param:')}={v}" for c, v in zip(others, key[1:]))
                                  + ")" if others else "")
-        g = d.groupby(xcol, sort=False)
+        g = d.groupby(xcol, sort=False)   # a swept value that is NaN (never a scenario's) is left out
         for ax, (col, _) in zip(axes, METRICS):
             m = g[col].mean()
             sd = g[col].std() if seeds > 1 else None
@@ -95,6 +95,8 @@ def plot_sweep(table: pd.DataFrame, path, *, title: str = "") -> bool:
                       + (f" (first {len(keys)} of {len(keys) + more} lines)" if more else ""), fontsize=10)
     axes[0].legend(fontsize=7, loc="best", ncol=2)
     fig.tight_layout()
-    atomic_savefig(fig, path)   # whole or not at all, whoever calls
-    plt.close(fig)
+    try:
+        atomic_savefig(fig, path)   # whole or not at all, whoever calls
+    finally:
+        plt.close(fig)
     return True

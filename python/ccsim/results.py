@@ -297,6 +297,10 @@ class LoadedResults(Results):
                     for k, v in self._summary["run"].items()}
         self.flows = read("flows.parquet", pd.read_parquet)
         self.intervals = read("intervals.parquet", pd.read_parquet)
+        if "discarded" not in self.intervals.columns and "interval" in self.intervals.columns:
+            # Directories written before the column existed.
+            self.intervals.insert(self.intervals.columns.get_loc("interval") + 1, "discarded",
+                                  self.intervals["interval"] < self.run.get("discard", 0))
         self.ports = read("ports.parquet", pd.read_parquet)
         self.cwnd = read("cwnd.parquet", pd.read_parquet)
         self.queues = read("queues.parquet", pd.read_parquet)

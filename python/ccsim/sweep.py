@@ -268,6 +268,18 @@ def set_path(data: dict, path: str, value, *, label: str = "--set") -> None:
             cur = cur[p]
 
 
+def engine_build() -> str:
+    """Which engine ran: ccsim's version and its compiled extension's size and modification
+    time (the version alone does not change between builds of a checkout)."""
+    from . import _core
+
+    try:
+        st = os.stat(_core.__file__)
+        return f"{__version__}:{st.st_size}:{st.st_mtime_ns}"
+    except (OSError, AttributeError, TypeError):
+        return __version__
+
+
 def _stored(f) -> bool:
     """True if ``f`` holds a finished run's record; a missing, truncated or foreign file is
     run again (and then replaced whole)."""
@@ -297,6 +309,7 @@ def sweep(base: dict, sets: list[tuple[str, list]], seeds: list[int], out_dir, *
     out = Path(out_dir)
     (out / "runs").mkdir(parents=True, exist_ok=True)
     names = [p for p, _ in sets]
+    engine = engine_build()
     tasks, planned, queued = [], [], set()
     for combo in itertools.product(*[v for _, v in sets]) if sets else [()]:
         params = dict(zip(names, combo))
@@ -309,9 +322,9 @@ def sweep(base: dict, sets: list[tuple[str, list]], seeds: list[int], out_dir, *
             # edited base file, or another scenario sweeping into the same directory, must run
             # afresh rather than pick up a stored result of something else. Combinations that
             # make the same scenario share one run.
-            # The engine's version is part of the key: after an upgrade a sweep runs afresh
-            # rather than return the old engine's results as the new one's.
-            key = hashlib.sha1(json.dumps({"scenario": data, "ccsim": __version__}, sort_keys=True,
+            # The engine's build is part of the key: after an upgrade or a rebuild a sweep runs
+            # afresh rather than return the old engine's results as the new one's.
+            key = hashlib.sha1(json.dumps({"scenario": data, "engine": engine}, sort_keys=True,
                                           default=str).encode()).hexdigest()[:16]
             f = out / "runs" / f"{key}.json"
             planned.append((params, seed, f))
@@ -323,7 +336,7 @@ def sweep(base: dict, sets: list[tuple[str, list]], seeds: list[int], out_dir, *
         if isinstance(res, Exception):
             failures.append((task.meta["params"], task.meta["seed"], str(res)))
             continue
-        record = {"params": task.meta["params"], "seed": task.meta["seed"], "ccsim": __version__,
+        record = {"params": task.meta["params"], "seed": task.meta["seed"], "ccsim": __version__, "engine": engine,
                   "run": res.summary()["run"],
                   "flows": json.loads(res.flows.to_json(orient="records"))}
         atomic_write_text(task.meta["file"], json.dumps(record))
@@ -340,7 +353,7 @@ def sweep(base: dict, sets: list[tuple[str, list]], seeds: list[int], out_dir, *
     table = pd.DataFrame(rows)
     # A metric no run measured (a CBR flow's delay) comes back from JSON as None: keep it a
     # float column of NaN, as in the run's own table.
-    for c in [c for c in table.columns if c.endswith(("_pps", "_bps", "_s", "_rate", "_sd"))]:
+    for c in [c for c in table.columns if not c.startswith("param:") and c.endswith(("_pps", "_bps", "_s", "_rate", "_sd"))]:
         if table[c].dtype == object:
             table[c] = pd.to_numeric(table[c], errors="coerce").astype("float64")
     if len(table):

@@ -614,6 +614,7 @@ fn a_duplicate_key_is_named_whole() {
         ("a.b = 1\na.b = 2\n", "`a.b`"),
         ("[x.y]\n[x.y]\n", "`x.y`"),
         ("name = \"é\"\nname = \"ü\"\n", "`name`"),
+        ("params = { rto_k = 4, initial_cwnd = 2, rto_k = 2 }\n", "`rto_k`"),
     ] {
         let e = expect_err(text);
         assert!(e.message.contains(&format!("duplicate key {key}")), "{text:?}: {}", e.message);

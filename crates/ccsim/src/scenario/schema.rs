@@ -195,12 +195,21 @@ impl Scenario {
     }
 }
 
-/// The key a duplicate-key error at byte `at` names: the text before `=` on its line, or the
-/// name inside a `[header]`; None if the line is neither or the name is implausibly long.
-fn duplicate_key_named(text: &str, at: usize) -> Option<String> {
-    let start = text.get(..at)?.rfind('\n').map_or(0, |i| i + 1);
-    let line = text[start..].lines().next()?.trim();
-    let key = if line.starts_with('[') { line.trim_start_matches('[').split(']').next()? } else { line.split('=').next()? };
+/// The key a duplicate-key error at bytes `span` names: the whole dotted key before `=` when
+/// the error is there, a `[header]`'s name, or else (a key inside an inline table) the span's
+/// own text; None if nothing plausible.
+fn duplicate_key_named(text: &str, span: std::ops::Range<usize>) -> Option<String> {
+    let start = text.get(..span.start)?.rfind('\n').map_or(0, |i| i + 1);
+    let line = text[start..].lines().next()?;
+    let trimmed = line.trim_start();
+    let key = if trimmed.starts_with('[') {
+        trimmed.trim_start_matches('[').split(']').next()?
+    } else {
+        match line.find('=') {
+            Some(eq) if span.start - start < eq => &line[..eq],
+            _ => text.get(span)?,
+        }
+    };
     let key = key.trim();
     (!key.is_empty() && key.len() <= 80).then(|| key.to_string())
 }
@@ -218,7 +227,7 @@ pub fn parse_toml(text: &str) -> Result<Value> {
                 // whole dotted key before `=`, or a [table] header's name (its span alone is
                 // the last part of a dotted key).
                 if msg == "duplicate key" {
-                    if let Some(key) = duplicate_key_named(text, s.start) {
+                    if let Some(key) = duplicate_key_named(text, s.clone()) {
                         msg = format!("duplicate key `{key}`");
                     }
                 }

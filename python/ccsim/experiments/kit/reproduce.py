@@ -200,6 +200,7 @@ def prepare(thesis: Thesis, *, only: str | None = None, params: Iterable[str] = 
             reference: Path | None = None) -> tuple[dict, list[str], list]:
     """The reference, the selected scenarios and the checked ``--param`` overrides: every
     mistake in them is a ValueError before anything runs."""
+    _BUILT.clear()   # a run's built files come from the code as it is now (module globals may have changed)
     ref = load_reference(reference or thesis.reference)
     scenarios = parse_only(only, scenario_ids(ref))
     stems = [stem for sid in scenarios for stem in scenario_runs(scenario(ref, sid)).values()]
@@ -217,8 +218,8 @@ _BUILT: dict = {}
 
 
 def _built(thesis: Thesis) -> dict:
-    """``thesis.built_scenarios()``, built once a process (cui-buffers's take seconds): the
-    check before a run and the run itself read the same files."""
+    """``thesis.built_scenarios()``, built once for a reproduction (:func:`prepare` empties
+    the cache): the check before the run and the run itself read the same files."""
     fn = thesis.built_scenarios
     if fn not in _BUILT:
         _BUILT.clear()   # one thesis's files at a time

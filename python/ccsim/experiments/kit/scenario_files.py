@@ -62,6 +62,10 @@ class LazyFiles(Mapping):
             self._texts[name] = self._makers[name]()
         return self._texts[name]
 
+    def __contains__(self, name) -> bool:
+        # Mapping's own would build the file to answer.
+        return name in self._makers
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._makers)
 
