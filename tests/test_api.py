@@ -214,6 +214,9 @@ def test_results_read_back_offer_jain_and_flow_like_a_run(examples, tmp_path):
     back = ccsim.Results.read(tmp_path / "o")
     assert isinstance(back, ccsim.Results) and repr(back) == repr(res)
     assert back.intervals["discarded"].equals(res.intervals["discarded"])
+    old = pd.read_parquet(tmp_path / "o" / "intervals.parquet").drop(columns="discarded")
+    old.to_parquet(tmp_path / "o" / "intervals.parquet")   # as written before the column existed
+    assert ccsim.Results.read(tmp_path / "o").intervals["discarded"].equals(res.intervals["discarded"])
     assert back.jain == pytest.approx(res.jain)
     name = res.flows["name"].iloc[0]
     assert back.flow(name)["goodput_pps"] == pytest.approx(res.flow(name)["goodput_pps"])

@@ -199,7 +199,8 @@ def test_scenarios_built_on_demand_are_written_beside_the_report(thesis, tmp_pat
 
     t = dataclasses.replace(t, scenario_path=None, built_scenarios=built)
     out = reproduce(t, seeds=1, out=tmp_path / "out", progress=False)
-    assert calls == [1] and (out.runs["error"] == "").all() and (out.runs["seeds_ok"] == 1).all()
+    # Asked twice: by the check that every run file exists, and by the run.
+    assert calls == [1, 1] and (out.runs["error"] == "").all() and (out.runs["seeds_ok"] == 1).all()
     assert sorted(p.name for p in (tmp_path / "out" / "scenarios").glob("*.toml")) == ["bn-n2.toml", "bn-n4.toml"]
     assert (tmp_path / "out" / "scenarios" / "bn-n4.toml").read_text() == text
     # --param is checked on the built files too
@@ -242,3 +243,14 @@ def test_a_scenarios_own_seed_count_holds_in_a_full_run(thesis, tmp_path, monkey
     ref.write_text(ref.read_text().replace("seeds = 3\n", "seeds = 0\n"))
     with pytest.raises(ValueError, match=r"scenarios\[0\]\.seeds: expected an integer from 1 to 1000"):
         load_reference(ref)
+
+
+def test_lazy_files_answer_in_without_building():
+    # The check that a reproduction's run files exist asks `name in built`: for cui-buffers's
+    # 665 built files that must not build them all.
+    from ccsim.experiments.kit.scenario_files import LazyFiles
+
+    made = []
+    files = LazyFiles({"a.toml": lambda: made.append("a") or "x", "b.toml": lambda: made.append("b") or "y"})
+    assert "a.toml" in files and "c.toml" not in files and made == []
+    assert files["b.toml"] == "y" and made == ["b"]

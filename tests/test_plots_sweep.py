@@ -33,3 +33,12 @@ def test_plot_sweep_draws_what_varies_and_nothing_for_seeds_alone(tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10000
     assert plot_sweep(_rows({"duration": ["10s"]}), tmp_path / "none.png") is False
     assert not (tmp_path / "none.png").exists()
+
+
+def test_ccsim_plot_refuses_a_damaged_or_foreign_sweep_table(cli, tmp_path):
+    (tmp_path / "sweep.parquet").write_text("garbage")
+    r = cli("plot", tmp_path)
+    assert r.returncode == 2 and "sweep.parquet: cannot read" in r.stderr and "Traceback" not in r.stderr
+    pd.DataFrame({"param:x": [1, 2]}).to_parquet(tmp_path / "sweep.parquet")
+    r = cli("plot", tmp_path)
+    assert r.returncode == 2 and "no delay_s, drop_rate, goodput_pps, name, seed column" in r.stderr, r.stderr

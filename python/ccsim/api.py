@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import operator
 import os
 from pathlib import Path
@@ -293,8 +292,6 @@ def run_sweep(scenario: ScenarioLike, grid, *, out: Union[str, os.PathLike], see
     terminal (silent elsewhere). Draw the result with
     :func:`ccsim.plots_sweep.plot_sweep`.
     """
-    import copy
-
     from . import sweep as _sweep
 
     base = scenario_dict(scenario)
@@ -320,18 +317,12 @@ def run_sweep(scenario: ScenarioLike, grid, *, out: Union[str, os.PathLike], see
         raise ScenarioError(f"run_sweep: workers: expected a positive integer, got {workers!r}")
     if Path(out).exists() and not Path(out).is_dir():
         raise ScenarioError(f"run_sweep: out: {out} is a file; expected a directory for the runs and the table")
-    for combo in itertools.product(*[v for _, v in sets]):
-        data = copy.deepcopy(base)
-        try:
-            for (path, _), value in zip(sets, combo):
-                _sweep.set_path(data, path, value, label="grid")
-        except ValueError as e:
-            raise ScenarioError(str(e)) from None
-        try:
-            validate(data)
-        except ScenarioError as e:
-            given = ", ".join(f"{p}={v!r}" for (p, _), v in zip(sets, combo))
-            raise ScenarioError(f"{e} (with {given})") from None
+    try:
+        _sweep.check_grid(base, sets, label="grid")
+    except ScenarioError:
+        raise
+    except ValueError as e:
+        raise ScenarioError(str(e)) from None
     table, failures = _sweep.sweep(base, sets, seeds, out, workers=workers, scheduler=scheduler,
                                    progress=progress)
     table.attrs["failures"] = failures

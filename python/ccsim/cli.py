@@ -187,7 +187,15 @@ def cmd_plot(a) -> int:
 
         from .cli_sweep import write_sweep_figure
 
-        drawn = write_sweep_figure(pd.read_parquet(out / "sweep.parquet"), out, title=out.name)
+        try:
+            table = pd.read_parquet(out / "sweep.parquet")
+        except Exception as e:   # a damaged file: whatever pyarrow raised
+            return _err(f"{out / 'sweep.parquet'}: cannot read ({e}); expected the table `ccsim sweep` writes")
+        lacking = {"seed", "name", "goodput_pps", "delay_s", "drop_rate"} - set(table.columns)
+        if lacking:
+            return _err(f"{out / 'sweep.parquet'}: no {', '.join(sorted(lacking))} column; expected the table "
+                        f"`ccsim sweep` writes")
+        drawn = write_sweep_figure(table, out, title=out.name)
         print(f"wrote {'sweep.png' if drawn else 'nothing (no parameter varies)'} in {out}/")
         return 0
     loaded = Results.read(a.dir)

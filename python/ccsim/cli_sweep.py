@@ -25,19 +25,10 @@ def cmd_sweep(a) -> int:
         except ImportError:
             return _err("--scheduler needs the optional dependency: pip install 'ccsim[dask]'")
     base = api.load_scenario(a.file)
-    # Validate every combination up front, so a typo fails before hours of runs (and before
-    # the output directory is made).
-    import copy
-    import itertools
-
-    for combo in itertools.product(*[v for _, v in sets]) if sets else [()]:
-        data = copy.deepcopy(base)
-        try:
-            for (p, _), v in zip(sets, combo):
-                sweep.set_path(data, p, v)
-        except ValueError as e:
-            return _err(str(e))
-        api.validate(data)
+    try:
+        sweep.check_grid(base, sets)
+    except ValueError as e:
+        return _err(str(e))
     made = not Path(a.out).exists()
     _check_out(a.out)
     try:

@@ -92,6 +92,15 @@ def _drops_frame(raw: dict | None, flow_names: list[str], port_names: list[str])
     return d
 
 
+def _mark_discarded(intervals: pd.DataFrame, run: dict) -> pd.DataFrame:
+    """``intervals`` with ``discarded`` after ``interval``: the first ``run["discard"]``
+    intervals, which the flows' batch means leave out."""
+    if "interval" in intervals.columns and "discarded" not in intervals.columns:
+        intervals.insert(intervals.columns.get_loc("interval") + 1, "discarded",
+                         intervals["interval"] < run.get("discard", 0))
+    return intervals
+
+
 class Results:
     """What one run produced.
 
@@ -173,10 +182,8 @@ class Results:
             frame.insert(1 if len(frame.columns) else 0, column, values)
             return frame
 
-        self.intervals = named(pd.DataFrame(raw["intervals"]), "flow", "flow_name", names)
-        if "interval" in self.intervals.columns:   # which rows the flows' batch means leave out
-            self.intervals.insert(self.intervals.columns.get_loc("interval") + 1, "discarded",
-                                  self.intervals["interval"] < self.run.get("discard", 0))
+        self.intervals = _mark_discarded(named(pd.DataFrame(raw["intervals"]), "flow", "flow_name", names),
+                                         self.run)
         self.cwnd = named(pd.DataFrame(raw["cwnd_trace"]), "flow", "flow_name", names)
         # The algorithms' event logs, one table each; packet-pair's is ``probes``.
         self.events = {name: named(pd.DataFrame(t), "flow", "flow_name", names)
@@ -296,11 +303,8 @@ class LoadedResults(Results):
         self.run = {k: (math.nan if v is None and k in _NUMERIC_RUN_KEYS else v)
                     for k, v in self._summary["run"].items()}
         self.flows = read("flows.parquet", pd.read_parquet)
-        self.intervals = read("intervals.parquet", pd.read_parquet)
-        if "discarded" not in self.intervals.columns and "interval" in self.intervals.columns:
-            # Directories written before the column existed.
-            self.intervals.insert(self.intervals.columns.get_loc("interval") + 1, "discarded",
-                                  self.intervals["interval"] < self.run.get("discard", 0))
+        # (Directories written before the `discarded` column get it here.)
+        self.intervals = _mark_discarded(read("intervals.parquet", pd.read_parquet), self.run)
         self.ports = read("ports.parquet", pd.read_parquet)
         self.cwnd = read("cwnd.parquet", pd.read_parquet)
         self.queues = read("queues.parquet", pd.read_parquet)

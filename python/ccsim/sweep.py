@@ -268,6 +268,29 @@ def set_path(data: dict, path: str, value, *, label: str = "--set") -> None:
             cur = cur[p]
 
 
+def check_grid(base: dict, sets: list[tuple[str, list]], *, label: str = "--set") -> None:
+    """Apply every combination of ``sets`` to ``base`` and validate it, before anything runs: a
+    typo fails before hours of runs and before the output directory is made. A bad path is a
+    ValueError (after ``label``); a value the engine refuses its ScenarioError, naming the
+    combination."""
+    import copy
+
+    from . import api
+    from ._core import ScenarioError
+
+    for combo in itertools.product(*[v for _, v in sets]):
+        data = copy.deepcopy(base)
+        for (path, _), value in zip(sets, combo):
+            set_path(data, path, value, label=label)
+        try:
+            api.validate(data)
+        except ScenarioError as e:
+            if not sets:
+                raise
+            given = ", ".join(f"{p}={v!r}" for (p, _), v in zip(sets, combo))
+            raise ScenarioError(f"{e} (with {given})") from None
+
+
 def engine_build() -> str:
     """Which engine ran: ccsim's version and its compiled extension's size and modification
     time (the version alone does not change between builds of a checkout)."""

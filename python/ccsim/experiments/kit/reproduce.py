@@ -200,7 +200,6 @@ def prepare(thesis: Thesis, *, only: str | None = None, params: Iterable[str] = 
             reference: Path | None = None) -> tuple[dict, list[str], list]:
     """The reference, the selected scenarios and the checked ``--param`` overrides: every
     mistake in them is a ValueError before anything runs."""
-    _BUILT.clear()   # a run's built files come from the code as it is now (module globals may have changed)
     ref = load_reference(reference or thesis.reference)
     scenarios = parse_only(only, scenario_ids(ref))
     stems = [stem for sid in scenarios for stem in scenario_runs(scenario(ref, sid)).values()]
@@ -214,19 +213,6 @@ def prepare(thesis: Thesis, *, only: str | None = None, params: Iterable[str] = 
     return ref, scenarios, overrides
 
 
-_BUILT: dict = {}
-
-
-def _built(thesis: Thesis) -> dict:
-    """``thesis.built_scenarios()``, built once for a reproduction (:func:`prepare` empties
-    the cache): the check before the run and the run itself read the same files."""
-    fn = thesis.built_scenarios
-    if fn not in _BUILT:
-        _BUILT.clear()   # one thesis's files at a time
-        _BUILT[fn] = fn()
-    return _BUILT[fn]
-
-
 def _check_files_exist(thesis: Thesis, ref: dict, scenarios: list[str]) -> None:
     """A run file the reference names that is neither shipped nor built is a ValueError naming
     the scenario and the file, before anything runs (a typo would otherwise surface as a file
@@ -234,7 +220,7 @@ def _check_files_exist(thesis: Thesis, ref: dict, scenarios: list[str]) -> None:
     missing = [(sid, stem) for sid in scenarios for stem in scenario_runs(scenario(ref, sid)).values()
                if not (thesis.scenario_dir / f"{stem}.toml").exists()]
     if missing and thesis.built_scenarios is not None and thesis.scenario_path is None:
-        built = _built(thesis)
+        built = thesis.built_scenarios()   # cui-buffers's is lazy: asking for a name builds nothing
         missing = [(sid, stem) for sid, stem in missing if f"{stem}.toml" not in built]
     if missing:
         sid, stem = missing[0]
@@ -255,7 +241,7 @@ def scenario_files(thesis: Thesis, stems: Iterable[str], out: Path) -> Path:
     written there."""
     if not _needs_built(thesis, stems):
         return thesis.scenario_dir
-    built = _built(thesis)
+    built = thesis.built_scenarios()
     target = Path(out) / "scenarios"
     target.mkdir(parents=True, exist_ok=True)
     for stem in dict.fromkeys(stems):
