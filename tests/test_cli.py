@@ -1,6 +1,7 @@
 """The `ccsim` command: run, validate, bench, plot, and bad input from the command line."""
 
 import json
+import tomllib
 
 import pandas as pd
 import pytest
@@ -215,6 +216,7 @@ def test_sweep_runs_the_grid_and_resumes(cli, examples, tmp_path):
     assert r.returncode == 0, r.stderr
     t = pd.read_parquet(out / "sweep.parquet")
     assert len(list((out / "runs").glob("*.json"))) == 4
+    assert t.attrs["scenario"] == tomllib.loads((examples / "keshav-s1-jk-fcfs.toml").read_text())["name"]
     ftp1 = t[t["name"] == "1 FTP"].groupby("param:flows[0].max_window")["goodput_pps"].mean()
     assert ftp1[2] < ftp1[5]  # a smaller window gets a smaller share of the FCFS line
     assert (out / "sweep.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "and sweep.png" in r.stdout

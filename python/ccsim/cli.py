@@ -195,7 +195,7 @@ def cmd_plot(a) -> int:
         if lacking:
             return _err(f"{out / 'sweep.parquet'}: no {', '.join(sorted(lacking))} column; expected the table "
                         f"`ccsim sweep` writes")
-        drawn = write_sweep_figure(table, out, title=out.name)
+        drawn = write_sweep_figure(table, out, title=str(table.attrs.get("scenario") or out.name))
         print(f"wrote {'sweep.png' if drawn else 'nothing (no parameter varies)'} in {out}/")
         return 0
     loaded = Results.read(a.dir)

@@ -379,6 +379,9 @@ def sweep(base: dict, sets: list[tuple[str, list]], seeds: list[int], out_dir, *
     for c in [c for c in table.columns if not c.startswith("param:") and c.endswith(("_pps", "_bps", "_s", "_rate", "_sd"))]:
         if table[c].dtype == object:
             table[c] = pd.to_numeric(table[c], errors="coerce").astype("float64")
+    # The scenario's name travels with the table (pandas keeps attrs in the parquet file), so
+    # `ccsim plot` can title a redrawn figure as the sweep did.
+    table.attrs["scenario"] = str(base.get("name") or "")
     if len(table):
         tmp = out / ".tmp-sweep.parquet"
         table.to_parquet(tmp, index=False)
