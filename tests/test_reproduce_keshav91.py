@@ -166,6 +166,7 @@ def test_reproduce_quick_end_to_end(cli, tmp_path):
     cells = pd.read_parquet(out / "cells.parquet")
     jk = cells[(cells["table"] == "6.2") & (cells["pair"] == "JK/FCFS")]
     assert len(jk) == 4 and set(jk["status"]) == {"PASS"}, jk[["source", "metric", "sim", "status"]]
+    assert cells["ok"].dtype == "boolean" and jk["ok"].all()   # a bool column, not the strings 'True'/'False'
     thr = jk[jk["metric"] == "throughput"]["sim"]
     delay = jk[jk["metric"] == "delay"]["sim"]
     assert ((thr - 4.99).abs() < 0.05).all() and ((delay - 1.00).abs() < 0.05).all()

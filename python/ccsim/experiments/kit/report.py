@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ..._files import atomic_savefig, atomic_write
@@ -228,10 +229,17 @@ def build_document(outcome, ref: dict, board: FigureBoard, ctx: ReportContext) -
     return doc
 
 
+def _all_bool(col: pd.Series) -> bool:
+    vals = col.dropna()
+    return len(vals) > 0 and all(isinstance(v, (bool, np.bool_)) for v in vals)
+
+
 def _parquet_safe(df: pd.DataFrame) -> pd.DataFrame:
     df = df.copy()
     for c in df.columns:
-        if df[c].dtype == object:
+        if df[c].dtype == object and _all_bool(df[c]):
+            df[c] = df[c].astype("boolean")   # True/False/None (a cell's ok): a nullable bool column
+        elif df[c].dtype == object:
             df[c] = df[c].map(lambda v: v if v is None or isinstance(v, str) else
                               (json.dumps(v) if isinstance(v, (list, dict)) else str(v)))
     return df
