@@ -20,7 +20,17 @@
 //!   §3.2 step 3, first option, which avoids a burst);
 //! - timeout: recover = highest sequence sent, ssthresh = max(FlightSize/2, 2), cwnd = 1,
 //!   go back to the oldest unacknowledged packet; a timeout ends a recovery, and the ACKs
-//!   that follow are ordinary slow-start ACKs (no partial-ACK retransmissions).
+//!   that follow are ordinary slow-start ACKs (no partial-ACK retransmissions). A timeout
+//!   during a fast recovery (its retransmission lost) keeps the recovery's ssthresh when that
+//!   is smaller (`timeout_in_recovery = "keep_ssthresh"`): RFC 5681 eq. (4) sets ssthresh to
+//!   "no more than" FlightSize/2, and FlightSize then counts everything the inflated window
+//!   sent while the retransmission was missing, so taking it whole (`"flight"`) sets
+//!   ssthresh above the window that overflowed the buffer; a lone flow can then repeat
+//!   overshoot, lost retransmission and timeout for good (10 Mb/s, 45 ms, a 24-packet
+//!   buffer: 42% of the line). Linux's `tcp_enter_loss` likewise leaves ssthresh alone in
+//!   an unfinished recovery. RFC 5681's other rule, ssthresh held when the same segment
+//!   times out again, is not modelled: a repeated timeout takes FlightSize/2 of what go-back-N
+//!   has resent since.
 //!
 //! `variant = "ns2"`: ns-2's `Agent/TCP/Newreno` (tcp-newreno.cc, tcp-reno.cc, tcp.cc) with
 //! the defaults of ns-2.30 to 2.35 (ns-default.tcl), which Cui's simulations ran: `bugFix_`
@@ -62,11 +72,13 @@
 //!   repaired per round trip under a timer that never expires; the data sent meanwhile
 //!   inflates the window counter to 225 532; 0.81 Mb/s of in-order goodput, no timeout.
 //! - Impatient (RFC 6582, the default): the timer set at the first partial ACK expires 0.27 s
-//!   after the fast retransmission, and go-back-N slow start repairs the window. But each
-//!   timeout's ssthresh = FlightSize/2 counts a flight swollen by what the inflated window
-//!   sent in recovery (855, then 997, 1288 packets), so slow start overshoots again: 3
-//!   timeouts and 1462 drops by 2.4 s; the fourth recovery ends at cwnd 48, and congestion
-//!   avoidance climbs from there: 61.5 Mb/s.
+//!   after the fast retransmission, and go-back-N slow start repairs the window. But the
+//!   first recovery's ssthresh, half a flight that held the slow-start overshoot (855), lets
+//!   slow start overshoot again, and each later recovery halves it in turn (426, 213, 48 at
+//!   1.46, 2.12, 2.79 s; examples/sack-recovery.toml's newreno flow): 3 timeouts and 1460
+//!   drops; congestion avoidance climbs from cwnd 48: 61.5 Mb/s. With `timeout_in_recovery =
+//!   "flight"` the timeouts set ssthresh from flights swollen by what the inflated window sent
+//!   in recovery (997, then 1288 packets at 1.66 and 2.36 s): 1462 drops, the same rate.
 //! - ns-2 (`variant = "ns2"` with ns-2's timer and start, as above): one timeout 0.27 s after
 //!   the first fast retransmission; ssthresh from cwnd_ (427, half the overshoot window)
 //!   stops the next slow start in time: one more loss in 30 s, 90.9 Mb/s. (ns-3's NewReno,
@@ -115,6 +127,17 @@ pub struct NewRenoConfig {
     /// A partial ACK deflates the window by the amount acknowledged, less one; false drops
     /// the whole duplicate-ACK inflation instead (ns-2's `partial_window_deflation_` 0).
     pub partial_deflation: bool,
+    /// RFC 6582: what a timeout during a fast recovery does to ssthresh (see the module header).
+    pub timeout_in_recovery: TimeoutInRecovery,
+}
+
+/// RFC 6582: the ssthresh a timeout sets when it ends a fast recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeoutInRecovery {
+    /// The smaller of the recovery's ssthresh and FlightSize/2: one reduction per loss episode.
+    KeepSsthresh,
+    /// FlightSize/2 of everything outstanding, the inflated window's sends included.
+    Flight,
 }
 
 impl Default for NewRenoConfig {
@@ -124,6 +147,7 @@ impl Default for NewRenoConfig {
             variant: NewRenoVariant::Rfc6582,
             partial_ack_timer: PartialAckTimer::Impatient,
             partial_deflation: true,
+            timeout_in_recovery: TimeoutInRecovery::KeepSsthresh,
         }
     }
 }
@@ -163,6 +187,7 @@ impl Rules {
     const NS2: u8 = 1;
     const SLOW_BUT_STEADY: u8 = 2;
     const NO_DEFLATION: u8 = 4;
+    const TIMEOUT_FROM_FLIGHT: u8 = 8;
 
     fn new(cfg: &NewRenoConfig) -> Rules {
         let mut bits = 0;
@@ -174,6 +199,9 @@ impl Rules {
         }
         if !cfg.partial_deflation {
             bits |= Rules::NO_DEFLATION;
+        }
+        if cfg.timeout_in_recovery == TimeoutInRecovery::Flight {
+            bits |= Rules::TIMEOUT_FROM_FLIGHT;
         }
         Rules(bits)
     }
@@ -189,6 +217,9 @@ impl Rules {
     }
     fn deflation(self) -> bool {
         self.0 & Rules::NO_DEFLATION == 0
+    }
+    fn timeout_from_flight(self) -> bool {
+        self.0 & Rules::TIMEOUT_FROM_FLIGHT != 0
     }
 }
 
@@ -222,10 +253,16 @@ impl Algorithm for NewReno {
             d.partial_deflation,
             "a partial ACK deflates the window by the packets it acknowledges less one (false: drops all of the duplicate-ACK inflation)",
         )?;
+        let timeout_in_recovery = p.choice(
+            "timeout_in_recovery",
+            d.timeout_in_recovery,
+            &[("keep_ssthresh", TimeoutInRecovery::KeepSsthresh), ("flight", TimeoutInRecovery::Flight)],
+            "rfc6582: a timeout that ends a fast recovery sets ssthresh to the smaller of the recovery's and FlightSize/2 (RFC 5681 eq. 4 is an upper bound; Linux keeps the recovery's), or to FlightSize/2 of everything outstanding, which counts what the inflated window sent and can lock a lone flow into repeated timeouts (ns2 takes it from the window without the inflation)",
+        )?;
         if variant == NewRenoVariant::Ns2 {
             sender.timers = TimerMode::SingleBsd;
         }
-        Ok(NewRenoConfig { loss, variant, partial_ack_timer, partial_deflation })
+        Ok(NewRenoConfig { loss, variant, partial_ack_timer, partial_deflation, timeout_in_recovery })
     }
 
     fn build(cfg: &NewRenoConfig, max_window: u32) -> Self {
@@ -368,6 +405,9 @@ impl CongestionControl for NewReno {
     fn on_timeout(&mut self, t: &TimeoutInfo) {
         self.recover = t.high_sent;
         self.ssthresh = match self.rules.variant() {
+            NewRenoVariant::Rfc6582 if self.phase != Phase::Open && !self.rules.timeout_from_flight() => {
+                self.ssthresh.min(half_flight(t.flight))
+            }
             NewRenoVariant::Rfc6582 => half_flight(t.flight),
             NewRenoVariant::Ns2 => (self.cwnd.min(self.max_window as f64) / 2.0).floor().max(2.0),
         };
@@ -533,6 +573,26 @@ mod tests {
         let mut r = avoiding(NewRenoVariant::Rfc6582, 10.0);
         r.on_timeout(&TimeoutInfo { flight: 16, high_sent: 17, ..TimeoutInfo::default() });
         assert_eq!(r.ssthresh(), 8.0, "RFC 6582: FlightSize / 2");
+    }
+
+    #[test]
+    fn a_timeout_in_recovery_keeps_its_ssthresh_unless_told_to_take_the_swollen_flight() {
+        for (reading, want) in [("keep_ssthresh", 5.0), ("flight", 20.0)] {
+            let (cfg, _) = config(&format!("timeout_in_recovery = \"{reading}\""));
+            let mut n = NewReno { cwnd: 10.0, ssthresh: 5.0, ..NewReno::build(&cfg, 1000) };
+            // Fast retransmission of packet 1 with 10 outstanding: ssthresh 5; the retransmission
+            // is lost and 30 more duplicate ACKs let the inflated window send up to 40.
+            for count in 1..=33 {
+                n.on_dup_ack(count, &dup(1, 11, 10));
+            }
+            assert!(n.in_recovery() && n.ssthresh() == 5.0 && n.cwnd() == 38.0);
+            n.on_timeout(&TimeoutInfo { flight: 40, high_sent: 41, ..TimeoutInfo::default() });
+            assert_eq!((n.cwnd(), n.ssthresh()), (1.0, want), "{reading}");
+            // Outside a recovery both readings take FlightSize / 2.
+            n.on_timeout(&TimeoutInfo { flight: 16, high_sent: 41, ..TimeoutInfo::default() });
+            assert_eq!(n.ssthresh(), 8.0, "{reading}");
+        }
+        assert_eq!(NewRenoConfig::default().timeout_in_recovery, TimeoutInRecovery::KeepSsthresh);
     }
 
     /// The timer after the first and the second partial ACK, under each rule: packets 1, 3
