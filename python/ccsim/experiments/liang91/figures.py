@@ -45,6 +45,7 @@ def draw(board, ctx) -> None:
         plt = pyplot()
         fig, axes = plt.subplots(len(panels), 1, figsize=(7.5, 2.3 * len(panels)), sharex=True, squeeze=False)
         drawn = False
+        end = 0.0
         for ax, (title, pair, sources) in zip(axes[:, 0], panels):
             rows = traces[(traces["file"] == runs.get(pair)) & (traces["seed"] == traces["seed"].min())]
             for src, style in zip(sources, ("-", "--")):
@@ -52,13 +53,17 @@ def draw(board, ctx) -> None:
                 if len(g):
                     ax.step(g["time_s"], g["cwnd"], where="post", linestyle=style, linewidth=1.0, label=f"Source {src}")
                     drawn = True
+                    end = max(end, float(g["time_s"].max()))
             ax.set_title(title, fontsize=9)
             ax.set_ylabel("window (packets)")
             ax.axvspan(0, 20, color="0.92", zorder=0)
             if len(sources) > 1:
                 ax.legend(fontsize=8, loc="upper right")
-        axes[-1, 0].set_xlabel("time (s); the shaded first 20 s are not measured")
-        axes[-1, 0].set_xlim(0, 80)
+        # The thesis's runs last 80 s; a quick run stops sooner, and its axis ends with it.
+        short = 0 < end < 79.0
+        axes[-1, 0].set_xlabel("time (s); the shaded first 20 s are not measured"
+                               + (f"; this run stopped at {end:.0f} s (--quick)" if short else ""))
+        axes[-1, 0].set_xlim(0, end if short else 80)
         fig.tight_layout()
         if drawn:
             path = board.path(name)
