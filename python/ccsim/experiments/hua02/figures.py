@@ -7,8 +7,8 @@ medians over the seeds.
   the same for JCC (``e46-throughput.png``, and ``e46m-throughput.png`` for m flows a connection).
 - Figs 4.6 / 4.7: the window of one flow under JCC and under Reno, 0-200 s (``e41-cwnd.png``).
 - Fig. 4.10: the loss ratio against the number of flows (``e44-loss.png``).
-- Fig. 5.4: percentiles (5, 25, 50, 75, 95) of the class-1/class-2 delay ratio over windows of
-  K departures, WTP beside S-WTP (``e52-ratio-boxes.png``).
+- Fig. 5.4: percentiles (5, 25, 50, 75, 95) of the class-1/class-2 and class-2/class-3 delay
+  ratios over windows of K departures, WTP beside S-WTP (``e52-ratio-boxes.png``).
 - Fig. 5.5: the class-1/class-2 and class-2/class-3 delay ratios against the load, one panel
   per class-load mix (``e53-ratio-load.png``).
 """
@@ -99,17 +99,26 @@ def _windows(board, ctx) -> None:
         board.note("E4.1", "e41-cwnd.png: no window traces were kept")
         return
     plt = pyplot()
-    fig, axes = plt.subplots(2, 1, figsize=(7.5, 4.6), sharex=True)
-    for ax, pair in zip(axes, ("JCC", "Reno")):
+    # Fig. 4.6 the whole run, Fig. 4.7 its last 50 s (150-200 s in the thesis's run) close up.
+    fig, axes = plt.subplots(2, 2, figsize=(11, 4.8), sharey=True, gridspec_kw={"width_ratios": [2, 1]})
+    for row, pair in zip(axes, ("JCC", "Reno")):
         rows = traces[(traces["file"] == runs.get(pair)) & (traces["seed"] == traces["seed"].min())]
         g = rows[rows["source"] == 1].sort_values("time_s")
-        ax.step(g["time_s"], g["cwnd"], where="post", linewidth=0.8)
-        ax.set_ylabel("cwnd (packets)")
-        ax.set_title(f"Figs 4.6/4.7: {pair}, flow 1 of four (200 ms RTT, 1 Mb/s RED bottleneck)", fontsize=9)
-        ax.set_ylim(0, 22)
-    axes[-1].set_xlabel("time (s)")
+        end = float(g["time_s"].max()) if len(g) else 200.0
+        for ax in row:
+            ax.step(g["time_s"], g["cwnd"], where="post", linewidth=0.8)
+            ax.set_ylim(0, 22)
+            ax.grid(alpha=0.3)
+        row[0].set_ylabel("cwnd (packets)")
+        row[0].set_title(f"Fig. 4.6: {pair}, flow 1 of four (200 ms RTT, 1 Mb/s RED bottleneck)", fontsize=9)
+        row[1].set_xlim(max(0.0, end - 50), end)
+        row[1].set_title(f"Fig. 4.7: {pair}, {max(0.0, end - 50):.0f}-{end:.0f} s", fontsize=9)
+    for ax in axes[-1]:
+        ax.set_xlabel("time (s)")
+    fig.tight_layout()
     _save(board, "E4.1", fig, "e41-cwnd.png",
-          "Figs 4.6-4.7: the window of one of four flows, seed 1: JCC in a narrow band, Reno's sawtooth.")
+          "Figs 4.6-4.7: the window of one of four flows, seed 1, and its last 50 s close up: JCC in a narrow "
+          "band, Reno's sawtooth.")
     plt.close(fig)
 
 
@@ -128,21 +137,32 @@ def _loss(board, ctx, flows) -> None:
 
 
 def _boxes(board, ctx, flows) -> None:
+    """Fig. 5.4's two panels, (a) classes 1/2 and (b) classes 2/3, WTP and S-WTP side by side at
+    each timescale K."""
     runs = ctx.data["E5.2"].runs
     plt = pyplot()
-    fig, axes = plt.subplots(1, 2, figsize=(8.5, 3.6), sharey=True)
-    for ax, pair in zip(axes, ("WTP", "S-WTP")):
-        stats = []
-        for k in KS:
-            q = [_value(flows, runs.get(pair), 812, f"ratio_p{p:02d}_k{k}") for p in (5, 25, 50, 75, 95)]
-            stats.append({"whislo": q[0], "q1": q[1], "med": q[2], "q3": q[3], "whishi": q[4], "label": str(k)})
-        ax.bxp(stats, showfliers=False)
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.8), sharey=True)
+    schedulers = (("WTP", "0.75", -0.18), ("S-WTP", "#6fa8dc", 0.18))
+    for ax, (panel, src, classes) in zip(axes, (("a", 812, "1 / 2"), ("b", 823, "2 / 3"))):
+        for pair, colour, shift in schedulers:
+            stats = []
+            for k in KS:
+                q = [_value(flows, runs.get(pair), src, f"ratio_p{p:02d}_k{k}") for p in (5, 25, 50, 75, 95)]
+                stats.append({"whislo": q[0], "q1": q[1], "med": q[2], "q3": q[3], "whishi": q[4]})
+            ax.bxp(stats, positions=[i + shift for i in range(len(KS))], widths=0.3, showfliers=False,
+                   patch_artist=True, boxprops={"facecolor": colour}, medianprops={"color": "black"})
+        ax.set_xticks(range(len(KS)), [str(k) for k in KS])
         ax.axhline(2.0, color="0.5", linewidth=0.8, linestyle="--")
-        ax.set_title(f"Fig. 5.4: {pair}, class 1 / class 2", fontsize=9)
+        ax.set_title(f"({panel}) classes {classes}", fontsize=9)
         ax.set_xlabel("timescale K (departures)")
     axes[0].set_ylabel("delay ratio (5, 25, 50, 75, 95th percentiles)")
+    from matplotlib.patches import Patch
+    axes[1].legend([Patch(facecolor=c, edgecolor="black") for _, c, _ in schedulers], [n for n, _, _ in schedulers],
+                   fontsize=8, loc="lower right")
+    fig.suptitle("Fig. 5.4: delay ratios over windows of K departures (target 2, load 0.95)", fontsize=10)
     _save(board, "E5.2", fig, "e52-ratio-boxes.png",
-          "Fig. 5.4: the delay ratio of classes 1 and 2 over windows of K departures (target 2, load 0.95).")
+          "Fig. 5.4: the delay ratios of classes 1/2 (a) and 2/3 (b) over windows of K departures, WTP (grey) "
+          "beside S-WTP (blue) (target 2, load 0.95).")
     plt.close(fig)
 
 
