@@ -80,30 +80,36 @@ def utility_diagram(name: str, fd: FrameData, runs: dict, pairs_meta: dict, path
         if not pts:
             ax.set_visible(False)
             continue
-        xmax = max(p[0] for p in pts) * 1.15 or 1.0
-        ymax = max(p[1] for p in pts) * 1.2 or 1.0
-        ax.set_xlim(0, xmax)
-        ax.set_ylim(0, ymax)
-        placed: list[tuple[float, float]] = []
+        xmax, ymax, ycut = _utility_limits(pts)
+        # A small margin below 0 so that a label at 0 (a starved source) is not cut in half.
+        ax.set_xlim(-0.04 * xmax, xmax)
+        ax.set_ylim(-0.04 * ymax, ymax)
+        placed: list[tuple[float, float, float, float]] = []
         for x, y, sx, sy, src, color, italic in pts:
             hx = 3 * (sx if sx == sx else 0.0)
             hy = 3 * (sy if sy == sy else 0.0)
-            if hx >= 0.02 * xmax or hy >= 0.02 * ymax:
-                ax.add_patch(Rectangle((x - hx, y - hy), 2 * hx, 2 * hy, fill=False, edgecolor=color, lw=0.8,
+            shown_y = min(y, ymax * 0.9)
+            if (hx >= 0.02 * xmax or hy >= 0.02 * ymax) and y <= ycut:
+                # Clipped to the axes by hand: a box larger than the panel keeps its visible edges
+                # on the frame instead of leaving a stray line across the panel.
+                x0, x1 = max(x - hx, -0.04 * xmax), min(x + hx, xmax)
+                y0, y1 = max(y - hy, -0.04 * ymax), min(y + hy, ymax)
+                ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, edgecolor=color, lw=0.8,
                                        alpha=0.6, ls="-" if not italic else "--"))
-            # Labels at (almost) the same point are set side by side, as a row of digits.
-            fx, fy = x / xmax, y / ymax
-            k = sum(1 for (px, py) in placed if abs(px - fx) < 0.02 and abs(py - fy) < 0.03)
-            placed.append((fx, fy))
-            ax.annotate(str(src), (x, y), xytext=(9 * k, 0), textcoords="offset points", color=color,
-                        ha="center", va="center", fontsize=12, fontstyle="italic" if italic else "normal",
-                        fontweight="bold" if not italic else "normal")
+            text = str(src) if y <= ycut else f"{src}\u2191{y:.0f}"
+            dx, dy = _free_offset(ax, placed, (x + 0.04 * xmax) / (1.04 * xmax), (shown_y + 0.04 * ymax) / (1.04 * ymax),
+                                  len(text), 12 if y <= ycut else 9)
+            ax.annotate(text, (x, shown_y), xytext=(dx, dy), textcoords="offset points", color=color,
+                        ha="center", va="center", fontsize=12 if y <= ycut else 9,
+                        fontstyle="italic" if italic else "normal", fontweight="bold" if not italic else "normal")
         ax.set_xlabel("throughput (pkt/s)")
         ax.set_ylabel("round-trip delay (s)")
-        ax.set_title(f"{fam}")
+        ax.set_title(f"{fam}" + (" (\u2191: delay off the axis, in s)" if ycut < math.inf else ""), fontsize=10)
         ax.grid(alpha=0.25)
-        handles = [Line2D([], [], color=colors[k % len(colors)], marker="$n$", ls="none",
-                          label=f"{p} ({'normal' if _fcfs_like(p, pairs_meta) else 'italic'})")
+        # Legend samples in the labels' own type: upright bold for FCFS-like, italic for FQ.
+        handles = [Line2D([], [], color=colors[k % len(colors)], ls="none", markersize=9,
+                          marker=r"$\mathbf{n}$" if _fcfs_like(p, pairs_meta) else r"$\mathit{n}$",
+                          label=f"{p} ({'upright' if _fcfs_like(p, pairs_meta) else 'italic'})")
                    for k, p in enumerate(pairs)]
         ax.legend(handles=handles, fontsize=8, loc="best")
     for ax in list(axes.flat)[len(fams):]:
@@ -114,6 +120,48 @@ def utility_diagram(name: str, fd: FrameData, runs: dict, pairs_meta: dict, path
     atomic_write(path, lambda t: fig.savefig(t, format="png"))
     plt.close(fig)
     return True
+
+
+def _utility_limits(pts: list) -> tuple[float, float, float]:
+    """Axis limits of a utility diagram: room for the labels and the +-3 sd boxes (a box at
+    most doubles the range), and a delay far above the rest (G/FCFS's starved sources, 100 s
+    beside 2-4 s) cut off so that it does not squash every other label onto one line; such a
+    point is drawn at the top edge with its value. Returns (xmax, ymax, ycut)."""
+    xs = [p[0] for p in pts]
+    ys = sorted(p[1] for p in pts)
+    xbox = max(p[0] + 3 * (p[2] if p[2] == p[2] else 0.0) for p in pts)
+    xmax = max(max(xs) * 1.15, min(xbox * 1.05, 2 * max(xs))) or 1.0
+    median = ys[len(ys) // 2]
+    ycut = math.inf
+    if median > 0 and ys[-1] > 6 * median:
+        kept = [y for y in ys if y <= 6 * median]
+        ycut = max(kept) if kept else median
+    top = min(ys[-1], ycut)
+    ybox = max(p[1] + 3 * (p[3] if p[3] == p[3] else 0.0) for p in pts if p[1] <= top)
+    ymax = max(top * 1.2, min(ybox * 1.05, 2 * top)) or 1.0
+    return xmax, ymax, ycut
+
+
+def _free_offset(ax, placed: list, fx: float, fy: float, chars: int, size: float) -> tuple[float, float]:
+    """An offset (points) for a label of ``chars`` characters at ``size`` points, anchored at
+    axes fraction (fx, fy), that keeps it clear of the labels already placed (centres and
+    half sizes in points): the nearest free slot to the side, above or below, inside the
+    panel. Appends the label's own place."""
+    fig = ax.figure
+    pw, ph = ax.get_position().width * fig.get_figwidth() * 72, ax.get_position().height * fig.get_figheight() * 72
+    x, y, hw, hh = fx * pw, fy * ph, chars * size * 0.36, size * 0.6
+    # Sources at one point read as a row of digits, left to right; then above, below, left.
+    step = 2 * hw + 3
+    for dx, dy in [(k * step, 0) for k in range(6)] + [(0, 2 * hh + 2), (0, -2 * hh - 2), (-step, 0),
+                                                       (step, 2 * hh + 2), (-step, 2 * hh + 2), (step, -2 * hh - 2),
+                                                       (-step, -2 * hh - 2), (-2 * step, 0), (-3 * step, 0)]:
+        cx, cy = x + dx, y + dy
+        inside = hw - 0.04 * pw <= cx <= pw - hw and hh <= cy <= ph - hh
+        if inside and all(abs(cx - px) >= hw + qw or abs(cy - py) >= hh + qh for px, py, qw, qh in placed):
+            placed.append((cx, cy, hw, hh))
+            return dx, dy
+    placed.append((x, y, hw, hh))
+    return 0, 0
 
 
 def _shade_s3(ax, phases: dict, tmax: float):
