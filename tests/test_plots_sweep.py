@@ -42,3 +42,16 @@ def test_ccsim_plot_refuses_a_damaged_or_foreign_sweep_table(cli, tmp_path):
     pd.DataFrame({"param:x": [1, 2]}).to_parquet(tmp_path / "sweep.parquet")
     r = cli("plot", tmp_path)
     assert r.returncode == 2 and "no delay_s, drop_rate, goodput_pps, name, seed column" in r.stderr, r.stderr
+
+
+def test_a_sweep_whose_seeds_agree_says_so_in_its_title(tmp_path, monkeypatch):
+    import ccsim.plots_sweep as ps
+
+    titles = []
+    monkeypatch.setattr(ps, "atomic_savefig", lambda fig, path: titles.append(fig.axes[0].get_title()))
+    t = _rows({"links[0].buffer": ["5pkt", "40pkt"]})
+    ps.plot_sweep(t, tmp_path / "a.png")                    # goodput differs by seed
+    t2 = t.assign(goodput_pps=t["name"].map({"1 FTP": 1.0, "2 FTP": 2.0}))
+    ps.plot_sweep(t2, tmp_path / "b.png")                   # every seed the same
+    assert "sd over seeds" in titles[0] and "same result" not in titles[0]
+    assert "every seed gave the same result" in titles[1]

@@ -90,8 +90,13 @@ def plot_sweep(table: pd.DataFrame, path, *, title: str = "") -> bool:
     if not axis:
         axes[-1].set_xticks(range(len(xs)), [plain(x) for x in xs], rotation=20 if len(xs) > 4 else 0)
     more = series.ngroups - len(keys)
+    # A scenario without randomness (no random sources, no random drops) gives every seed the
+    # same result: the error bars are then zero, and the title says why.
+    same = seeds > 1 and bool((table.groupby(["name", xcol] + others, dropna=False)[[c for c, _ in METRICS]]
+                               .nunique(dropna=False) <= 1).all().all())
     axes[0].set_title((f"{plain(title)}: " if title else "") + f"{seeds} seed{'s' if seeds != 1 else ''}, mean"
-                      + (" and sd over seeds" if seeds > 1 else "")
+                      + ((" (every seed gave the same result: nothing in the scenario is random)" if same
+                          else " and sd over seeds") if seeds > 1 else "")
                       + (f" (first {len(keys)} of {len(keys) + more} lines)" if more else ""), fontsize=10)
     axes[0].legend(fontsize=7, loc="best", ncol=2)
     fig.tight_layout()

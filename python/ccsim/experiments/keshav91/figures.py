@@ -207,7 +207,7 @@ def window_figure(title: str, panels: list[tuple[str, str, str]], traces: pd.Dat
         ax.set_xlim(0, tmax)
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.25)
-        ax.legend(fontsize=7, loc="upper right")
+        ax.legend(fontsize=7, loc="best")  # the lines often sit at the cap in the upper right
     for ax in list(axes.flat)[len(avail):]:
         ax.set_visible(False)
     fig.suptitle(title, fontsize=11)
