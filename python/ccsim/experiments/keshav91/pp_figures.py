@@ -183,6 +183,8 @@ def probe_figure_s3(series: dict[int, tuple[pd.DataFrame, int, str]], samples: p
         ax.grid(alpha=0.25)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7, loc="upper right")
+    for ax in axes[0]:
+        ax.set_xlim(0, tmax)   # the probe panels on the same time axis as those below them
     fig.suptitle("Scenario 3, PP/FQ (Fig 6.13): packet-pair estimator (shaded: background on)", fontsize=11)
     fig.tight_layout()
     atomic_write(path, lambda t: fig.savefig(t, format="png"))
