@@ -131,6 +131,8 @@ def _loss(board, ctx, flows) -> None:
         ax.plot(ns, [_value(flows, runs.get(point_label(curve, n)), 950, "loss_pct") for n in ns], style, label=curve)
     ax.set_xlabel("number of flows")
     ax.set_ylabel("packet loss ratio (%)")
+    ax.set_title("Fig. 4.10: loss against the number of flows, 1 Mb/s RED bottleneck (seed medians)", fontsize=9)
+    ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     _save(board, "E4.4", fig, "e44-loss.png", "Fig. 4.10: the loss ratio against the number of flows (seed medians).")
     plt.close(fig)
@@ -181,6 +183,8 @@ def _ratio_load(board, ctx, flows) -> None:
         ax.set_xlabel("load (%)")
     axes[0].set_ylabel("average delay ratio")
     axes[-1].legend(fontsize=7)
+    fig.suptitle("Fig. 5.5: average delay ratios d1/d2 and d2/d3 against the load; mix = the load shares (%) of "
+                 "classes 1-2-3 (target 2)", fontsize=10)
     _save(board, "E5.3", fig, "e53-ratio-load.png",
           "Fig. 5.5: the delay ratios against the load for the five class-load mixes (target 2).")
     plt.close(fig)
