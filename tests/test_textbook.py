@@ -1,6 +1,6 @@
 """The engine against results every networking textbook gives: queueing theory (M/D/1),
 propagation and store-and-forward delays, Reno's sawtooth against the fluid model, slow start,
-Vegas's queue of alpha to beta packets a flow. None of these is a thesis's; they are what a
+Vegas's queue of alpha to beta packets a flow, Fair Queueing's max-min shares. None of these is a thesis's; they are what a
 researcher checks before trusting a simulator, and each would fail if the queue, the link,
 the clock or the window rules broke."""
 
@@ -122,6 +122,26 @@ def test_vegas_queues_alpha_to_beta_packets_a_flow_and_shares_the_line():
     assert pi["utilisation"].mean() > 0.99 and r.flows["data_dropped"].sum() == 0
     g = r.flows["goodput_pps"].to_numpy()
     assert g.sum() ** 2 / (n * (g ** 2).sum()) > 0.9      # Jain's index: shares within beta/alpha
+
+
+@pytest.mark.parametrize("greedy", ["cbr", "newreno"])
+def test_fair_queueing_gives_max_min_fair_shares(greedy):
+    # A Poisson source at half its fair share and two greedy ones (CBR at 1000 pkt/s, or NewReno)
+    # under FQ on a 1250 pkt/s line: max-min gives A its 208.3 and B and C 520.8 each.
+    sc = {"name": "fq", "seed": 1, "duration": "60s",
+          "measure": {"interval": "5s", "discard": 1, "trace_cwnd": "none", "trace_queues": "none"},
+          "nodes": {"hosts": ["a", "b", "c", "d"], "switches": ["r1", "r2"]},
+          "links": [{"between": ["a", "r1"], "bandwidth": "100Mbps", "delay": "1ms"},
+                    {"between": ["b", "r1"], "bandwidth": "100Mbps", "delay": "2ms"},
+                    {"between": ["c", "r1"], "bandwidth": "100Mbps", "delay": "3ms"},
+                    {"between": ["r1", "r2"], "bandwidth": "10Mbps", "delay": "10ms", "buffer": "60pkt", "queue": "fq"},
+                    {"between": ["r2", "d"], "bandwidth": "100Mbps", "delay": "1ms"}],
+          "flows": [{"name": "A", "src": "a", "dst": "d", "app": "poisson", "rate": "208.333pps"}]
+          + [{"name": n, "src": h, "dst": "d", **({"app": "cbr", "rate": "1000pps"} if greedy == "cbr" else
+                                                   {"app": "ftp", "cc": "newreno"})} for n, h in (("B", "b"), ("C", "c"))]}
+    g = ccsim.run(sc, progress=False).flows.set_index("name")["goodput_pps"]
+    assert g["A"] == pytest.approx(LINE_PPS / 6, rel=0.03)          # all it asks for
+    assert g["B"] == pytest.approx(LINE_PPS * 5 / 12, rel=0.03) and g["C"] == pytest.approx(LINE_PPS * 5 / 12, rel=0.03)
 
 
 @pytest.mark.parametrize("buffer", range(20, 42, 2))
