@@ -54,11 +54,13 @@ def draw_e32(board, ctx) -> None:
                 ax.plot(xs, ys, "-", linewidth=1, label="fitted to these runs (seed 1)")
             if b == 10:
                 ax.plot(xs, hyperbola(xs, *published), "k--", linewidth=0.8, label="the thesis's fit")
-            ax.set_title(f"B = {b}: {'utilisation' if key == 'u' else 'log10 P_B'}", fontsize=9)
+            ax.set_title(f"Fig 3.{6 + col + 2 * row}: B = {b}, {'utilisation' if key == 'u' else 'log10 P_B'}",
+                         fontsize=9)
             ax.legend(fontsize=7)
         axes[1, col].set_xlabel("bottleneck bit rate (Gb/s), 100 flows a Gb/s")
     axes[0, 0].set_ylabel("utilisation")
     axes[1, 0].set_ylabel("log10 P_B")
+    fig.suptitle("Figs 3.6-3.9: extrapolating utilisation and log10 P_B to 40 Gb/s", fontsize=10)
     board.save(fig, "E3.2", "e3.2-extrapolation.png", "Figs 3.6-3.9: utilisation and log10 P_B against the simulated bit rate, the fits "
                             "and their values at 40 Gb/s (M = 2, K = 1, 10 Mb/s a flow).")
 

@@ -51,14 +51,29 @@ def _closed_loop_curve(m_per_k: int, b_of_k, share: float, model: str) -> list[f
     return ys
 
 
-def _runs(ax, fams, pts):
+def _label(values, label: str) -> str:
+    """``label``, or none (left out of the legend) when there is nothing to draw."""
+    return label if np.isfinite(np.asarray(values, float)).any() else "_nolegend_"
+
+
+def _no_runs(ax, ctx) -> None:
+    """Say so in a panel that has no runs (a --quick run runs fewer points)."""
+    ax.text(0.97, 0.05, "no runs in this panel" + (" (--quick runs fewer points)" if ctx.outcome.quick else ""),
+            transform=ax.transAxes, ha="right", va="bottom", fontsize=8, color="0.3")
+
+
+def _runs(ax, fams, pts) -> bool:
+    """Draw the runs' points; False when none has a value."""
     ks = np.array([f.k for f in fams])
     ext = np.array([pts[f.stem][0] for f in fams])
+    sim = [pts[f.stem][1] for f in fams]
     lo, hi = 0.0, Y_RANGE[1]
     out = (ext < lo) | (ext > hi)
-    ax.plot(ks, np.clip(ext, lo, hi), "o", color="C3", label="runs, extrapolated to 40 Gb/s (x: fit off the axis)")
+    ax.plot(ks, np.clip(ext, lo, hi), "o", color="C3",
+            label=_label(ext, "runs, extrapolated to 40 Gb/s (x: fit off the axis)"))
     ax.plot(ks[out], np.clip(ext, lo, hi)[out], "kx", markersize=9)
-    ax.plot(ks, [pts[f.stem][1] for f in fams], "^", color="C2", mfc="none", label="runs, at the largest point")
+    ax.plot(ks, sim, "^", color="C2", mfc="none", label=_label(sim, "runs, at the largest point"))
+    return bool(np.isfinite(ext).any() or np.isfinite(np.asarray(sim, float)).any())
 
 
 def draw_e33(board, ctx) -> None:
@@ -72,16 +87,19 @@ def draw_e33(board, ctx) -> None:
     for ax, bname, b_of_k, title in ((axes[0], "0", lambda k: 0, "Fig 3.10: no buffer"),
                                      (axes[1], "k", lambda k: k, "Fig 3.11: one packet per output link")):
         ax.plot(K_AXIS, _closed_loop_curve(4, b_of_k, 10e6, "g1dm"), "-", color="C0", label="closed loop (G1DM), 10 Mb/s")
-        _runs(ax, [f for f in fams if f.stem.startswith(f"e33-s10-b{bname}-")], pts)
+        ran = _runs(ax, [f for f in fams if f.stem.startswith(f"e33-s10-b{bname}-")], pts)
         s100 = [f for f in fams if f.stem.startswith("e33-s100-") and (f.b == 0) == (bname == "0")][0]
-        ax.plot([16], [pts[s100.stem][0]], "s", color="C1", label="runs, 100 Mb/s a flow, K = 16")
+        ax.plot([16], [pts[s100.stem][0]], "s", color="C1",
+                label=_label([pts[s100.stem][0]], "runs, 100 Mb/s a flow, K = 16"))
+        if not ran and not np.isfinite(pts[s100.stem][0]):
+            _no_runs(ax, ctx)
         ax.plot([16], [0.30 if bname == "0" else 0.73], "kx", markersize=9, label="thesis, 100 Mb/s, K = 16")
         if bname == "0":
             ax.plot([100], [0.72], "k+", markersize=10, label="thesis, 10 Mb/s, K = 100")
         ax.set_xscale("log")
         ax.set_xlabel("links per trunk K (M = 4K)")
         ax.set_title(title, fontsize=9)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper left")  # upper right would cover K = 100
     axes[0].set_ylabel("utilisation")
     board.save(fig, "E3.3", "e3.3-links-per-trunk.png", "Figs 3.10-3.11: utilisation against links per trunk (closed loop, runs extrapolated and "
                             "at their largest point, the thesis's values).")
@@ -101,14 +119,20 @@ def draw_e37(board, ctx) -> None:
             for model, name, style in MODELS:
                 ax.plot(K_AXIS, _closed_loop_curve(mk, lambda k: b, 10e6, model), linestyle=style, linewidth=1,
                         label=f"closed loop, {name}")
-            _runs(ax, [f for f in fams if f.m == mk * f.k and f.b == b], pts)
+            if not _runs(ax, [f for f in fams if f.m == mk * f.k and f.b == b], pts):
+                _no_runs(ax, ctx)
             ax.set_xscale("log")
             ax.set_title(f"Fig {3.42 + 0.01 * (3 * row + col):.2f}: M = {mk}K, B = {b}", fontsize=9)
             if row == 1:
                 ax.set_xlabel("links per trunk K")
     axes[0, 0].set_ylabel("utilisation")
     axes[1, 0].set_ylabel("utilisation")
-    axes[0, 0].legend(fontsize=6)
+    # every panel's entries once: the runs may be drawn in another panel than the legend's
+    seen = {}
+    for ax in axes.flat:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(lab, h)
+    axes[0, 0].legend(seen.values(), seen.keys(), fontsize=6)
     board.save(fig, "E3.7", "e3.7-closed-loop.png", "Figs 3.42-3.47: the closed loop on each open-loop model against the runs "
                             "(10 Mb/s a flow, 40 Gb/s a channel).")
 
@@ -124,17 +148,23 @@ def draw_e38(board, ctx) -> None:
     targets = np.array([0.6, 0.7, 0.8, 0.9])
     from .families import e38_buffer
 
+    ran = set()
     for i, (stem, m, k, n, rtt_h, note) in enumerate(E38_SETTINGS):
         ax = axes[i // 2]
         got = [pts.get(f"{stem}-b{e38_buffer(m, k, n, rtt_h, u)}", (math.nan, math.nan)) for u in targets]
         label = note.split(", ", 2)[-1]
         ext = np.array([g[0] for g in got])
+        sim = [g[1] for g in got]
         out = (ext < Y_RANGE[0]) | (ext > Y_RANGE[1])
-        ax.plot(targets, np.clip(ext, *Y_RANGE), "o-", color=f"C{i % 2}", label=f"{label}: extrapolated")
+        ax.plot(targets, np.clip(ext, *Y_RANGE), "o-", color=f"C{i % 2}", label=_label(ext, f"{label}: extrapolated"))
         ax.plot(targets[out], np.clip(ext, *Y_RANGE)[out], "kx", markersize=9)
-        ax.plot(targets, [g[1] for g in got], "^--", color=f"C{i % 2}", mfc="none", label=f"{label}: at the largest point")
+        ax.plot(targets, sim, "^--", color=f"C{i % 2}", mfc="none", label=_label(sim, f"{label}: at the largest point"))
         ax.set_title(note.split(", ")[0] + " / " + note.split(", ")[1], fontsize=9)
-    for ax in axes:
+        if np.isfinite(ext).any() or np.isfinite(np.asarray(sim, float)).any():
+            ran.add(i // 2)
+    for i, ax in enumerate(axes):
+        if i not in ran:
+            _no_runs(ax, ctx)
         ax.plot(targets, targets, "k:", linewidth=1, label="target")
         ax.set_xlabel("target utilisation")
         ax.legend(fontsize=6)

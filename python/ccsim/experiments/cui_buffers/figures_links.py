@@ -47,6 +47,7 @@ def draw_e34(board, ctx) -> None:
     a1.plot(xs, E34_FULL.flows * 0.1 * np.ones_like(xs), ":", color="grey", linewidth=0.8,
             label="N x 100 Mb/s access")
     a1.set_ylabel("bottleneck throughput (Gb/s, thesis scale)")
+    a1.set_yscale("log")  # linear, the access rate's 2000 squeezes the data towards 0
     a2.plot(x, u, "o-", label="simulated")
     a2.plot(xs, model, "k--", linewidth=0.8, label="closed loop (G1DM)")
     a2.fill_between(xs, model - 0.07, model + 0.07, color="grey", alpha=0.15, label="closed loop ± 0.07")
@@ -57,6 +58,7 @@ def draw_e34(board, ctx) -> None:
         ax.set_xticks(xs, [f"{v:g}" for v in xs])
         ax.set_xlabel("link bit rate (Gb/s, thesis scale)")
         ax.legend(fontsize=7)
+    fig.suptitle("Figs 3.12-3.13: bottleneck throughput and utilisation against the link rate", fontsize=10)
     board.save(fig, "E3.4", "e3.4-links.png", f"Figs 3.12-3.13: bottleneck throughput and utilisation against the link rate (M = 80, "
                             f"K = 20, B = 0, 20 000 flows), simulated with N and the rates divided by {SCALE}; "
                             "the closed loop at the thesis's size.")

@@ -105,7 +105,12 @@ def draw_e36(board, ctx) -> None:
         ax.grid(alpha=0.3)
     for ax in list(axes.flat)[len(panels):]:
         ax.axis("off")
-    axes.flat[0].legend(fontsize=7)
+    # every panel's entries (the (ρ − 1)/ρ line is drawn only in the overload panels), each once
+    seen = {}
+    for ax in axes.flat:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(lab, h)
+    axes.flat[0].legend(seen.values(), seen.keys(), fontsize=7)
     fig.tight_layout()
     path = board.path("e3.6-openloop.png")
     atomic_savefig(fig, path, dpi=100)
