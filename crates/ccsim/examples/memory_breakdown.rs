@@ -6,7 +6,15 @@
 static ALLOC: ccsim::mem::HugePageAlloc = ccsim::mem::HugePageAlloc;
 use ccsim::net::port::Port;
 use ccsim::transport::{cc::Cc, rtt::RttEstimator, sender::Sender, seqspace::SlotRing, sink::Sink};
-use ccsim::{bench, measure::FlowCounters, queue::Qdisc, scenario::build::build_world, traffic::App, world::Flow, Scenario};
+use ccsim::{
+    bench,
+    measure::{FlowCounters, IntervalCounters},
+    queue::Qdisc,
+    scenario::build::build_world,
+    traffic::App,
+    world::Flow,
+    Scenario,
+};
 use std::mem::size_of;
 
 fn main() {
@@ -34,7 +42,7 @@ fn main() {
     println!("  packet arena      {:>5.0}", per(w.packets.memory_bytes()));
     println!("  event heap        {:>5.0}", per(w.events.memory_bytes()));
     println!(
-        "sizes: Sender {} (Cc {}, RttEstimator {}, SlotRing {}), Sink {}, App {}, FlowCounters {} x 2, Qdisc {}",
+        "sizes: Sender {} (Cc {}, RttEstimator {}, SlotRing {}), Sink {}, App {}, FlowCounters {} + IntervalCounters {}, Qdisc {}",
         size_of::<Sender>(),
         size_of::<Cc>(),
         size_of::<RttEstimator>(),
@@ -42,6 +50,7 @@ fn main() {
         size_of::<Sink>(),
         size_of::<App>(),
         size_of::<FlowCounters>(),
+        size_of::<IntervalCounters>(),
         size_of::<Qdisc>()
     );
 }

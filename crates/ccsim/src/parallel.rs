@@ -9,7 +9,7 @@
 //! whole network's figures. At the end the second world is joined into the first: counters
 //! added, its ports and senders moved over, and the results come from the first.
 
-use crate::measure::{FlowCounters, PortSnapshot};
+use crate::measure::{IntervalCounters, PortSnapshot};
 use crate::net::Packet;
 use crate::scenario::build::build_world_part;
 use crate::scenario::{Scenario, ScenarioError};
@@ -27,7 +27,7 @@ struct Crossing {
     /// From the second side at an interval's end: its flows' counters since the last
     /// hand-over, its control packets raised per flow (count, bytes) since then, and the
     /// statistics of the measured ports it owns (by position in `stat_ports`).
-    counters: Vec<FlowCounters>,
+    counters: Vec<IntervalCounters>,
     control: Vec<(u64, u64)>,
     snaps: Vec<(usize, PortSnapshot)>,
     /// This side stops here: a run stopped by its driver, or a full arena.

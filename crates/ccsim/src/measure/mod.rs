@@ -6,7 +6,9 @@
 //! reports the mean of the remaining interval means and their standard deviation.
 pub mod stats;
 
-/// Counters for one flow over one measurement interval (and, separately, the whole run).
+/// Counters for one flow over the whole run. The counts the interval table reports are kept
+/// per interval first ([`IntervalCounters`]) and added in at each interval's end; the rest
+/// (packets received, ACKs) are counted here directly, so a flow holds them once.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FlowCounters {
     /// Data packets put on the wire (first transmissions and retransmissions).
@@ -32,7 +34,52 @@ pub struct FlowCounters {
     pub owd_n: u64,
 }
 
+/// Counters for one flow over the current measurement interval: what the interval table
+/// reports.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IntervalCounters {
+    pub sent: u64,
+    pub retransmitted: u64,
+    pub delivered: u64,
+    pub delivered_bytes: u64,
+    pub originals: u64,
+    pub data_dropped: u64,
+    pub rtt_sum: f64,
+    pub rtt_n: u64,
+    pub owd_sum: f64,
+    pub owd_n: u64,
+}
+
+impl IntervalCounters {
+    pub fn add(&mut self, o: &IntervalCounters) {
+        self.sent += o.sent;
+        self.retransmitted += o.retransmitted;
+        self.delivered += o.delivered;
+        self.delivered_bytes += o.delivered_bytes;
+        self.originals += o.originals;
+        self.data_dropped += o.data_dropped;
+        self.rtt_sum += o.rtt_sum;
+        self.rtt_n += o.rtt_n;
+        self.owd_sum += o.owd_sum;
+        self.owd_n += o.owd_n;
+    }
+}
+
 impl FlowCounters {
+    /// A closed interval's counts added to the run's.
+    pub fn add_interval(&mut self, o: &IntervalCounters) {
+        self.sent += o.sent;
+        self.retransmitted += o.retransmitted;
+        self.delivered += o.delivered;
+        self.delivered_bytes += o.delivered_bytes;
+        self.originals += o.originals;
+        self.data_dropped += o.data_dropped;
+        self.rtt_sum += o.rtt_sum;
+        self.rtt_n += o.rtt_n;
+        self.owd_sum += o.owd_sum;
+        self.owd_n += o.owd_n;
+    }
+
     pub fn add(&mut self, o: &FlowCounters) {
         self.sent += o.sent;
         self.retransmitted += o.retransmitted;
@@ -82,7 +129,7 @@ impl IntervalTable {
     pub const ROW_BYTES: usize = 4 * 2 + 8 * 9 + 8 * 7;
 
     /// A row; `feedback` = (control packets raised for the flow, their bytes).
-    pub fn push(&mut self, flow: u32, interval: u32, start_s: f64, end_s: f64, c: &FlowCounters, feedback: (u64, u64)) {
+    pub fn push(&mut self, flow: u32, interval: u32, start_s: f64, end_s: f64, c: &IntervalCounters, feedback: (u64, u64)) {
         let len = end_s - start_s;
         self.flow.push(flow);
         self.interval.push(interval);

@@ -64,7 +64,7 @@ impl World {
             };
             self.intervals.push(i as u32, k, to_secs(start), to_secs(end), &f.cur, feedback);
             let cur = std::mem::take(&mut f.cur);
-            f.total.add(&cur);
+            f.total.add_interval(&cur);
         }
         for (i, (&p, last)) in self.stat_ports.iter().zip(self.port_snaps.iter_mut()).enumerate() {
             let now = match self.foreign_snaps.get_mut(i).and_then(Option::take) {

@@ -6,7 +6,9 @@
 //! delivery, sending) is in `packets`; measurement (intervals, traces, drop census, memory
 //! accounting) in `measure`.
 
-use crate::measure::{CwndTrace, DropTrace, EventTrace, FlowCounters, IntervalTable, PortIntervalTable, PortSnapshot, QueueTrace};
+use crate::measure::{
+    CwndTrace, DropTrace, EventTrace, FlowCounters, IntervalCounters, IntervalTable, PortIntervalTable, PortSnapshot, QueueTrace,
+};
 use crate::net::{Packet, PacketArena, PacketKind, Port};
 use crate::queue::Signal;
 use crate::sim::{Event, EventKind, EventQueue, SimTime};
@@ -44,8 +46,9 @@ pub struct Flow {
     pub marker: Option<Box<ProfileMarker>>,
     /// Next sequence number of an uncontrolled flow.
     pub next_seq: u64,
-    /// Counters of the current measurement interval, and of the intervals already closed.
-    pub cur: FlowCounters,
+    /// Counters of the current measurement interval, and of the whole run (the intervals
+    /// already closed, and the counts no interval reports: packets received, ACKs).
+    pub cur: IntervalCounters,
     pub total: FlowCounters,
 }
 
@@ -310,7 +313,7 @@ impl World {
         self.peak_live_packets = self.peak_live_packets.max(self.packets.capacity_used());
         for f in &mut self.flows {
             let cur = std::mem::take(&mut f.cur);
-            f.total.add(&cur);
+            f.total.add_interval(&cur);
         }
     }
 

@@ -47,10 +47,10 @@ impl World {
     #[inline]
     pub(super) fn count_drop(&mut self, d: PacketId) {
         let p = self.packets.get(d);
-        let c = &mut self.flows[p.flow as usize].cur;
+        let f = &mut self.flows[p.flow as usize];
         match p.kind {
-            PacketKind::Data => c.data_dropped += 1,
-            PacketKind::Ack => c.acks_dropped += 1,
+            PacketKind::Data => f.cur.data_dropped += 1,
+            PacketKind::Ack => f.total.acks_dropped += 1,
             PacketKind::Control => self.control[p.flow as usize].dropped += 1,
         }
         self.packets.free(d);
@@ -67,7 +67,7 @@ impl World {
             flow.name,
             pkt.seq
         );
-        flow.cur.received += 1;
+        flow.total.received += 1;
         flow.cur.originals += u64::from(!pkt.has(flags::RETX));
         flow.cur.owd_sum += to_secs(now - pkt.tx_time);
         flow.cur.owd_n += 1;
@@ -86,7 +86,7 @@ impl World {
         flow.cur.delivered += d.in_order;
         // The packets delivered now are the in_order ones just below the new rcv_nxt.
         flow.cur.delivered_bytes += flow.data_bytes(flow.sink.rcv_nxt - d.in_order, d.in_order);
-        flow.cur.acks_sent += 1;
+        flow.total.acks_sent += 1;
         // The data packet becomes its ACK, in place.
         let mut fl = 0;
         if pkt.has(flags::CE) {
@@ -120,7 +120,7 @@ impl World {
         self.packets.free(pid);
         let f = pkt.flow;
         let flow = &mut self.flows[f as usize];
-        flow.cur.acks_received += 1;
+        flow.total.acks_received += 1;
         let sender = flow.sender.as_mut().expect("ACK for an uncontrolled flow");
         sender.on_own_ack(pkt.echo_seq, now);
         let out = sender.on_ack(

@@ -19,7 +19,7 @@
 //! - **Departure log**: every packet that starts transmission, with its flow, class, kind,
 //!   size and the time it waited at this port.
 
-use super::{feature, Port};
+use super::{feature, set_bit, state, Port};
 use crate::net::{IdRing, PacketArena, PacketId};
 use crate::queue::{BufferLimit, QueueDiscipline};
 use crate::sim::rng::Rng;
@@ -259,7 +259,7 @@ impl Port {
         let p = lane.queue.pop_front()?;
         let size = arena.get(p).size;
         lane.bytes -= size as u64;
-        self.lane_waiting = !lane.queue.is_empty();
+        set_bit(&mut self.state, state::LANE_WAITING, !lane.queue.is_empty());
         self.qdisc.line_taken(now, size);
         Some(p)
     }
@@ -288,7 +288,7 @@ impl Port {
         }
         lane.queue.push_back(pkt);
         lane.bytes += size as u64;
-        self.lane_waiting = true;
+        self.state |= state::LANE_WAITING;
         self.kick(busy, arena, now, events, id);
         None
     }

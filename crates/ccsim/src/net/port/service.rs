@@ -11,7 +11,7 @@
 //! earliest wake-up asked for is the one that counts (later events go stale); one that finds
 //! the line busy does nothing (the line's own `TxDone` asks when it frees).
 
-use super::{feature, Port, BIT_PS};
+use super::{feature, set_bit, state, Port, BIT_PS};
 use crate::net::PacketArena;
 use crate::queue::QueueDiscipline;
 use crate::sim::{EventKind, EventQueue, SimTime};
@@ -19,8 +19,10 @@ use crate::sim::{EventKind, EventQueue, SimTime};
 impl Port {
     /// Make the port preempt when its discipline asks (preemptive FQ).
     pub fn set_preemptive(&mut self, on: bool) {
-        self.preemptive = on;
-        self.pipe_checks_time |= on;
+        set_bit(&mut self.state, state::PREEMPTIVE, on);
+        if on {
+            self.state |= state::PIPE_CHECKS_TIME;
+        }
         if on {
             self.extras_mut();
         }

@@ -55,7 +55,7 @@
 
 mod lines;
 
-use super::{feature, Port};
+use super::{feature, state, Port};
 use crate::net::{IdRing, PacketArena, PacketId};
 use crate::queue::{BufferLimit, DropTail, Qdisc, QueueDiscipline};
 use crate::sim::{EventKind, EventQueue, SimTime};
@@ -191,11 +191,11 @@ impl Port {
     pub(crate) fn enable_trunk(&mut self, channels: u32, buffers: ChannelBuffers, limit: BufferLimit, count_in_service: bool) {
         assert!((1..=MAX_CHANNELS).contains(&channels), "{channels} channels");
         assert!(matches!(self.qdisc, Qdisc::DropTail(_)), "a port of several channels has a drop-tail queue, not {}", self.qdisc.name());
-        assert!(!self.preemptive, "a port of several channels does not preempt");
+        assert!(!self.is(state::PREEMPTIVE), "a port of several channels does not preempt");
         // The trunk admits; the queue only holds the shared FIFO.
         self.qdisc = Qdisc::DropTail(DropTail::new(BufferLimit::Unlimited, false));
         self.extras_mut().trunk = Some(Box::new(Trunk::new(channels as usize, buffers, limit, count_in_service)));
-        self.pipe_checks_time = true;
+        self.state |= state::PIPE_CHECKS_TIME;
         self.set_feature(feature::TRUNK, true);
     }
 
@@ -357,7 +357,7 @@ impl Port {
             *d = (*d).max(done);
         }
         let mut arrive = self.far_end_time(done);
-        if self.fifo_guard {
+        if self.is(state::FIFO_GUARD) {
             arrive = arrive.max(t.last_arrival[c]);
         }
         t.last_arrival[c] = arrive;
