@@ -426,6 +426,14 @@ mod tests {
     use crate::queue::{droptail::DropTail, BufferLimit};
     use crate::sim::PS_PER_SEC;
 
+    #[test]
+    fn a_port_and_a_flow_record_keep_their_size() {
+        // Four ports a flow on a dumbbell and the flow's own record make most of its state
+        // (1988 B at N = 1000, `memory_breakdown`): a field more grows every large run.
+        assert!(std::mem::size_of::<Port>() <= 168, "{}", std::mem::size_of::<Port>());
+        assert!(std::mem::size_of::<crate::world::Flow>() <= 712, "{}", std::mem::size_of::<crate::world::Flow>());
+    }
+
     fn packet(arena: &mut PacketArena) -> PacketId {
         arena.alloc(Packet { size: 1000, ..EMPTY })
     }
