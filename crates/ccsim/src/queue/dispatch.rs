@@ -14,6 +14,24 @@ impl Qdisc {
         dispatch!(self, q => q.enqueue(pkt, arena, now, tx))
     }
     #[inline(never)]
+    fn enqueue_len_boxed(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> (Verdict, u32, u64) {
+        dispatch!(self, q => {
+            let v = q.enqueue(pkt, arena, now, tx);
+            (v, q.len_packets(), q.len_bytes())
+        })
+    }
+    /// `enqueue`, then the queue's length in packets and bytes: one dispatch for the three.
+    #[inline(always)]
+    pub fn enqueue_len(&mut self, pkt: PacketId, arena: &mut PacketArena, now: SimTime, tx: InService) -> (Verdict, u32, u64) {
+        match self {
+            Qdisc::DropTail(q) => {
+                let v = q.enqueue(pkt, arena, now, tx);
+                (v, q.len_packets(), q.len_bytes())
+            }
+            _ => self.enqueue_len_boxed(pkt, arena, now, tx),
+        }
+    }
+    #[inline(never)]
     fn len_packets_boxed(&self) -> u32 {
         dispatch!(self, q => q.len_packets())
     }

@@ -259,7 +259,10 @@ impl Port {
         }
         let busy = now < self.busy_until;
         let tx = InService { bytes: if busy { Some(self.in_service_bytes) } else { None } };
-        let dropped = match self.qdisc.enqueue(pkt, arena, now, tx) {
+        // One dispatch for the verdict and the lengths the statistics need (three calls out
+        // of line on a boxed discipline's port were ~3% of an all-RED run's instructions).
+        let (verdict, qp, qb) = self.qdisc.enqueue_len(pkt, arena, now, tx);
+        let dropped = match verdict {
             Verdict::Accepted => None,
             Verdict::Dropped(d) => {
                 self.stats.drops += 1;
@@ -270,11 +273,9 @@ impl Port {
                 Some(d)
             }
         };
-        let qp = self.qdisc.len_packets();
         if qp > self.stats.max_queue_packets {
             self.stats.max_queue_packets = qp;
         }
-        let qb = self.qdisc.len_bytes();
         if qb > self.stats.max_queue_bytes {
             self.stats.max_queue_bytes = qb;
         }

@@ -10,19 +10,28 @@ use crate::sim::{time::tx_time, SimTime};
 #[derive(Clone, Copy, Debug)]
 pub struct LineClock {
     bandwidth_bps: u64,
+    /// Picoseconds per byte when that is a whole number (as `Port` keeps it), else 0: then a
+    /// transmission time is a multiply, not a division, at every departure.
+    ps_per_byte: u64,
     busy_until: SimTime,
 }
 
 impl LineClock {
     pub fn new(bandwidth_bps: u64) -> Self {
-        LineClock { bandwidth_bps, busy_until: 0 }
+        const BIT_PS: u64 = 8 * crate::sim::PS_PER_SEC;
+        let exact = bandwidth_bps > 0 && BIT_PS.is_multiple_of(bandwidth_bps);
+        LineClock { bandwidth_bps, ps_per_byte: if exact { BIT_PS / bandwidth_bps } else { 0 }, busy_until: 0 }
     }
 
     /// The line starts sending `bytes` at `now` (a packet the discipline handed it, or a
     /// control packet the port put first).
     #[inline]
     pub fn sent(&mut self, now: SimTime, bytes: u32) {
-        self.busy_until = now + tx_time(bytes, self.bandwidth_bps);
+        let d = match (bytes as u64).checked_mul(self.ps_per_byte) {
+            Some(t) if self.ps_per_byte != 0 => t,
+            _ => tx_time(bytes, self.bandwidth_bps),
+        };
+        self.busy_until = now + d;
     }
 
     /// How long the line has been idle at `now`, when it is (`line_idle`): RedCurve's input.
@@ -94,7 +103,9 @@ impl RedCurve {
         match idle_for {
             // No idle time, no decay (and no 0 x ln(0) when w_q is 1).
             Some(0) if q == 0.0 => {}
-            Some(t) if q == 0.0 => self.avg *= (t as f64 / self.typical_tx * self.ln_keep).exp(),
+            // An average already at 0 stays there: no exp() (an idle access port's every packet).
+            Some(t) if q == 0.0 && self.avg != 0.0 => self.avg *= (t as f64 / self.typical_tx * self.ln_keep).exp(),
+            Some(_) if q == 0.0 => {}
             _ => self.avg += self.w_q * (q - self.avg),
         }
     }
