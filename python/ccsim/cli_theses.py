@@ -125,9 +125,12 @@ def cmd_reproduce(a) -> int:
     if rates:
         con.print(f"judged cells passing (known issues aside): {rates}")
     e = failure_explanations(res)
+    bare = (e['failed cells'] - e['explained cells'], e['failed hard checks'] - e['explained checks'])
     con.print(f"covered by findings: {e['explained cells']} of {e['failed cells']} failed cells, "
               f"{e['explained checks']} of {e['failed hard checks']} failed or data-less hard checks "
-              f"(cause still open for {e['open cells']} cells and {e['open checks']} checks)")
+              f"({e['open cells']} cells and {e['open checks']} checks only by findings whose cause is still open"
+              + (f"; not yet explained: {bare[0]} cells and {bare[1]} checks, marked in the report" if any(bare) else "")
+              + ")")
     if res.quick:
         from .experiments.kit.reference import load_reference
         from .experiments.kit.report import quick_caveat

@@ -4,6 +4,7 @@ rendered to Markdown and to HTML with its styles inline, so the two always say t
 from __future__ import annotations
 
 import html
+import re
 
 
 class Doc:
@@ -33,7 +34,9 @@ class Doc:
         out = []
         for b in self.blocks:
             if b[0] == "h":
-                out.append("#" * b[1] + " " + b[2])
+                # An explicit anchor, so that links such as (#findings) work in Markdown too
+                # (a renderer's own slug of the heading's text would differ).
+                out.append((f'<a id="{b[3]}"></a>\n\n' if b[3] else "") + "#" * b[1] + " " + b[2])
             elif b[0] == "p":
                 out.append(b[1])
             elif b[0] == "ul":
@@ -55,9 +58,9 @@ class Doc:
                 aid = f' id="{html.escape(b[3])}"' if b[3] else ""
                 body.append(f"<h{b[1]}{aid}>{html.escape(b[2])}</h{b[1]}>")
             elif b[0] == "p":
-                body.append(f"<p>{html.escape(b[1])}</p>")
+                body.append(f"<p>{_inline(b[1])}</p>")
             elif b[0] == "ul":
-                body.append("<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in b[1]) + "</ul>")
+                body.append("<ul>" + "".join(f"<li>{_inline(x)}</li>" for x in b[1]) + "</ul>")
             elif b[0] == "table":
                 _, headers, rows, css = b
                 t = ["<table><thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in headers) + "</tr></thead><tbody>"]
@@ -65,7 +68,7 @@ class Doc:
                     cells = []
                     for j, c in enumerate(r):
                         cls = css[i][j] if css and css[i][j] else ""
-                        cells.append(f'<td class="{cls}">{html.escape(c)}</td>' if cls else f"<td>{html.escape(c)}</td>")
+                        cells.append(f'<td class="{cls}">{_inline(c)}</td>' if cls else f"<td>{_inline(c)}</td>")
                     t.append("<tr>" + "".join(cells) + "</tr>")
                 t.append("</tbody></table>")
                 body.append("".join(t))
@@ -88,6 +91,20 @@ figure{margin:1em 0}figure img{max-width:100%;border:1px solid #ddd}
 figcaption{font-style:italic;font-size:13px;color:#555}
 h1{font-size:1.6em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:1.6em}
 """
+
+
+_LINK = re.compile(r"\[([^\]\n]+)\]\((#[A-Za-z0-9_.:-]+)\)")
+_ANCHOR = re.compile(r'&lt;a id=&quot;([A-Za-z0-9_.:-]+)&quot;&gt;&lt;/a&gt;')
+_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def _inline(text: str) -> str:
+    """A paragraph's, item's or cell's text as HTML: escaped, with the Markdown the report
+    writes made live: links within the page, anchors and code."""
+    s = html.escape(str(text))
+    s = _LINK.sub(r'<a href="\2">\1</a>', s)
+    s = _ANCHOR.sub(r'<a id="\1"></a>', s)
+    return _CODE.sub(r"<code>\1</code>", s)
 
 
 def _md(text: str) -> str:

@@ -157,6 +157,16 @@ def _header(doc: Doc, outcome, ref: dict) -> None:
           f"<= max({s.get('sd_mult', 3):g} x sd, {100 * s.get('rel', 0.1):g}% x thesis, abs floor); class P cells "
           "are shown but judged by the qualitative checks; known-issue cells are shown with the reason and not "
           "counted.")
+    doc.p("How to read it. A cell reads \"simulated / thesis class verdict\". Classes: D, a number the thesis "
+          "printed that a deterministic or well-averaged run should meet closely; S, a number from a stochastic "
+          "run (its sd or a relative band allowed); P, a pattern judged as a whole by the qualitative checks "
+          "(hard: must hold; soft: a figure reading or a weak claim, reported; manual: to judge from the "
+          "figures). A known issue is a thesis number its own text contradicts: shown, not counted. A finding "
+          "explains failures; its kind says what it found: model-choice (a reading the thesis leaves open, "
+          "measured both ways), phase (the run's timing or phase locks decide it), thesis-inconsistent (the "
+          "thesis's numbers disagree with each other), engine-limitation (what ccsim does not model), open "
+          "(the cause is not yet known; what was measured and ruled out is recorded). Pair names are the "
+          "thesis's own (source algorithm / router discipline).")
 
 
 def _summary(doc: Doc, outcome, ref: dict) -> None:
@@ -183,7 +193,7 @@ def _summary(doc: Doc, outcome, ref: dict) -> None:
         if c.empty:
             continue
         st = c["status"].value_counts().to_dict()
-        per_table.append([t["id"], str(len(c)), str(st.get("PASS", 0)), str(st.get("FAIL", 0)),
+        per_table.append([f"[{t['id']}](#t{t['id']})", str(len(c)), str(st.get("PASS", 0)), str(st.get("FAIL", 0)),
                           str(st.get("KNOWN", 0)), str(st.get("P", 0)), str(st.get("NOT RUN", 0))])
     doc.p("Per table:")
     doc.table(["table", "cells", "PASS", "FAIL", "known issue", "P (qchecks)", "not run"], per_table)

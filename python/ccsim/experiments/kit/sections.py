@@ -21,14 +21,32 @@ Q_LABEL = {"pass": "PASS", "fail": "FAIL", "no_data": "NO DATA", "not_run": "NOT
 def _cell_text(r) -> str:
     if r["status"] == "NOT RUN":
         return "not run"
-    thesis = fmt(r["thesis"]) + (f"±{fmt(r['thesis_sd'])}" if r["thesis_sd"] == r["thesis_sd"] else "")
+    thesis = fmt(r["thesis"]) + (f" (sd {fmt(r['thesis_sd'])})" if r["thesis_sd"] == r["thesis_sd"] else "")
+    rule = str(r.get("rule", ""))
+    if rule.startswith("accept ["):
+        # The value beside a range a reading accepts is where the range sits, not always a
+        # number the thesis printed: the range is shown with it.
+        lo, hi = (x.strip() for x in rule[len("accept ["):].rstrip("]").split(","))
+        thesis += f" [{lo}, {'inf' if float(hi) >= 1e8 else hi}]"
     st = {"PASS": "PASS", "FAIL": "FAIL", "P": "",
           "KNOWN": "known issue (" + ("no data" if r["sim"] != r["sim"] else "would pass" if r["ok"] else "would fail") + ")"}[r["status"]]
     ci = r.get("sim_ci95", math.nan)
-    # Seeds that agree to rounding (deterministic runs) show no interval.
-    shown = ci == ci and ci > 1e-9 * max(1.0, abs(r["sim"]))
-    sim = fmt(r["sim"]) + (f" (±{fmt(ci)})" if shown else "")
+    # Seeds that agree to rounding (deterministic runs) show no interval, nor do fewer than
+    # three seeds (a t interval from two is wider than anything it could say).
+    shown = ci == ci and ci > 1e-9 * max(1.0, abs(r["sim"])) and r.get("seeds", 0) >= 3
+    sim = fmt(r["sim"]) + (f" (95% ±{fmt(ci)})" if shown else "")
     return f"{sim} / {thesis} {r['class']} {st}".rstrip()
+
+
+def finding_link(ids: str) -> str:
+    """Finding ids ("a, b") as links to their rows in the findings table."""
+    return ", ".join(f"[{x.strip()}](#finding-{x.strip()})" for x in str(ids).split(",") if x.strip())
+
+
+def _metric_head(ref: dict, metric: str) -> str:
+    """A table's column heading: the metric and its unit ("throughput (kbps)")."""
+    unit = ref.get("metrics", {}).get(metric, {}).get("unit", "")
+    return f"{metric} ({unit})" if unit else metric
 
 
 def _reads(r) -> str:
@@ -53,14 +71,18 @@ def table_section(doc: Doc, ref: dict, t: dict, cells: pd.DataFrame, runs_err: d
     the thesis's, the class and the verdict; then the notes on cells not run, known issues and
     failures."""
     c = cells[cells["table"] == t["id"]]
-    doc.h(2, f"Table {t['id']}: {t['title']}", anchor=f"t{t['id']}")
+    title = str(t["title"])
+    if title.startswith(f"Table {t['id']}"):   # a title that names its table already
+        title = title[len(f"Table {t['id']}"):].lstrip(":. ")
+    doc.h(2, f"Table {t['id']}: {title}", anchor=f"t{t['id']}")
     if t.get("note"):
         doc.p(t["note"])
     if c.empty:
         doc.p("No cells evaluated.")
         return
-    doc.p("Each cell: simulated value (seed median; in brackets, with several seeds, the half-width of the "
-          "95% Student-t interval of the mean over seeds) / thesis value (± its printed sd), tolerance class, verdict.")
+    doc.p("Each cell: simulated value (seed median; in brackets, with three seeds or more, the half-width of "
+          "the 95% Student-t interval of the mean over seeds) / thesis value (its printed sd; in square brackets, the range the cell "
+          "accepts where the reference gives one, which replaces the class's rule), tolerance class, verdict.")
     metrics = [m for m in t["metrics"] if m in set(c["metric"])]
     phased = bool(t.get("phases"))
     kinds = set(c["kind"]) if "kind" in c.columns else {"flow"}
@@ -71,7 +93,7 @@ def table_section(doc: Doc, ref: dict, t: dict, cells: pd.DataFrame, runs_err: d
                  _x=[f"{x:g}" if x == x else "" for x in c.get("x", pd.Series(math.nan, index=c.index))])
     keys = ["pair"] + (["_x"] if curves else []) + ["_reads", "label"] + (["phase"] if phased else [])
     headers = (["pair"] + ([x_head] if curves else []) + ["src" if kinds == {"flow"} else "reads", "label"]
-               + (["phase"] if phased else []) + metrics)
+               + (["phase"] if phased else []) + [_metric_head(ref, m) for m in metrics])
     rows, css, known, fails, notrun = [], [], {}, [], {}
     for key, g in c.groupby(keys, sort=False, dropna=False):
         row = [str(k) for k in key]
@@ -96,7 +118,8 @@ def table_section(doc: Doc, ref: dict, t: dict, cells: pd.DataFrame, runs_err: d
             if r["status"] == "FAIL":
                 fails.append(f"{_where(r)} {m}: simulated {fmt(r['sim'])}, rule {r['rule']}"
                              + (f" ({r['error']})" if r["error"] else "")
-                             + (f"; explained by finding {r['finding']}" if r.get("finding") else "; NOT YET EXPLAINED"))
+                             + (f"; explained by finding {finding_link(r['finding'])}" if r.get("finding")
+                                else "; NOT YET EXPLAINED"))
             row.append(text)
             crow.append(STATUS_CSS[r["status"]])
         rows.append(row)
@@ -132,8 +155,10 @@ def qcheck_section(doc: Doc, ref: dict, q: pd.DataFrame, scenarios: list[str]) -
             sev = r["severity"] + (", known issue" if r["known_issue"] else "")
             stmt = r["statement"] + (f" [Known issue: {r['known_issue']}]" if r["known_issue"] else "")
             result = Q_LABEL[r["status"]]
-            if r["status"] == "fail" and r.get("finding"):
-                result += f" (finding {r['finding']})"
+            if r["status"] in ("fail", "no_data") and r.get("finding"):
+                result += f" (finding {finding_link(r['finding'])})"
+            elif r["status"] in ("fail", "no_data") and r["severity"] == "hard":
+                result += " (NOT YET EXPLAINED)"
             rows.append([r["id"], sev, r["claim"], stmt, result, r["detail"]])
             crow = ["", "", "", "", STATUS_CSS[r["status"]], ""]
             if r["status"] == "fail" and r["severity"] == "soft":
@@ -179,9 +204,9 @@ def findings_section(doc: Doc, outcome, where: str) -> None:
     rows = []
     for f in fs:
         scope = ", ".join(x for x in [
-            f.scenario, "/".join(f.pairs) if f.pairs else "all pairs",
+            f.scenario, "; ".join(f.pairs) if f.pairs else "all pairs",
             ("tables " + ", ".join(f.tables)) if f.tables else "", ("metrics " + ", ".join(f.metrics)) if f.metrics else "",
             ("sources " + ", ".join(map(str, f.sources))) if f.sources else "",
             ("checks " + ", ".join(f.checks)) if f.checks else ""] if x)
-        rows.append([f.id, f.kind, scope, f.explanation, f.evidence])
+        rows.append([f'<a id="finding-{f.id}"></a>{f.id}', f.kind, scope, f.explanation, f.evidence])
     doc.table(["finding", "kind", "covers", "explanation", "evidence"], rows)
