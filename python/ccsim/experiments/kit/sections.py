@@ -197,7 +197,10 @@ def findings_section(doc: Doc, outcome, where: str) -> None:
           f"investigation, with the evidence that shows it. {e['open cells']} of those cells and "
           f"{e['open checks']} of those checks are covered only by findings of kind \"open\", whose cause is "
           f"not yet known (they say what was measured and ruled out). Failures no finding covers are marked "
-          f"NOT YET EXPLAINED where they are listed. Findings live in {where}.")
+          f"NOT YET EXPLAINED where they are listed. Findings live in {where}. A finding's own numbers were "
+          f"measured when it was written or last revised (it says when, and on how many seeds), often with a "
+          f"reading the files do not ship: a whole-reproduction score inside one is a comparison made then, "
+          f"not today's headline above.")
     if not fs:
         doc.p("No findings recorded yet.")
         return
