@@ -157,6 +157,12 @@ def test_reproduce_quick_end_to_end(cli, tmp_path):
         assert f"Table {t}:" in md and f"Table {t}:" in html
     assert "## Summary" in md and "## Qualitative checks" in md
     assert "<table>" in html and "</html>" in html
+    assert "Command: `ccsim reproduce keshav91 --quick`" in md          # how to make it again
+    # Every in-page link of the HTML report lands on an anchor (they had been Markdown text).
+    import re
+    ids = set(re.findall(r'id="([^"]+)"', html))
+    links = re.findall(r'href="#([^"]+)"', html)
+    assert links and not [x for x in links if x not in ids]
     for img in ("s1-utility.png", "s3-windows.png", "s3-pp-probes.png", "s7-pp-probes.png",
                 "s7-pp-outstanding.png"):
         data = (out / "figures" / img).read_bytes()

@@ -138,6 +138,7 @@ def _header(doc: Doc, outcome, ref: dict) -> None:
     doc.ul([
         f"Thesis: {ref.get('thesis', '')}",
         f"Generated {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} by {outcome.version}",
+    ] + ([f"Command: `{outcome.command}`"] if outcome.command else []) + [
         "Mode: " + ("quick" + quick if outcome.quick else "full (the scenario files' own durations)"),
         f"Seeds: {', '.join(str(s) for s in outcome.seeds)}; scenarios: {', '.join(outcome.scenarios)}",
         (f"Runs: {ok_runs} of {len(files)} scenario files produced results, {len(outcome.seeds)} seed{'s' if len(outcome.seeds) != 1 else ''} each"

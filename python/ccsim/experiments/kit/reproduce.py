@@ -60,6 +60,7 @@ class Outcome:
     params: list = field(default_factory=list)  # --param overrides (ParamOverride), none for the plain run
     findings: list = field(default_factory=list)  # the findings of the scenarios run
     scenario_seeds: dict = field(default_factory=dict)  # scenario -> its own seed count, where not seeds
+    command: str = ""                  # the ccsim command that makes this reproduction again
 
     def cell_counts(self) -> pd.DataFrame:
         return cell_counts(self.cells)
@@ -121,6 +122,16 @@ def port_traces(ref: dict) -> dict[tuple[str, str | None], set[str]]:
     return out
 
 
+def _command(thesis: Thesis, quick: bool, seeds, only, jitter, params) -> str:
+    """The command line that runs this reproduction again (output directory aside)."""
+    import shlex
+
+    words = ["ccsim", "reproduce", thesis.id] + (["--quick"] if quick else [])
+    words += (["--seeds", str(seeds)] if seeds is not None else []) + (["--only", only] if only else [])
+    words += (["--jitter", jitter] if jitter else []) + [w for p in params for w in ("--param", p)]
+    return " ".join(shlex.quote(w) for w in words)
+
+
 def _version() -> str:
     from ... import __version__
 
@@ -138,7 +149,14 @@ def _version() -> str:
         dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
                                capture_output=True, text=True, timeout=5)
         if rev.returncode == 0:
-            v += f" (git {rev.stdout.strip()}{', modified tree' if dirty.stdout.strip() else ''})"
+            mod = ""
+            if dirty.stdout.strip():
+                # Which modification: a hash of the diff, so two runs of one edited tree match.
+                import hashlib
+
+                diff = subprocess.run(["git", "-C", str(root), "diff", "HEAD"], capture_output=True, timeout=10)
+                mod = f", modified tree, diff {hashlib.sha1(diff.stdout).hexdigest()[:10]}"
+            v += f" (git {rev.stdout.strip()}{mod})"
     except Exception:
         pass
     return v
@@ -296,7 +314,7 @@ def reproduce(thesis: Thesis, *, quick: bool = False, seeds: int | None = None, 
                       cells=cells, qchecks=qchecks, runs=runs, seeds=seed_list, quick=quick, scenarios=scenarios,
                       scenario_seeds={sid: len(v) for sid, v in own_seeds.items()},
                       sim_seconds=sim_seconds, total_seconds=math.nan, version=_version(), jitter=jitter,
-                      params=list(overrides),
+                      params=list(overrides), command=_command(thesis, quick, seeds, only, jitter, params),
                       findings=[f for f in known_findings if f.scenario in scenarios])
     from . import report
 
