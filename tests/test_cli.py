@@ -423,8 +423,8 @@ def test_compare_lists_what_changed_between_two_reproductions(cli, tmp_path):
     r = cli("compare", base, other)
     assert r.returncode == 0, r.stderr
     out = r.stdout
-    assert "1 cells changed status" in out and "PASS -> FAIL" in out and "4.500" in out
-    assert "1 qualitative checks changed status" in out and "S1-a1" in out and "pass -> fail" in out
+    assert "1 cell changed status" in out and "PASS -> FAIL" in out and "4.5 " in out
+    assert "1 qualitative check changed status" in out and "S1-a1" in out and "pass -> fail" in out
     assert "S1-a2" not in out and "JK/FQ" not in out  # unchanged rows are not listed
     from ccsim.experiments.kit.compare import compare
     c = compare(base, other)
@@ -443,6 +443,17 @@ def test_compare_lists_what_changed_between_two_reproductions(cli, tmp_path):
     assert r.returncode == 2 and "no cells.parquet" in r.stderr and "Traceback" not in r.stderr
     r = cli("compare", base, tmp_path / "missing")
     assert r.returncode == 2 and "not a directory" in r.stderr
+
+
+def test_compare_orders_tables_as_the_thesis_does_and_warns_of_unlike_seeds(tmp_path):
+    from pathlib import Path
+
+    from ccsim.experiments.kit.compare import _seed_note, _table_order
+
+    assert sorted(["4.10", "4.2", "6.2-text", "6.2", "5.1"], key=_table_order) == ["4.2", "4.10", "5.1", "6.2", "6.2-text"]
+    one, twenty = pd.DataFrame({"seeds": [1, 1, 0]}), pd.DataFrame({"seeds": [20, 20]})
+    assert "used 1 seed a cell" in _seed_note(one, twenty, Path("q"), Path("f"))
+    assert _seed_note(twenty, twenty, Path("a"), Path("b")) == ""
 
 
 def test_compare_of_runs_over_different_scenarios_uses_the_common_ones(tmp_path):

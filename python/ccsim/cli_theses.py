@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from pathlib import Path
 
-from ._cli_common import _check_out, _err, _fmt, _text
+from ._cli_common import _check_out, _err, _text
 
 
 EXPERIMENTS = {
@@ -161,24 +162,31 @@ def cmd_compare(a) -> int:
         t.add_row(_text(name), str(r["base"]), str(r["other"]), f"{r['change']:+d}")
     con.print(t)
     if len(c.cells):
-        ct = Table(title=f"{len(c.cells)} cells changed status")
-        for col in ("table", "pair", "src", "phase", "metric", "class", "thesis", "base", "other", "status"):
+        from .experiments.kit.frames import fmt
+
+        ct = Table(title=f"{len(c.cells)} cell{'s' if len(c.cells) != 1 else ''} changed status")
+        # "at": a sweep's value or what an aggregate reads, which tell rows of one pair apart.
+        for col in ("table", "pair", "at", "src", "phase", "metric", "class", "thesis", "base", "other", "status"):
             ct.add_column(col, justify="right" if col in ("src", "thesis", "base", "other") else "left")
         for r in c.cells.to_dict("records"):
             phase = r["phase"] if isinstance(r["phase"], str) else ""
             src = r["source"]
             src = int(src) if isinstance(src, float) and src.is_integer() else ("" if src != src else src)
-            ct.add_row(_text(r["table"]), _text(r["pair"]), _text(src), _text(phase), _text(r["metric"]), _text(r["class"]),
-                       _fmt(r["thesis"]), _fmt(r["sim_base"]), _fmt(r["sim_other"]),
+            x = r.get("x", math.nan)
+            at = " ".join(v for v in (f"{x:g}" if isinstance(x, float) and x == x else "",
+                                      r.get("item") if isinstance(r.get("item"), str) else "") if v)
+            ct.add_row(_text(r["table"]), _text(r["pair"]), _text(at), _text(src), _text(phase), _text(r["metric"]),
+                       _text(r["class"]), fmt(r["thesis"]), fmt(r["sim_base"]), fmt(r["sim_other"]),
                        f"{r['status_base']} -> {r['status_other']}")
         con.print(ct)
     if len(c.checks):
-        qt = Table(title=f"{len(c.checks)} qualitative checks changed status")
+        qt = Table(title=f"{len(c.checks)} qualitative check{'s' if len(c.checks) != 1 else ''} changed status")
         for col in ("check", "severity", "status", "other's detail"):
             qt.add_column(col)
         for r in c.checks.to_dict("records"):
             detail = r.get("detail") if isinstance(r.get("detail"), str) else ""
-            qt.add_row(_text(r["id"]), _text(r["severity"]), f"{r['status_base']} -> {r['status_other']}", _text(detail[:160]))
+            detail = detail if len(detail) <= 200 else detail[:199] + "…"
+            qt.add_row(_text(r["id"]), _text(r["severity"]), f"{r['status_base']} -> {r['status_other']}", _text(detail))
         con.print(qt)
     if not len(c.cells) and not len(c.checks):
         con.print("no cell or check changed status")

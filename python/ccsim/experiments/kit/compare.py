@@ -96,6 +96,8 @@ def compare(base: str | Path, other: str | Path) -> Comparison:
         m[col] = m[col].fillna("absent")
     changed = m[m["status_base"] != m["status_other"]]
     cells = changed[CELL_KEY + ["class_base", "thesis_base", "sim_base", "sim_other", "status_base", "status_other"]]
+    # In the thesis's order of tables (4.2 before 4.10), then as the reference lists the cells.
+    cells = cells.iloc[sorted(range(len(cells)), key=lambda i: _table_order(cells["table"].iloc[i]))]
     cells = cells.assign(class_base=cells["class_base"].fillna(m["class_other"]),
                          thesis_base=cells["thesis_base"].fillna(m["thesis_other"]))
     cells = cells.rename(columns={"class_base": "class", "thesis_base": "thesis"}).reset_index(drop=True)
@@ -108,7 +110,28 @@ def compare(base: str | Path, other: str | Path) -> Comparison:
     cols = ["id", "severity_base", "status_base", "status_other"] + \
         (["detail_other"] if "detail_other" in checks.columns else [])
     checks = checks[cols].rename(columns={"severity_base": "severity", "detail_other": "detail"}).reset_index(drop=True)
+    seeds = _seed_note(ca, cb, a, b)
+    note = "; ".join(x for x in (note, seeds) if x)
     return Comparison(scores=scores, cells=cells, checks=checks, note=note)
+
+
+def _table_order(table) -> tuple:
+    """A table id's sort key: "4.10" after "4.2", "6.2-text" after "6.2"."""
+    import re
+
+    return tuple((0, int(x), "") if x.isdigit() else (1, 0, x) for x in re.split(r"[.\-]", str(table)))
+
+
+def _seed_note(ca: pd.DataFrame, cb: pd.DataFrame, a: Path, b: Path) -> str:
+    """A warning when the two runs used different numbers of seeds (a quick run against a full
+    one): a verdict can then change with the seeds alone."""
+    if "seeds" not in ca.columns or "seeds" not in cb.columns:
+        return ""
+    na, nb = (int(c.loc[c["seeds"] > 0, "seeds"].median()) if (c["seeds"] > 0).any() else 0 for c in (ca, cb))
+    if na == nb or not na or not nb:
+        return ""
+    return (f"{a} used {na} seed{'s' if na != 1 else ''} a cell and {b} {nb}: cells can change with the seeds "
+            f"alone (and a quick run's shorter runs), so compare runs made alike")
 
 
 def _list(scenarios) -> str:
