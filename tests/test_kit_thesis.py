@@ -145,6 +145,7 @@ def test_a_thesis_of_every_cell_kind_is_reproduced_end_to_end(thesis, tmp_path, 
     assert calls == ["figures", "sections"]
     md = out.report_md.read_text(encoding="utf-8")
     assert "# A synthetic thesis: reproduction report" in md and "## Synthetic notes" in md
+    assert "read from simulations, 1 model or formula cells aside" in md   # the headline apart from models
     assert "| pair | flows | reads | label | throughput (pkt/s) |" in md and "| NR | 4 | jain all |" in md
     assert "keshav91.pipeline_depth(r=2.0, s_b=0.5)" in md and "figures/b1-sum.png" in md
     assert "### Bottleneck: N FTPs on one line" in md

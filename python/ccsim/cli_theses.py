@@ -65,7 +65,7 @@ def cmd_reproduce(a) -> int:
 
     from .experiments.kit.reproduce import check_options, prepare, reproduce
     from .experiments.kit.sections import failure_explanations
-    from .experiments.kit.judge import pass_rates_text
+    from .experiments.kit.judge import pass_rates_text, simulated_rate_text
 
     if a.only is not None:
         a.only = ",".join(a.only)
@@ -124,7 +124,8 @@ def cmd_reproduce(a) -> int:
                   f"(the report says why)", markup=False)
     rates = pass_rates_text(res.cells)
     if rates:
-        con.print(f"judged cells passing (known issues aside): {rates}")
+        sim = simulated_rate_text(res.cells)
+        con.print(f"judged cells passing (known issues aside): {rates}" + (f"; {sim}" if sim else ""))
     e = failure_explanations(res)
     bare = (e['failed cells'] - e['explained cells'], e['failed hard checks'] - e['explained checks'])
     con.print(f"covered by findings: {e['explained cells']} of {e['failed cells']} failed cells, "

@@ -139,3 +139,22 @@ def pass_rates(cells: pd.DataFrame) -> dict:
 def pass_rates_text(cells: pd.DataFrame) -> str:
     """:func:`pass_rates` in words, e.g. "D 319 of 340 (93.8%); ..." ("" without cells)."""
     return "; ".join(f"{k} {p} of {n} ({100 * p / n:.1f}%)" for k, (p, n) in pass_rates(cells).items())
+
+
+def simulated_rate_text(cells: pd.DataFrame) -> str:
+    """The D and S cells that read a simulation (not a model's or the thesis's own arithmetic,
+    `kind = "model"`), in words: "361 of 452 (79.9%) read from simulations; 26 model cells
+    aside" ("" when every judged cell reads a simulation or there are none)."""
+    if not len(cells) or "kind" not in cells.columns:
+        return ""
+    judged = cells[cells["class"].isin(["D", "S"]) & cells["status"].isin(["PASS", "FAIL"])]
+    model = judged["kind"] == "model"
+    if not model.any():
+        return ""
+    sim = judged[~model]
+    if not len(sim):
+        return f"every judged cell is a model's value ({int(model.sum())})"
+    p = int((sim["status"] == "PASS").sum())
+    return (f"{p} of {len(sim)} ({100 * p / len(sim):.1f}%) of them read from simulations, "
+            f"{int(model.sum())} model or formula cells aside")
+

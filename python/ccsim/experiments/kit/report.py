@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..._files import atomic_savefig, atomic_write
 from .document import Doc
-from .judge import pass_rates_text
+from .judge import pass_rates_text, simulated_rate_text
 from .reference import scenario, scenario_ids, scenario_name
 from .sections import failure_explanations, findings_section, qcheck_section, table_section
 
@@ -177,7 +177,8 @@ def _summary(doc: Doc, outcome, ref: dict) -> None:
     doc.table(list(cc.columns), [[str(x) for x in r] for r in cc.itertuples(index=False)])
     rates = pass_rates_text(cells)
     if rates:
-        doc.p(f"Judged cells passing (known issues aside): {rates}.")
+        sim = simulated_rate_text(cells)
+        doc.p(f"Judged cells passing (known issues aside): {rates}" + (f"; {sim}" if sim else "") + ".")
     qc = outcome.qcheck_counts()
     hard = qc[qc["checks"] == "hard"].iloc[0]
     doc.p(f"Hard qualitative checks passed: {hard['pass']} of {hard['total']} "
