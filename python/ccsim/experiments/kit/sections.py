@@ -91,8 +91,9 @@ def table_section(doc: Doc, ref: dict, t: dict, cells: pd.DataFrame, runs_err: d
     x_head = "/".join(dict.fromkeys(sweeps[p] for p in c["pair"] if p in sweeps)) or "x"  # the swept parameter
     c = c.assign(_reads=[_reads(r) for r in c.to_dict("records")],
                  _x=[f"{x:g}" if x == x else "" for x in c.get("x", pd.Series(math.nan, index=c.index))])
-    keys = ["pair"] + (["_x"] if curves else []) + ["_reads", "label"] + (["phase"] if phased else [])
-    headers = (["pair"] + ([x_head] if curves else []) + ["src" if kinds == {"flow"} else "reads", "label"]
+    paired = bool((c["pair"].fillna("") != "").any())   # a table of model cells names no pair
+    keys = (["pair"] if paired else []) + (["_x"] if curves else []) + ["_reads", "label"] + (["phase"] if phased else [])
+    headers = ((["pair"] if paired else []) + ([x_head] if curves else []) + ["src" if kinds == {"flow"} else "reads", "label"]
                + (["phase"] if phased else []) + [_metric_head(ref, m) for m in metrics])
     rows, css, known, fails, notrun = [], [], {}, [], {}
     for key, g in c.groupby(keys, sort=False, dropna=False):
