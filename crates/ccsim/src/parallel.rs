@@ -65,6 +65,11 @@ struct Side {
     tx: SyncSender<Crossing>,
     /// In a mutex only so that a run can sit in a Python object (which must be `Sync`).
     rx: Mutex<Receiver<Crossing>>,
+    /// The buffer the next crossing's packets go into: the one the other side last sent,
+    /// emptied. The buffers pass back and forth keeping their capacity, so a window's
+    /// crossing (millions of packets at Cui's scale) is neither allocated, grown by
+    /// doubling nor faulted in afresh every window.
+    spare: Vec<(u32, Packet)>,
     done: bool,
 }
 
@@ -74,7 +79,7 @@ impl Side {
         let w = &mut self.world;
         let (bound, closes) = self.windows.next(self.at);
         w.run_until(bound - 1);
-        let mut out = Crossing { stop: stop || w.end < self.windows.end, ..Default::default() };
+        let mut out = Crossing { packets: std::mem::take(&mut self.spare), stop: stop || w.end < self.windows.end, ..Default::default() };
         for i in 0..w.cross_ports.len() {
             let p = w.cross_ports[i];
             w.ports[p as usize].drain_pipe(p, &mut w.packets, &mut out.packets);
@@ -108,9 +113,11 @@ impl Side {
         };
         let w = &mut self.world;
         w.now = w.now.max(bound - 1);
-        for (p, pkt) in inbound.packets {
+        let mut packets = inbound.packets;
+        for (p, pkt) in packets.drain(..) {
             w.ports[p as usize].inject(p, pkt, &mut w.packets, bound, &mut w.events);
         }
+        self.spare = packets;
         for (f, c) in w.flows.iter_mut().zip(&inbound.counters) {
             f.cur.add(c);
         }
@@ -153,7 +160,7 @@ impl ParallelRun {
         let (tx1, rx0) = sync_channel(1);
         let side = |world: World, me: u8, tx, rx| {
             let n = world.control.len();
-            Side { world, me, windows, at: 0, control_shipped: vec![(0, 0); n], tx, rx: Mutex::new(rx), done: false }
+            Side { world, me, windows, at: 0, control_shipped: vec![(0, 0); n], tx, rx: Mutex::new(rx), spare: Vec::new(), done: false }
         };
         let mut second = side(w1, 1, tx1, rx1);
         let handle = std::thread::Builder::new()
