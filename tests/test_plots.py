@@ -35,4 +35,7 @@ def test_a_start_up_spike_is_cut_off_and_said_so():
     note = _cut_spike(ax, values)
     assert "peak 15000" in note and ax.get_ylim()[1] < 2000
     assert _cut_spike(ax, pd.Series(np.linspace(0, 1000, 100))) == ""   # no spike: the axis is left alone
+    # Windows of uncontrolled flows (NaN, infinite) are not a spike, nor a limit to set.
+    assert _cut_spike(ax, pd.Series([np.nan, np.nan])) == ""
+    assert _cut_spike(ax, pd.Series([10.0] * 200 + [np.inf])) == ""
     plt.close(fig)

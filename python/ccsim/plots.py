@@ -6,6 +6,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 MAX_LINES = 12
@@ -77,6 +78,7 @@ def _cut_spike(ax, values: pd.Series) -> str:
     """A start-up spike far above everything else (a window of 15 000 packets where the run
     holds 1 000) flattens the rest against the axis: cut the axis above the bulk of the
     samples and say so in the title."""
+    values = values[np.isfinite(values)]   # an uncontrolled flow's window is NaN or infinite
     if values.empty:
         return ""
     top, bulk = float(values.max()), float(values.quantile(0.99))

@@ -50,51 +50,38 @@ pub struct IntervalCounters {
     pub owd_n: u64,
 }
 
+/// The counts an interval reports, by name: adding one set of counters to another.
+macro_rules! add_interval_counts {
+    ($to:expr, $from:expr $(, $more:ident)*) => {{
+        let (to, from) = ($to, $from);
+        to.sent += from.sent;
+        to.retransmitted += from.retransmitted;
+        to.delivered += from.delivered;
+        to.delivered_bytes += from.delivered_bytes;
+        to.originals += from.originals;
+        to.data_dropped += from.data_dropped;
+        to.rtt_sum += from.rtt_sum;
+        to.rtt_n += from.rtt_n;
+        to.owd_sum += from.owd_sum;
+        to.owd_n += from.owd_n;
+        $(to.$more += from.$more;)*
+    }};
+}
+
 impl IntervalCounters {
     pub fn add(&mut self, o: &IntervalCounters) {
-        self.sent += o.sent;
-        self.retransmitted += o.retransmitted;
-        self.delivered += o.delivered;
-        self.delivered_bytes += o.delivered_bytes;
-        self.originals += o.originals;
-        self.data_dropped += o.data_dropped;
-        self.rtt_sum += o.rtt_sum;
-        self.rtt_n += o.rtt_n;
-        self.owd_sum += o.owd_sum;
-        self.owd_n += o.owd_n;
+        add_interval_counts!(self, o);
     }
 }
 
 impl FlowCounters {
     /// A closed interval's counts added to the run's.
     pub fn add_interval(&mut self, o: &IntervalCounters) {
-        self.sent += o.sent;
-        self.retransmitted += o.retransmitted;
-        self.delivered += o.delivered;
-        self.delivered_bytes += o.delivered_bytes;
-        self.originals += o.originals;
-        self.data_dropped += o.data_dropped;
-        self.rtt_sum += o.rtt_sum;
-        self.rtt_n += o.rtt_n;
-        self.owd_sum += o.owd_sum;
-        self.owd_n += o.owd_n;
+        add_interval_counts!(self, o);
     }
 
     pub fn add(&mut self, o: &FlowCounters) {
-        self.sent += o.sent;
-        self.retransmitted += o.retransmitted;
-        self.delivered += o.delivered;
-        self.delivered_bytes += o.delivered_bytes;
-        self.received += o.received;
-        self.originals += o.originals;
-        self.data_dropped += o.data_dropped;
-        self.acks_sent += o.acks_sent;
-        self.acks_received += o.acks_received;
-        self.acks_dropped += o.acks_dropped;
-        self.rtt_sum += o.rtt_sum;
-        self.rtt_n += o.rtt_n;
-        self.owd_sum += o.owd_sum;
-        self.owd_n += o.owd_n;
+        add_interval_counts!(self, o, received, acks_sent, acks_received, acks_dropped);
     }
 }
 

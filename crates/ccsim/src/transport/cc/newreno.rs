@@ -64,33 +64,16 @@
 //! 20 packets in ns-2) is the flow's `max_window`, 1 000 000 packets unless set: effectively
 //! unlimited, as Cui's chapter 3 wants.
 //!
-//! Note: the readings after one flow's slow-start overshoot (tests/newreno_ns2.rs: 100 Mb/s,
-//! 20 ms bottleneck, 350-packet drop-tail buffer, 1 Gb/s access, RTT 42 ms, 1040-B packets,
-//! unlimited receiver window, 30 s; `cargo test --release -p ccsim --test newreno_ns2 --
-//! --nocapture`). Slow start loses 856 packets of one window.
-//! - Slow-but-Steady (ccsim's NewReno before issue 21): 29.5 s in recovery, one hole
-//!   repaired per round trip under a timer that never expires; the data sent meanwhile
-//!   inflates the window counter to 225 532; 0.81 Mb/s of in-order goodput, no timeout.
-//! - Impatient (RFC 6582, the default): the timer set at the first partial ACK expires 0.27 s
-//!   after the fast retransmission, and go-back-N slow start repairs the window. But the
-//!   first recovery's ssthresh, half a flight that held the slow-start overshoot (855), lets
-//!   slow start overshoot again, and each later recovery halves it in turn (426, 213, 48 at
-//!   1.46, 2.12, 2.79 s; examples/sack-recovery.toml's newreno flow): 3 timeouts and 1460
-//!   drops; congestion avoidance climbs from cwnd 48: 61.5 Mb/s. With `timeout_in_recovery =
-//!   "flight"` the timeouts set ssthresh from flights swollen by what the inflated window sent
-//!   in recovery (997, then 1288 packets at 1.66 and 2.36 s): 1462 drops, the same rate.
-//! - ns-2 (`variant = "ns2"` with ns-2's timer and start, as above): one timeout 0.27 s after
-//!   the first fast retransmission; ssthresh from cwnd_ (427, half the overshoot window)
-//!   stops the next slow start in time: one more loss in 30 s, 90.9 Mb/s. (ns-3's NewReno,
-//!   no SACK, got 53 Mb/s after an RTO on the same network, issue 21.)
-//! - ns-2 before 2003 (Slow-but-Steady, no deflation): 29.5 s in recovery and 0.83 Mb/s as
-//!   Slow-but-Steady, but each partial ACK drops the inflation: the counter stays at 1703.
-//! - Paced (`pacing = true`): the queue builds only once the window exceeds the path, so the
-//!   first loss comes 80 ms later, from a larger window: 1080 losses (paced ns-2: 1076, 90.8
-//!   Mb/s; paced Impatient 53.8 Mb/s; paced Slow-but-Steady 29.4 s in recovery).
-//!
-//! With 1500-B packets (`NEWRENO_PACKET=1500B`, the issue's run) Slow-but-Steady loses 701
-//! and its counter reaches 183 231, as the issue reported; Impatient 70.7 Mb/s, ns-2 93.9.
+//! Note: after one flow's slow-start overshoot (tests/newreno_ns2.rs: 100 Mb/s, 20 ms, a
+//! 350-packet buffer, one window losing hundreds of packets; `cargo test --release -p ccsim
+//! --test newreno_ns2 -- --nocapture` prints each reading's drops, timeouts, time in recovery
+//! and rate), the readings part ways. Slow-but-Steady (ccsim's NewReno before issue 21)
+//! repairs one hole per round trip for most of the run under a timer that never expires.
+//! Impatient (RFC 6582, the default) times out soon after the fast retransmission and repairs
+//! the window by go-back-N, but the recovery's ssthresh, half a flight that held the overshoot,
+//! lets slow start overshoot again, so several recoveries follow before congestion avoidance.
+//! ns-2 takes ssthresh from the halved window at its one timeout and stops the next slow start
+//! in time. Pacing delays the first loss until the window exceeds the path.
 
 use super::loss::{aimd_increase, half_flight, LossConfig};
 use super::{AckInfo, AckResponse, Algorithm, CongestionControl, TimeoutInfo};
@@ -259,6 +242,10 @@ impl Algorithm for NewReno {
             &[("keep_ssthresh", TimeoutInRecovery::KeepSsthresh), ("flight", TimeoutInRecovery::Flight)],
             "rfc6582: a timeout that ends a fast recovery sets ssthresh to the smaller of the recovery's and FlightSize/2 (RFC 5681 eq. 4 is an upper bound; Linux keeps the recovery's), or to FlightSize/2 of everything outstanding, which counts what the inflated window sent and can lock a lone flow into repeated timeouts (ns2 takes it from the window without the inflation)",
         )?;
+        if variant == NewRenoVariant::Ns2 && timeout_in_recovery != d.timeout_in_recovery {
+            // ns-2 takes a timeout's ssthresh from the window without its inflation.
+            return Err(p.error("timeout_in_recovery", "expected it with variant = \"rfc6582\" only (ns2 halves the window without its inflation)"));
+        }
         if variant == NewRenoVariant::Ns2 {
             sender.timers = TimerMode::SingleBsd;
         }
@@ -593,6 +580,9 @@ mod tests {
             assert_eq!(n.ssthresh(), 8.0, "{reading}");
         }
         assert_eq!(NewRenoConfig::default().timeout_in_recovery, TimeoutInRecovery::KeepSsthresh);
+        let v = toml::Value::Table(toml::from_str::<toml::Table>("variant = \"ns2\"\ntimeout_in_recovery = \"flight\"").unwrap());
+        let err = NewReno::decode(&mut Params::new(Obj::new(&v, "params").unwrap()), &mut NewReno::sender_defaults());
+        assert!(err.unwrap_err().to_string().contains("timeout_in_recovery"));
     }
 
     /// The timer after the first and the second partial ACK, under each rule: packets 1, 3
