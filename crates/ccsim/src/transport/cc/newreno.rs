@@ -28,9 +28,9 @@
 //!   ssthresh above the window that overflowed the buffer; a lone flow can then repeat
 //!   overshoot, lost retransmission and timeout for good (10 Mb/s, 45 ms, a 24-packet
 //!   buffer: 42% of the line). Linux's `tcp_enter_loss` likewise leaves ssthresh alone in
-//!   an unfinished recovery. RFC 5681's other rule, ssthresh held when the same segment
-//!   times out again, is not modelled: a repeated timeout takes FlightSize/2 of what go-back-N
-//!   has resent since.
+//!   an unfinished recovery. When the same packet times out again (no new ACK since the last
+//!   timeout), ssthresh is held (RFC 5681 §3.1: FlightSize/2 applies only to a segment not
+//!   yet resent by the timer), not taken from the one or two packets go-back-N had resent.
 //!
 //! `variant = "ns2"`: ns-2's `Agent/TCP/Newreno` (tcp-newreno.cc, tcp-reno.cc, tcp.cc) with
 //! the defaults of ns-2.30 to 2.35 (ns-default.tcl), which Cui's simulations ran: `bugFix_`
@@ -152,9 +152,12 @@ pub struct NewReno {
 }
 
 /// Where NewReno is in its loss recovery.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Phase {
     Open,
+    /// Open after a timeout that no new ACK has followed: a timeout now is the same packet's
+    /// again (RFC 5681 §3.1 holds ssthresh).
+    TimedOut,
     /// Fast recovery, before its first partial ACK.
     Recovery,
     /// Fast recovery, after a partial ACK (the Impatient timer rule tells them apart).
@@ -269,7 +272,7 @@ impl Algorithm for NewReno {
 impl NewReno {
     /// In fast recovery (for tests and traces).
     pub fn in_recovery(&self) -> bool {
-        self.phase != Phase::Open
+        self.phase >= Phase::Recovery
     }
 
     /// A new ACK in recovery: a full or a partial one (out of line: the per-ACK path of an
@@ -341,14 +344,15 @@ impl CongestionControl for NewReno {
     }
     #[inline]
     fn on_new_ack(&mut self, ack: &AckInfo) -> AckResponse {
-        if self.phase == Phase::Open {
+        if !self.in_recovery() {
+            self.phase = Phase::Open;
             self.cwnd = aimd_increase(self.cwnd, self.ssthresh, self.max_window as f64);
             return AckResponse::Nothing;
         }
         self.recovery_ack(ack)
     }
     fn on_dup_ack(&mut self, count: u32, ack: &AckInfo) -> bool {
-        if self.phase != Phase::Open {
+        if self.in_recovery() {
             self.dupwnd += 1.0;
             return false;
         }
@@ -379,7 +383,7 @@ impl CongestionControl for NewReno {
     /// would (ssthresh from the flight, or ns-2's from the window), with no retransmission and
     /// no inflation; in recovery the window is already reduced.
     fn on_ecn(&mut self, ack: &AckInfo) -> bool {
-        if self.phase != Phase::Open {
+        if self.in_recovery() {
             return false;
         }
         self.ssthresh = match self.rules.variant() {
@@ -392,7 +396,8 @@ impl CongestionControl for NewReno {
     fn on_timeout(&mut self, t: &TimeoutInfo) {
         self.recover = t.high_sent;
         self.ssthresh = match self.rules.variant() {
-            NewRenoVariant::Rfc6582 if self.phase != Phase::Open && !self.rules.timeout_from_flight() => {
+            NewRenoVariant::Rfc6582 if self.phase == Phase::TimedOut => self.ssthresh,
+            NewRenoVariant::Rfc6582 if self.in_recovery() && !self.rules.timeout_from_flight() => {
                 self.ssthresh.min(half_flight(t.flight))
             }
             NewRenoVariant::Rfc6582 => half_flight(t.flight),
@@ -400,7 +405,7 @@ impl CongestionControl for NewReno {
         };
         self.cwnd = 1.0;
         self.dupwnd = 0.0;
-        self.phase = Phase::Open;
+        self.phase = Phase::TimedOut;
     }
 }
 
@@ -575,7 +580,8 @@ mod tests {
             assert!(n.in_recovery() && n.ssthresh() == 5.0 && n.cwnd() == 38.0);
             n.on_timeout(&TimeoutInfo { flight: 40, high_sent: 41, ..TimeoutInfo::default() });
             assert_eq!((n.cwnd(), n.ssthresh()), (1.0, want), "{reading}");
-            // Outside a recovery both readings take FlightSize / 2.
+            // Outside a recovery (a new ACK since) both readings take FlightSize / 2.
+            n.on_new_ack(&new_ack(2, 1, 41, 39));
             n.on_timeout(&TimeoutInfo { flight: 16, high_sent: 41, ..TimeoutInfo::default() });
             assert_eq!(n.ssthresh(), 8.0, "{reading}");
         }
@@ -583,6 +589,25 @@ mod tests {
         let v = toml::Value::Table(toml::from_str::<toml::Table>("variant = \"ns2\"\ntimeout_in_recovery = \"flight\"").unwrap());
         let err = NewReno::decode(&mut Params::new(Obj::new(&v, "params").unwrap()), &mut NewReno::sender_defaults());
         assert!(err.unwrap_err().to_string().contains("timeout_in_recovery"));
+    }
+
+    #[test]
+    fn the_same_packet_timing_out_again_holds_ssthresh_in_the_rfc_variant() {
+        // RFC 5681 §3.1: FlightSize / 2 for a segment not yet resent by the timer; ssthresh
+        // held when it times out again. ns-2 halves the one-packet window each time.
+        for (variant, want) in [(NewRenoVariant::Rfc6582, 8.0), (NewRenoVariant::Ns2, 2.0)] {
+            let mut n = avoiding(variant, 16.0);
+            n.on_timeout(&TimeoutInfo { flight: 16, high_sent: 17, seq: 1, ..TimeoutInfo::default() });
+            assert_eq!(n.ssthresh(), 8.0, "{variant:?}");
+            assert!(!n.in_recovery());
+            n.on_timeout(&TimeoutInfo { flight: 1, high_sent: 17, seq: 1, ..TimeoutInfo::default() });
+            assert_eq!((n.cwnd(), n.ssthresh()), (1.0, want), "{variant:?}: the same packet again");
+            // A new ACK (cwnd 2), then a timeout of a later packet with 6 outstanding:
+            // FlightSize / 2 again (ns-2: the window's half, at least 2).
+            n.on_new_ack(&new_ack(2, 1, 17, 1));
+            n.on_timeout(&TimeoutInfo { flight: 6, high_sent: 17, seq: 2, ..TimeoutInfo::default() });
+            assert_eq!(n.ssthresh(), if variant == NewRenoVariant::Rfc6582 { 3.0 } else { 2.0 }, "{variant:?}");
+        }
     }
 
     /// The timer after the first and the second partial ACK, under each rule: packets 1, 3

@@ -7,6 +7,10 @@
 //!   ssthresh and ends recovery (a partial ACK also ends it: that is Reno's weakness, which
 //!   NewReno fixes);
 //! - timeout: ssthresh = max(FlightSize/2, 2), cwnd = 1, go back to the oldest unACKed packet;
+//!   when the same packet times out again (no new ACK since the last timeout), ssthresh is
+//!   held (RFC 5681 §3.1: FlightSize/2 applies only to a segment not yet resent by the timer;
+//!   a repeated timeout would otherwise take half of the one or two packets go-back-N had
+//!   resent, and the next slow start would stop at 2);
 //! - RTO per RFC 6298 (srtt + 4 rttvar), Karn's rule, back-off; min RTO 200 ms as in Linux
 //!   (RFC 6298's 1 s is available through `min_rto`).
 //!
@@ -76,6 +80,8 @@ pub struct Reno {
     max_window: u32,
     dupack_threshold: u32,
     in_recovery: bool,
+    /// A timeout with no new ACK since: the next timeout is the same packet's again.
+    timed_out: bool,
     variant: RenoVariant,
     /// ns2: the duplicate ACKs' inflation of the window (ns-2's `dupwnd_`), apart from cwnd.
     dupwnd: u32,
@@ -145,6 +151,7 @@ impl Reno {
             max_window,
             dupack_threshold: loss.dupack_threshold,
             in_recovery: false,
+            timed_out: false,
             variant: RenoVariant::Rfc5681,
             dupwnd: 0,
             recover: Recover::new(RecoverGuard::Timeout),
@@ -165,6 +172,7 @@ impl CongestionControl for Reno {
         self.ssthresh
     }
     fn on_new_ack(&mut self, _ack: &AckInfo) -> AckResponse {
+        self.timed_out = false;
         if self.variant == RenoVariant::Ns2 {
             self.dupwnd = 0;
             self.in_recovery = false;
@@ -224,11 +232,12 @@ impl CongestionControl for Reno {
             self.dupwnd = 0;
             self.recover.timeout(t.high_sent);
             self.ssthresh = self.half_window().max(2.0);
-        } else {
+        } else if !self.timed_out {
             self.ssthresh = half_flight(t.flight);
         }
         self.cwnd = 1.0;
         self.in_recovery = false;
+        self.timed_out = true;
     }
 }
 
@@ -328,7 +337,10 @@ mod tests {
                 assert_eq!(s.next_deadline(), t + timeout * SEC, "{variant:?}");
                 t += timeout * SEC;
                 assert!(s.on_timer(t));
-                assert_eq!(window(&s), (1.0, 2.0));
+                // The same packet timing out again: RFC 5681 §3.1 holds ssthresh; ns-2 halves
+                // the one-packet window (at least 2).
+                let held = if variant == RenoVariant::Rfc5681 { 5.0 } else { 2.0 };
+                assert_eq!(window(&s), (1.0, held), "{variant:?}");
             }
             assert_eq!(s.timeouts, 4);
         }
