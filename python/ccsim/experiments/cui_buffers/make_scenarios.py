@@ -43,7 +43,7 @@ DEFAULT_OUT = THESIS.scenario_dir
 # ns-2's NewReno as Cui ran it (spec §2.1, §6 item 1), unlimited window: Agent/TCP/Newreno
 # (`variant`) with ns-2.30-2.35's start and timer, which `variant` does not imply (windowInit_
 # 2, rtxcur_init_ 3 s, one timed segment per RTT, tcpTick_ 10 ms; minrto_ 200 ms is the
-# default already). crates/ccsim/src/transport/cc/newreno.rs says what each does.
+# default already). crates/ccsim/src/transport/cc/newreno/mod.rs says what each does.
 # Paced flows spread their window over the round trip of David Wei's ns-2 pacing patch
 # (`pacing_rtt = "ns2_wei"`, transport/pacer.rs): the thesis paces "[3,189,190]", and its
 # bibliography, alphabetical ([3] Aggarwal, [195] Wong), puts 189-190 where Wei et al.'s
