@@ -238,15 +238,21 @@ def _evaluate(c: Mapping, data) -> Outcome:
         cnt = float(per_seed.median())
         ok = cnt >= n if kind == "count_ge" else cnt <= n
         ctext = " and ".join(cond_text(x) for x in conds) or "(no condition)"
-        seeds = ", ".join(f"{int(k)}" for k in per_seed.tolist())
         hits = [s for s in sources if _meets(data, c["pair"], s, conds)]
         vals = []
         for s in sources:
             parts = [fmt(data.cell(c["pair"], s, x["metric"], x.get("stat", "mean"), x.get("phase"))) for x in conds]
             vals.append(f"#{s} {'/'.join(parts)}")
-        return _verdict(ok, f"{c['pair']}: {fmt(cnt)} of sources {sources} meet {ctext} (seed median of the "
-                            f"count; per seed {seeds}; {'>=' if kind == 'count_ge' else '<='} {n} wanted; "
-                            f"seed-median values {', '.join(vals)}: met by {hits or 'none'})", count=cnt)
+        want = f"{'>=' if kind == 'count_ge' else '<='} {n} wanted"
+        if len(per_seed) == 1:
+            return _verdict(ok, f"{c['pair']}: {fmt(cnt)} of sources {sources} meet {ctext} ({want}; values "
+                                f"{', '.join(vals)}: met by {hits or 'none'})", count=cnt)
+        # The count is taken in each seed (winners and losers differ between seeds); the
+        # per-source values are medians over seeds, another statistic, so they are said apart.
+        seeds = ", ".join(f"seed {k}: {int(v)}" for k, v in per_seed.items())
+        return _verdict(ok, f"{c['pair']}: {fmt(cnt)} of sources {sources} meet {ctext}, the median over seeds "
+                            f"of each seed's count ({seeds}; {want}). Each source's median over seeds: "
+                            f"{', '.join(vals)} (by these medians {hits or 'none'} would meet it)", count=cnt)
 
     if kind == "order":
         slack = float(c.get("slack", 0.0))
