@@ -150,9 +150,10 @@ def _header(doc: Doc, outcome, ref: dict) -> None:
           f"or port they name: a variant reading, not the committed scenario files"] if outcome.params else []))
     tol = ref["tolerance"]
     s = tol.get("S", {})
-    doc.p("A cell's simulated value is the median over seeds of what it reads: a flow's metric (the mean of "
-          "its interval means, the first interval discarded), an aggregate over flows taken within each seed, "
-          "a point of a sweep, or a model's value. " + (thesis.method_note + " " if thesis.method_note else "")
+    read = ("A cell's simulated value is the median over seeds of what it reads: a flow's metric (the mean of "
+            "its interval means, the first interval discarded), an aggregate over flows taken within each seed, "
+            "a point of a sweep, or a model's value. ") if len(runs) else "No scenario file runs here: the cells are models' values. "
+    doc.p(read + (thesis.method_note + " " if thesis.method_note else "")
           + f"Rules (reference.toml [tolerance]): an accept range when given; class D: |v - thesis| <= "
           f"max(rel x thesis, abs), or v < {tol.get('zero_pass', 0.01):g} for a thesis 0; class S: |v - thesis| "
           f"<= max({s.get('sd_mult', 3):g} x sd, {100 * s.get('rel', 0.1):g}% x thesis, abs floor); class P cells "
@@ -174,21 +175,26 @@ def _summary(doc: Doc, outcome, ref: dict) -> None:
     cells = outcome.cells
     doc.h(2, "Summary", anchor="summary")
     cc = outcome.cell_counts()
+    cc = cc[cc["cells"] > 0]  # a class the reference does not use (cui-adpm has no P cells)
     doc.table(list(cc.columns), [[str(x) for x in r] for r in cc.itertuples(index=False)])
     rates = pass_rates_text(cells)
     if rates:
         sim = simulated_rate_text(cells)
         doc.p(f"Judged cells passing (known issues aside): {rates}" + (f"; {sim}" if sim else "") + ".")
     qc = outcome.qcheck_counts()
-    hard = qc[qc["checks"] == "hard"].iloc[0]
-    doc.p(f"Hard qualitative checks passed: {hard['pass']} of {hard['total']} "
-          f"({hard['fail']} failed, {hard['not run']} not run, {hard['no data']} without data).")
-    doc.table(["Q checks"] + list(qc.columns[1:]), [[str(x) for x in r] for r in qc.itertuples(index=False)])
+    any_checks = int(qc["total"].sum()) > 0
+    if any_checks:
+        hard = qc[qc["checks"] == "hard"].iloc[0]
+        doc.p(f"Hard qualitative checks passed: {hard['pass']} of {hard['total']} "
+              f"({hard['fail']} failed, {hard['not run']} not run, {hard['no data']} without data).")
+        doc.table(["Q checks"] + list(qc.columns[1:]), [[str(x) for x in r] for r in qc.itertuples(index=False)])
     e = failure_explanations(outcome)
+    checks = (f", {e['explained checks']} of {e['failed hard checks']} failed or data-less hard checks"
+              if any_checks else "")
     doc.p(f"Failures covered by a finding (see [Findings](#findings)): {e['explained cells']} of "
-          f"{e['failed cells']} failed cells, {e['explained checks']} of {e['failed hard checks']} failed or "
-          f"data-less hard checks; of those, {e['open cells']} cells and {e['open checks']} checks only by "
-          f"\"open\" findings (cause not yet known).")
+          f"{e['failed cells']} failed cells{checks}; of those, {e['open cells']} cell{'' if e['open cells'] == 1 else 's'}"
+          + (f" and {e['open checks']} checks" if any_checks else "")
+          + " only by \"open\" findings (cause not yet known).")
     per_table = []
     for t in ref.get("tables", []):
         c = cells[cells["table"] == t["id"]] if len(cells) else cells
@@ -231,6 +237,10 @@ def build_document(outcome, ref: dict, board: FigureBoard, ctx: ReportContext) -
         for path, caption in board.images.get(sid, []):
             doc.img(path, caption)
         doc.ul(board.notes.get(sid, []))
+    if not len(runs):
+        doc.p("Raw tidy tables next to this report: cells.parquet and qchecks.parquet (the verdicts above) and "
+              "runs.parquet; nothing ran, so the run tables (flows, intervals, traces, probes, queues) are empty.")
+        return doc
     doc.p("Raw tidy tables next to this report: flows.parquet (per scenario file, seed and flow: batch means and "
           "sds), intervals.parquet (per interval), traces.parquet (samples once per trace period of the traced "
           "scenarios: window, outstanding packets, smoothed RTT, and for rate-based sources the estimator state "

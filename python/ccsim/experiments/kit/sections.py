@@ -139,6 +139,10 @@ def table_section(doc: Doc, ref: dict, t: dict, cells: pd.DataFrame, runs_err: d
 
 def qcheck_section(doc: Doc, ref: dict, q: pd.DataFrame, scenarios: list[str]) -> None:
     doc.h(2, "Qualitative checks", anchor="qchecks")
+    if not len(q):
+        doc.p("This reproduction has no qualitative checks ([[qchecks]] in reference.toml): every verdict "
+              "above is a table cell.")
+        return
     doc.p("Every [[qchecks]] entry of reference.toml. Each number a check compares is a seed median of a "
           "quantity computed within each seed: a cell's value, or an aggregate (sum, spread, count of winners, "
           "ratio, difference) of the cells of one seed, since winners and losers differ from seed to seed. "
