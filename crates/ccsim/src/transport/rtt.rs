@@ -103,11 +103,14 @@ pub struct RttEstimator {
     rttvar: f64,
     has_sample: bool,
     backoff_shift: u32,
+    /// The timer has expired and no new ACK has come since, so the next expiry is the same
+    /// packet's again (RFC 5681 §3.1; kept here, in the estimator's padding, not the sender's).
+    expired_unanswered: bool,
 }
 
 impl RttEstimator {
     pub fn new(cfg: RtoConfig) -> Self {
-        RttEstimator { cfg, srtt: 0.0, rttvar: 0.0, has_sample: false, backoff_shift: 0 }
+        RttEstimator { cfg, srtt: 0.0, rttvar: 0.0, has_sample: false, backoff_shift: 0, expired_unanswered: false }
     }
 
     pub fn sample(&mut self, rtt: SimTime) {
@@ -128,6 +131,19 @@ impl RttEstimator {
         if self.cfg.backoff && self.backoff_shift < 16 {
             self.backoff_shift += 1;
         }
+        self.expired_unanswered = true;
+    }
+
+    /// A new ACK: the next expiry, if any, is a new packet's.
+    #[inline]
+    pub fn on_progress(&mut self) {
+        self.expired_unanswered = false;
+    }
+
+    /// Whether an expiry now would be the same packet timing out again: the timer expired
+    /// before and no new ACK has come since.
+    pub fn expired_unanswered(&self) -> bool {
+        self.expired_unanswered
     }
 
     pub fn srtt(&self) -> Option<SimTime> {

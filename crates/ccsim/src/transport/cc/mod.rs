@@ -67,6 +67,9 @@ pub struct TimeoutInfo {
     pub high_sent: u64,
     /// The sequence number that timed out (the oldest one, when several did).
     pub seq: u64,
+    /// The timer expired before and no new ACK has come since: this is the same packet timing
+    /// out again (RFC 5681 §3.1 then holds ssthresh).
+    pub repeated: bool,
 }
 
 /// A retransmission that explicit feedback asks for: the packet, and whether it goes at once

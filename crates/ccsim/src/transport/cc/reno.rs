@@ -7,8 +7,8 @@
 //!   ssthresh and ends recovery (a partial ACK also ends it: that is Reno's weakness, which
 //!   NewReno fixes);
 //! - timeout: ssthresh = max(FlightSize/2, 2), cwnd = 1, go back to the oldest unACKed packet;
-//!   when the same packet times out again (no new ACK since the last timeout), ssthresh is
-//!   held (RFC 5681 §3.1: FlightSize/2 applies only to a segment not yet resent by the timer;
+//!   when the same packet times out again (no new ACK since the last timeout; the sender
+//!   tells, `TimeoutInfo::repeated`), ssthresh is held (RFC 5681 §3.1: FlightSize/2 applies only to a segment not yet resent by the timer;
 //!   a repeated timeout would otherwise take half of the one or two packets go-back-N had
 //!   resent, and the next slow start would stop at 2);
 //! - RTO per RFC 6298 (srtt + 4 rttvar), Karn's rule, back-off; min RTO 200 ms as in Linux
@@ -80,8 +80,6 @@ pub struct Reno {
     max_window: u32,
     dupack_threshold: u32,
     in_recovery: bool,
-    /// A timeout with no new ACK since: the next timeout is the same packet's again.
-    timed_out: bool,
     variant: RenoVariant,
     /// ns2: the duplicate ACKs' inflation of the window (ns-2's `dupwnd_`), apart from cwnd.
     dupwnd: u32,
@@ -151,7 +149,6 @@ impl Reno {
             max_window,
             dupack_threshold: loss.dupack_threshold,
             in_recovery: false,
-            timed_out: false,
             variant: RenoVariant::Rfc5681,
             dupwnd: 0,
             recover: Recover::new(RecoverGuard::Timeout),
@@ -172,7 +169,6 @@ impl CongestionControl for Reno {
         self.ssthresh
     }
     fn on_new_ack(&mut self, _ack: &AckInfo) -> AckResponse {
-        self.timed_out = false;
         if self.variant == RenoVariant::Ns2 {
             self.dupwnd = 0;
             self.in_recovery = false;
@@ -232,12 +228,11 @@ impl CongestionControl for Reno {
             self.dupwnd = 0;
             self.recover.timeout(t.high_sent);
             self.ssthresh = self.half_window().max(2.0);
-        } else if !self.timed_out {
+        } else if !t.repeated {
             self.ssthresh = half_flight(t.flight);
         }
         self.cwnd = 1.0;
         self.in_recovery = false;
-        self.timed_out = true;
     }
 }
 
@@ -343,6 +338,15 @@ mod tests {
                 assert_eq!(window(&s), (1.0, held), "{variant:?}");
             }
             assert_eq!(s.timeouts, 4);
+            // The retransmission of 1 is acknowledged (a new ACK: cwnd 2, and go-back-N resends
+            // 2 and 3); then 2 times out, a new packet's timeout: ssthresh from the flight of 2
+            // (ns-2: the window of 2), not held.
+            s.on_ack(2, 1, t, SEC, true, false, 0, t + SEC);
+            let resent: Vec<u64> = std::iter::from_fn(|| s.next_transmission(t + SEC).map(|x| x.seq)).collect();
+            assert_eq!(resent, [2, 3], "{variant:?}");
+            let d = s.next_deadline();
+            assert!(s.on_timer(d));
+            assert_eq!(window(&s), (1.0, 2.0), "{variant:?}: a new packet's timeout halves again");
         }
     }
 

@@ -2,7 +2,8 @@
 //! (`sack_loss.rs`): slow start below ssthresh (+1 per ACK, or the rule's step, never past
 //! ssthresh but by Reno's one packet), then the rule's increase per ACK;
 //! at a loss or an ECN mark the rule's decrease (ssthresh = cwnd = what it keeps, at least 2);
-//! at a timeout ssthresh the same and cwnd = 1. CUBIC, BIC, Scalable TCP, HighSpeed TCP, H-TCP, TCP
+//! at a timeout ssthresh the same (held when the same packet times out again, RFC 5681 §3.1)
+//! and cwnd = 1. CUBIC, BIC, Scalable TCP, HighSpeed TCP, H-TCP, TCP
 //! Hybla and TCP Westwood+ are such rules (`cubic.rs`, `bic.rs`, `stcp.rs`, `hstcp.rs`, `htcp.rs`,
 //! `hybla.rs`, `westwood.rs`).
 
@@ -127,7 +128,11 @@ impl<R: WindowRule> CongestionControl for SackAimd<R> {
         reduce
     }
     fn on_timeout(&mut self, t: &TimeoutInfo) {
-        self.reduce(t.now);
+        // The same packet timing out again keeps ssthresh and the rule's memory of the loss
+        // (RFC 5681 §3.1, which RFC 9438 §4.8 has CUBIC follow; Linux's tcp_enter_loss).
+        if !t.repeated {
+            self.reduce(t.now);
+        }
         self.rule.on_timeout();
         self.cwnd = 1.0;
         self.loss.on_timeout(t);

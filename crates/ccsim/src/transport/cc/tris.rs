@@ -458,7 +458,7 @@ mod tests {
             self.fill(t);
             self.now += 1000 * MS;
             self.out.clear();
-            t.on_timeout(&TimeoutInfo { now: self.now, flight: self.nxt - self.una, high_sent: self.high, seq: self.una });
+            t.on_timeout(&TimeoutInfo { now: self.now, flight: self.nxt - self.una, high_sent: self.high, seq: self.una, repeated: false });
             self.nxt = self.una;
             self.fill(t);
         }

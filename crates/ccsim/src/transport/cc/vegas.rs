@@ -684,7 +684,7 @@ mod tests {
         p.round(&mut v, BASE);
         assert_eq!(v.cwnd(), 6.0);
         // A timeout: one packet, ssthresh = flight/2, slow start again from the resent packet.
-        v.on_timeout(&TimeoutInfo { now: p.now, flight: 6, high_sent: p.nxt, seq: p.una });
+        v.on_timeout(&TimeoutInfo { now: p.now, flight: 6, high_sent: p.nxt, seq: p.una, repeated: false });
         assert_eq!((v.cwnd(), v.ssthresh()), (1.0, 3.0));
         assert!(v.in_slow_start());
         p.nxt = p.una;

@@ -129,6 +129,7 @@ impl Sender {
                 self.in_order_tx = (s.first_tx, s.last_tx);
             }
             self.snd_una = ack;
+            self.rtt.on_progress();
             if self.snd_nxt < self.snd_una {
                 self.snd_nxt = self.snd_una;
             }

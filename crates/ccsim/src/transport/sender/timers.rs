@@ -26,7 +26,8 @@ impl Sender {
                     return false;
                 }
                 let flight = self.snd_nxt.max(self.snd_una) - self.snd_una;
-                self.cc.on_timeout(&TimeoutInfo { now, flight, high_sent: self.high_sent, seq: self.snd_una });
+                let repeated = self.rtt.expired_unanswered();
+                self.cc.on_timeout(&TimeoutInfo { now, flight, high_sent: self.high_sent, seq: self.snd_una, repeated });
                 self.rtt.on_expiry();
                 self.snd_nxt = self.snd_una; // go back to the oldest unacknowledged packet
                 self.retransmit.clear();
@@ -63,7 +64,8 @@ impl Sender {
                 self.deadline = self.slots.earliest_deadline(lo, hi).map_or(NEVER, |(d, _)| d);
                 if let Some(seq) = expired {
                     let flight = self.snd_nxt.max(self.snd_una) - self.snd_una;
-                    self.cc.on_timeout(&TimeoutInfo { now, flight, high_sent: self.high_sent, seq });
+                    let repeated = self.rtt.expired_unanswered();
+                    self.cc.on_timeout(&TimeoutInfo { now, flight, high_sent: self.high_sent, seq, repeated });
                     self.rtt.on_expiry();
                     self.timeouts += 1;
                     self.sack_on_timeout();

@@ -51,7 +51,7 @@ fn flight_reset_after_a_timeout_sets_the_window_to_the_packets_beyond_the_ack() 
     let cfg = FastConfig { recovery: Recovery::Sack, flight_reset: true, update_interval: u64::MAX / 4, ..FastConfig::default() };
     let after_timeout = |dups: u32, ack: u64, next_to_send: u64, reset: bool| {
         let mut f = Fast::build(&FastConfig { flight_reset: reset, ..cfg }, 1_000_000);
-        f.on_timeout(&TimeoutInfo { now: 1_000, flight: 30, high_sent: 40, seq: 9 });
+        f.on_timeout(&TimeoutInfo { now: 1_000, flight: 30, high_sent: 40, seq: 9, repeated: false });
         // Duplicates count only from the first new ACK after the timeout (the module's timeout_).
         let early = AckInfo { ack: 9, high_sent: 40, flight_before: 1, now: 1_500, ..AckInfo::default() };
         for c in 1..=5 {

@@ -6,7 +6,7 @@ use crate::scenario::params::Params;
 use crate::transport::cc::loss::LossConfig;
 use crate::transport::config::{SenderConfig, TimerMode};
 
-/// Which NewReno (see the module header).
+/// Which NewReno (see the `newreno` module header).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NewRenoVariant {
     /// RFC 6582.
@@ -35,7 +35,7 @@ pub struct NewRenoConfig {
     /// A partial ACK deflates the window by the amount acknowledged, less one; false drops
     /// the whole duplicate-ACK inflation instead (ns-2's `partial_window_deflation_` 0).
     pub partial_deflation: bool,
-    /// RFC 6582: what a timeout during a fast recovery does to ssthresh (see the module header).
+    /// RFC 6582: what a timeout during a fast recovery does to ssthresh (see the `newreno` module header).
     pub timeout_in_recovery: TimeoutInRecovery,
 }
 

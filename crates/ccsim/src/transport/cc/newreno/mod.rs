@@ -29,7 +29,7 @@
 //!   overshoot, lost retransmission and timeout for good (10 Mb/s, 45 ms, a 24-packet
 //!   buffer: 42% of the line). Linux's `tcp_enter_loss` likewise leaves ssthresh alone in
 //!   an unfinished recovery. When the same packet times out again (no new ACK since the last
-//!   timeout), ssthresh is held (RFC 5681 §3.1: FlightSize/2 applies only to a segment not
+//!   timeout; the sender tells, `TimeoutInfo::repeated`), ssthresh is held (RFC 5681 §3.1: FlightSize/2 applies only to a segment not
 //!   yet resent by the timer), not taken from the one or two packets go-back-N had resent.
 //!
 //! `variant = "ns2"`: ns-2's `Agent/TCP/Newreno` (tcp-newreno.cc, tcp-reno.cc, tcp.cc) with
@@ -103,12 +103,9 @@ pub struct NewReno {
 }
 
 /// Where NewReno is in its loss recovery.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
     Open,
-    /// Open after a timeout that no new ACK has followed: a timeout now is the same packet's
-    /// again (RFC 5681 §3.1 holds ssthresh).
-    TimedOut,
     /// Fast recovery, before its first partial ACK.
     Recovery,
     /// Fast recovery, after a partial ACK (the Impatient timer rule tells them apart).
@@ -145,7 +142,7 @@ impl Algorithm for NewReno {
 impl NewReno {
     /// In fast recovery (for tests and traces).
     pub fn in_recovery(&self) -> bool {
-        self.phase >= Phase::Recovery
+        self.phase != Phase::Open
     }
 
     /// A new ACK in recovery: a full or a partial one (out of line: the per-ACK path of an
@@ -217,8 +214,7 @@ impl CongestionControl for NewReno {
     }
     #[inline]
     fn on_new_ack(&mut self, ack: &AckInfo) -> AckResponse {
-        if !self.in_recovery() {
-            self.phase = Phase::Open;
+        if self.phase == Phase::Open {
             self.cwnd = aimd_increase(self.cwnd, self.ssthresh, self.max_window as f64);
             return AckResponse::Nothing;
         }
@@ -269,7 +265,7 @@ impl CongestionControl for NewReno {
     fn on_timeout(&mut self, t: &TimeoutInfo) {
         self.recover = t.high_sent;
         self.ssthresh = match self.rules.variant() {
-            NewRenoVariant::Rfc6582 if self.phase == Phase::TimedOut => self.ssthresh,
+            NewRenoVariant::Rfc6582 if t.repeated => self.ssthresh,
             NewRenoVariant::Rfc6582 if self.in_recovery() && !self.rules.timeout_from_flight() => {
                 self.ssthresh.min(half_flight(t.flight))
             }
@@ -278,7 +274,7 @@ impl CongestionControl for NewReno {
         };
         self.cwnd = 1.0;
         self.dupwnd = 0.0;
-        self.phase = Phase::TimedOut;
+        self.phase = Phase::Open;
     }
 }
 

@@ -190,7 +190,7 @@ fn the_same_packet_timing_out_again_holds_ssthresh_in_the_rfc_variant() {
         n.on_timeout(&TimeoutInfo { flight: 16, high_sent: 17, seq: 1, ..TimeoutInfo::default() });
         assert_eq!(n.ssthresh(), 8.0, "{variant:?}");
         assert!(!n.in_recovery());
-        n.on_timeout(&TimeoutInfo { flight: 1, high_sent: 17, seq: 1, ..TimeoutInfo::default() });
+        n.on_timeout(&TimeoutInfo { flight: 1, high_sent: 17, seq: 1, repeated: true, ..TimeoutInfo::default() });
         assert_eq!((n.cwnd(), n.ssthresh()), (1.0, want), "{variant:?}: the same packet again");
         // A new ACK (cwnd 2), then a timeout of a later packet with 6 outstanding:
         // FlightSize / 2 again (ns-2: the window's half, at least 2).
