@@ -188,12 +188,14 @@ def _summary(doc: Doc, outcome, ref: dict) -> None:
         doc.p(f"Hard qualitative checks passed: {hard['pass']} of {hard['total']} "
               f"({hard['fail']} failed, {hard['not run']} not run, {hard['no data']} without data).")
         doc.table(["Q checks"] + list(qc.columns[1:]), [[str(x) for x in r] for r in qc.itertuples(index=False)])
+    elif ref.get("qchecks"):
+        doc.p("None of the selected scenarios has a qualitative check.")
     e = failure_explanations(outcome)
     checks = (f", {e['explained checks']} of {e['failed hard checks']} failed or data-less hard checks"
               if any_checks else "")
     doc.p(f"Failures covered by a finding (see [Findings](#findings)): {e['explained cells']} of "
           f"{e['failed cells']} failed cells{checks}; of those, {e['open cells']} cell{'' if e['open cells'] == 1 else 's'}"
-          + (f" and {e['open checks']} checks" if any_checks else "")
+          + (f" and {e['open checks']} check{'' if e['open checks'] == 1 else 's'}" if any_checks else "")
           + " only by \"open\" findings (cause not yet known).")
     per_table = []
     for t in ref.get("tables", []):

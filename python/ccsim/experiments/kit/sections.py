@@ -140,7 +140,9 @@ def table_section(doc: Doc, ref: dict, t: dict, cells: pd.DataFrame, runs_err: d
 def qcheck_section(doc: Doc, ref: dict, q: pd.DataFrame, scenarios: list[str]) -> None:
     doc.h(2, "Qualitative checks", anchor="qchecks")
     if not len(q):
-        doc.p("This reproduction has no qualitative checks ([[qchecks]] in reference.toml): every verdict "
+        doc.p("None of the selected scenarios has a qualitative check: every verdict above is a table cell."
+              if ref.get("qchecks") else
+              "This reproduction has no qualitative checks ([[qchecks]] in reference.toml): every verdict "
               "above is a table cell.")
         return
     doc.p("Every [[qchecks]] entry of reference.toml. Each number a check compares is a seed median of a "
@@ -197,10 +199,13 @@ def findings_section(doc: Doc, outcome, where: str) -> None:
     fs = getattr(outcome, "findings", [])
     doc.h(2, "Findings: why cells differ", anchor="findings")
     e = failure_explanations(outcome)
-    doc.p(f"{e['explained cells']} of {e['failed cells']} failed cells and {e['explained checks']} of "
-          f"{e['failed hard checks']} failed (or data-less) hard checks are covered by a finding below: the "
-          f"investigation, with the evidence that shows it. {e['open cells']} of those cells and "
-          f"{e['open checks']} of those checks are covered only by findings of kind \"open\", whose cause is "
+    checks = len(getattr(outcome, "qchecks", [])) > 0
+    doc.p(f"{e['explained cells']} of {e['failed cells']} failed cells"
+          + (f" and {e['explained checks']} of {e['failed hard checks']} failed (or data-less) hard checks"
+             if checks else "")
+          + f" are covered by a finding below: the investigation, with the evidence that shows it. "
+          f"{e['open cells']} of those cells" + (f" and {e['open checks']} of those checks" if checks else "")
+          + " are covered only by findings of kind \"open\", whose cause is "
           f"not yet known (they say what was measured and ruled out). Failures no finding covers are marked "
           f"NOT YET EXPLAINED where they are listed. Findings live in {where}. A finding's own numbers were "
           f"measured when it was written or last revised (it says when, and on how many seeds), often with a "
