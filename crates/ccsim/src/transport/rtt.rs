@@ -103,8 +103,9 @@ pub struct RttEstimator {
     rttvar: f64,
     has_sample: bool,
     backoff_shift: u32,
-    /// The timer has expired and no new ACK has come since, so the next expiry is the same
-    /// packet's again (RFC 5681 §3.1; kept here, in the estimator's padding, not the sender's).
+    /// A timer has expired and no new ACK has come since: with the single timer the next expiry
+    /// is the same packet's again (RFC 5681 §3.1; kept here, in the estimator's padding, not
+    /// the sender's).
     expired_unanswered: bool,
 }
 
@@ -140,8 +141,8 @@ impl RttEstimator {
         self.expired_unanswered = false;
     }
 
-    /// Whether an expiry now would be the same packet timing out again: the timer expired
-    /// before and no new ACK has come since.
+    /// Whether a timer expired before and no new ACK has come since (with the single timer: an
+    /// expiry now is the same packet timing out again).
     pub fn expired_unanswered(&self) -> bool {
         self.expired_unanswered
     }
@@ -181,6 +182,18 @@ mod tests {
             max_rto: 64 * PS_PER_SEC,
             granularity: 0,
         }
+    }
+    #[test]
+    fn an_expiry_is_repeated_until_a_new_ack_and_a_sample_alone_does_not_clear_it() {
+        let mut e = RttEstimator::new(cfg(RtoFormula::Beta(2.0)));
+        assert!(!e.expired_unanswered());
+        e.on_expiry();
+        assert!(e.expired_unanswered());
+        e.on_expiry();
+        e.sample(PS_PER_SEC); // an RTT sample is not a new ACK
+        assert!(e.expired_unanswered());
+        e.on_progress();
+        assert!(!e.expired_unanswered());
     }
     #[test]
     fn beta_rto_is_twice_the_average() {

@@ -13,7 +13,8 @@
 //!
 //! Choices where the source is silent, each a parameter or stated here: a round trip's
 //! increase is spread over its ACKs (inc/cwnd per ACK, as Linux's module); loss recovery is
-//! SACK's (`sack_aimd.rs`); a timeout keeps the same ssthresh and restarts from 1.
+//! SACK's (`sack_aimd.rs`); a timeout keeps the same ssthresh (held at a repeated one) and restarts
+//! from 1.
 
 use super::loss::LossConfig;
 use super::sack_loss::{decode_loss, sack_sender_defaults};

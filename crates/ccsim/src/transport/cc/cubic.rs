@@ -15,8 +15,9 @@
 //! reduction found), cwnd = W_est (§4.3, the
 //! "Reno-friendly region"). A loss or an ECN mark: W_max = cwnd, or cwnd (1 + β)/2 if cwnd is
 //! below the last W_max (fast convergence, §4.7); ssthresh = cwnd = max(β cwnd, 2) (§4.6).
-//! Slow start below ssthresh, +1 per ACK. A timeout: ssthresh as at a loss, cwnd = 1, and the
-//! first epoch after it starts with K = 0 and W_max = its starting window (§4.8).
+//! Slow start below ssthresh, +1 per ACK. A timeout: ssthresh as at a loss (held, with W_max,
+//! when the same packet times out again: `sack_aimd.rs`), cwnd = 1, and the first epoch after
+//! it starts with K = 0 and W_max = its starting window (§4.8).
 //!
 //! Choices where the RFC leaves room, each a parameter or stated here:
 //! - `c` = 0.4, `beta` = 0.7, `fast_convergence` = true, `reno_friendly` = true (the RFC's);
@@ -160,7 +161,7 @@ impl WindowRule for CubicRule {
         w * self.cfg.beta
     }
 
-    fn on_timeout(&mut self) {
+    fn on_timeout(&mut self, _now: SimTime) {
         self.after_timeout = true;
     }
 }
@@ -249,5 +250,18 @@ mod tests {
         c.cwnd = 49.0; // slow start reached ssthresh
         c.on_new_ack(&AckInfo { now: PS_PER_SEC, echo_tx: 0, ack: 201, ..AckInfo::default() });
         assert_eq!((c.rule.w_max, c.rule.k), (49.0, 0.0));
+    }
+
+    #[test]
+    fn the_same_packet_timing_out_again_keeps_ssthresh_and_w_max() {
+        let mut c = after_loss_at(100.0, CubicConfig::default());
+        c.on_timeout(&TimeoutInfo { high_sent: 200, ..TimeoutInfo::default() });
+        let (ssthresh, w_max) = (c.ssthresh(), c.rule.w_max);
+        // No new ACK, the timer expires again (RFC 5681 §3.1, as Linux): nothing is reduced.
+        c.on_timeout(&TimeoutInfo { high_sent: 200, repeated: true, ..TimeoutInfo::default() });
+        assert_eq!((c.cwnd(), c.ssthresh(), c.rule.w_max), (1.0, ssthresh, w_max));
+        // A new packet's timeout (not repeated) reduces from the window of 1: ssthresh 2.
+        c.on_timeout(&TimeoutInfo { high_sent: 200, ..TimeoutInfo::default() });
+        assert_eq!(c.ssthresh(), 2.0);
     }
 }

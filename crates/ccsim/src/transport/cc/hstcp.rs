@@ -10,8 +10,8 @@
 //!
 //! each ACK adds a(w)/w and a loss keeps (1 − b(w)) w; at or below 38, a = 1 and b = 0.5; above
 //! High_Window they keep their values there (a choice: the RFC stops at it). Loss
-//! recovery is SACK's (`sack_aimd.rs`); a timeout keeps ssthresh as a loss would and restarts
-//! from 1. The RFC's constants are parameters (`low_window`, `high_window`, `high_decrease`,
+//! recovery is SACK's (`sack_aimd.rs`); a timeout keeps ssthresh as a loss would (held at a repeated
+//! one) and restarts from 1. The RFC's constants are parameters (`low_window`, `high_window`, `high_decrease`,
 //! `high_p`; Low_P is Reno's drop rate at Low_Window, (1.2/38)² ≈ 10⁻³, as the RFC sets it).
 
 use super::loss::LossConfig;

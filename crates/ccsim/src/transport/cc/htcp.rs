@@ -90,6 +90,11 @@ impl WindowRule for HtcpRule {
         self.epoch = now;
         self.beta * cwnd
     }
+    /// Every timeout restarts Δ, a repeated one too (which keeps ssthresh and β: Linux's
+    /// module resets its time of the last congestion at every timeout).
+    fn on_timeout(&mut self, now: SimTime) {
+        self.epoch = now;
+    }
 }
 
 pub type Htcp = SackAimd<HtcpRule>;
@@ -123,6 +128,7 @@ impl Algorithm for Htcp {
 mod tests {
     use super::*;
     use crate::sim::PS_PER_SEC;
+    use crate::transport::cc::{CongestionControl, TimeoutInfo};
 
     fn rule() -> HtcpRule {
         HtcpRule { delta_l: 1.0, adaptive_backoff: true, rtts: AckRtts::default(), epoch: 0, beta: 0.5 }
@@ -153,5 +159,18 @@ mod tests {
         // No queue at all: at most 0.8.
         r.on_ack(&AckInfo { now: 40_000 * ms, echo_tx: (40_000 - 100) * ms, ..AckInfo::default() }, false);
         assert!((r.decrease(100.0, 41 * PS_PER_SEC) - 80.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn every_timeout_restarts_the_time_since_the_last_loss() {
+        // A repeated timeout keeps ssthresh but, as Linux's module, restarts delta: 0.5 s after
+        // it alpha is 1, where counting from the first timeout (3 s earlier) would give 22.
+        let mut h = Htcp::build(&HtcpConfig::default(), 1000);
+        h.on_timeout(&TimeoutInfo { now: 10 * PS_PER_SEC, high_sent: 50, ..TimeoutInfo::default() });
+        let ssthresh = h.ssthresh();
+        h.on_timeout(&TimeoutInfo { now: 13 * PS_PER_SEC, high_sent: 50, repeated: true, ..TimeoutInfo::default() });
+        assert_eq!(h.ssthresh(), ssthresh);
+        let step = h.rule.increase(100.0, 13 * PS_PER_SEC + PS_PER_SEC / 2);
+        assert!((step * 100.0 - 1.0).abs() < 1e-9, "alpha {}", step * 100.0);
     }
 }

@@ -67,8 +67,10 @@ pub struct TimeoutInfo {
     pub high_sent: u64,
     /// The sequence number that timed out (the oldest one, when several did).
     pub seq: u64,
-    /// The timer expired before and no new ACK has come since: this is the same packet timing
-    /// out again (RFC 5681 §3.1 then holds ssthresh).
+    /// A timer expired before and no new ACK has come since. With the single timer this is the
+    /// same oldest packet timing out again (RFC 5681 §3.1 then holds ssthresh); with per-packet
+    /// timers not necessarily (another packet's timer can expire first), and no algorithm
+    /// that reads it runs them.
     pub repeated: bool,
 }
 

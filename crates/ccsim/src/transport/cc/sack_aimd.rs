@@ -27,10 +27,10 @@ pub trait WindowRule: Clone + std::fmt::Debug {
     /// keeps its epoch's state here, so the rule may change).
     fn increase(&mut self, cwnd: f64, now: SimTime) -> f64;
     /// The window kept when a loss or an ECN mark finds it at `cwnd` at `now` (also at a
-    /// timeout, which then restarts from 1).
+    /// timeout, which then restarts from 1; not at a repeated one, which keeps ssthresh).
     fn decrease(&mut self, cwnd: f64, now: SimTime) -> f64;
-    /// A timeout, after `decrease`.
-    fn on_timeout(&mut self) {}
+    /// A timeout at `now` (after `decrease`, unless it is a repeated one).
+    fn on_timeout(&mut self, _now: SimTime) {}
 }
 
 /// RTTs a rule measures from the ACKs of packets sent once: smoothed (gain 1/8), least, and
@@ -128,12 +128,14 @@ impl<R: WindowRule> CongestionControl for SackAimd<R> {
         reduce
     }
     fn on_timeout(&mut self, t: &TimeoutInfo) {
-        // The same packet timing out again keeps ssthresh and the rule's memory of the loss
-        // (RFC 5681 §3.1, which RFC 9438 §4.8 has CUBIC follow; Linux's tcp_enter_loss).
+        // The same packet timing out again keeps ssthresh and the rule's memory of the loss:
+        // RFC 5681 §3.1, by analogy (RFC 9438 §4.8 has CUBIC follow Reno at a timeout but for
+        // its beta), as Linux's tcp_enter_loss does. Linux also keeps ssthresh at a first
+        // timeout during a fast recovery; that is not modelled (the window is reduced again).
         if !t.repeated {
             self.reduce(t.now);
         }
-        self.rule.on_timeout();
+        self.rule.on_timeout(t.now);
         self.cwnd = 1.0;
         self.loss.on_timeout(t);
     }

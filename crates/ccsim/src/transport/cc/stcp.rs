@@ -6,7 +6,8 @@
 //! a smaller decreasing factor"; all "revert to TCP Reno at small window sizes"). Above the
 //! legacy window (16 packets) each ACK adds a = 0.01 packets and a loss takes b = 0.125 of the
 //! window; at or below it, Reno's rules (+1/cwnd per ACK, half off). Loss recovery is SACK's
-//! (`sack_aimd.rs`); a timeout keeps ssthresh as a loss would and restarts from 1.
+//! (`sack_aimd.rs`); a timeout keeps ssthresh as a loss would (held at a repeated one) and
+//! restarts from 1.
 
 use super::loss::LossConfig;
 use super::sack_loss::{decode_loss, sack_sender_defaults};

@@ -8,7 +8,7 @@
 //! the product of the estimated bandwidth and the minimum RTT"). Once a round trip the packets
 //! acknowledged over its length give a sample b_k, filtered as BWE ← 0.9 BWE + 0.1 b_k
 //! (Westwood+'s once-per-RTT sampling); a loss sets ssthresh = cwnd = max(2, BWE · RTT_min), a
-//! timeout the same ssthresh and cwnd = 1.
+//! timeout the same ssthresh (held at a repeated one) and cwnd = 1.
 //!
 //! Choices where the source is silent, each a parameter or stated here: a duplicate ACK counts
 //! one packet delivered and the cumulative ACK that covers it counts that much less (Linux's

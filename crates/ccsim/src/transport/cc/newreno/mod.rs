@@ -29,8 +29,9 @@
 //!   overshoot, lost retransmission and timeout for good (10 Mb/s, 45 ms, a 24-packet
 //!   buffer: 42% of the line). Linux's `tcp_enter_loss` likewise leaves ssthresh alone in
 //!   an unfinished recovery. When the same packet times out again (no new ACK since the last
-//!   timeout; the sender tells, `TimeoutInfo::repeated`), ssthresh is held (RFC 5681 §3.1: FlightSize/2 applies only to a segment not
-//!   yet resent by the timer), not taken from the one or two packets go-back-N had resent.
+//!   timeout; the sender tells, `TimeoutInfo::repeated`), ssthresh is held (RFC 5681 §3.1:
+//!   FlightSize/2 applies only to a segment not yet resent by the timer), not taken from the
+//!   one or two packets go-back-N had resent.
 //!
 //! `variant = "ns2"`: ns-2's `Agent/TCP/Newreno` (tcp-newreno.cc, tcp-reno.cc, tcp.cc) with
 //! the defaults of ns-2.30 to 2.35 (ns-default.tcl), which Cui's simulations ran: `bugFix_`
