@@ -694,6 +694,12 @@ mod tests {
             p.ack(&mut v, BASE);
         }
         assert_eq!(v.cwnd(), 3.0, "slow start stops at ssthresh");
+        // Many ACKs outside recovery later, a timeout the sender calls a new packet's halves
+        // the flight; one it calls repeated (no new ACK since) holds ssthresh, as Reno's.
+        v.on_timeout(&TimeoutInfo { now: p.now, flight: 10, high_sent: p.nxt, seq: p.una, repeated: false });
+        assert_eq!((v.cwnd(), v.ssthresh()), (1.0, 5.0));
+        v.on_timeout(&TimeoutInfo { now: p.now, flight: 1, high_sent: p.nxt, seq: p.una, repeated: true });
+        assert_eq!((v.cwnd(), v.ssthresh()), (1.0, 5.0));
     }
 
     #[test]
