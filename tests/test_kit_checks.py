@@ -332,6 +332,10 @@ def test_aggregates_counts_and_ratios_are_taken_within_each_seed():
     losers = [{"metric": "throughput", "op": "le", "value": 1}, {"metric": "drop", "op": "ge", "value": 0.05}]
     assert status({"kind": "count_ge", "pair": "A", "sources": [1, 2, 3], "n": 1, "where": losers}, d) == "pass"
     assert status({"kind": "count_ge", "pair": "A", "sources": [1, 2, 3], "n": 2, "where": losers}, d) == "fail"
+    # The detail says the count is taken seed by seed, apart from the per-source medians
+    # (which here name no loser at all).
+    detail = evaluate({"kind": "count_ge", "pair": "A", "sources": [1, 2, 3], "n": 1, "where": losers}, d).detail
+    assert "seed 1: 1, seed 2: 1, seed 3: 1" in detail and "by these medians none would meet it" in detail
     op = {"agg": "sum", "pair": "A", "sources": [1, 2, 3], "metric": "throughput",
           "where": [{"metric": "drop", "op": "lt", "value": 0.01}]}
     assert O.operand(d, op) == 10.0

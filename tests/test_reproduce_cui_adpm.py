@@ -24,3 +24,8 @@ def test_reproduction_judges_every_figure_and_explains_each_failure(tmp_path):
     for fig in ("fig5.1-mean-error.png", "fig5.2-max-error.png", "fig5.3-mse.png", "fig5.4-ramp.png",
                 "step-detection.png"):
         assert (tmp_path / "figures" / fig).exists()
+    # A model-only reproduction with no qualitative checks says so, without empty tables.
+    report = (tmp_path / "report.md").read_text()
+    assert "This reproduction has no qualitative checks" in report
+    assert "| Q checks |" not in report and "Hard qualitative checks passed" not in report
+    assert "No scenario file runs here" in report and "| P | 0 |" not in report

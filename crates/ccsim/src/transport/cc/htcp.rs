@@ -166,8 +166,10 @@ mod tests {
         // A repeated timeout keeps ssthresh but, as Linux's module, restarts delta: 0.5 s after
         // it alpha is 1, where counting from the first timeout (3 s earlier) would give 22.
         let mut h = Htcp::build(&HtcpConfig::default(), 1000);
+        h.cwnd = 100.0;
         h.on_timeout(&TimeoutInfo { now: 10 * PS_PER_SEC, high_sent: 50, ..TimeoutInfo::default() });
         let ssthresh = h.ssthresh();
+        assert_eq!(ssthresh, 50.0, "beta 0.5 of 100");
         h.on_timeout(&TimeoutInfo { now: 13 * PS_PER_SEC, high_sent: 50, repeated: true, ..TimeoutInfo::default() });
         assert_eq!(h.ssthresh(), ssthresh);
         let step = h.rule.increase(100.0, 13 * PS_PER_SEC + PS_PER_SEC / 2);

@@ -10,8 +10,8 @@
 //!   when the same packet times out again (no new ACK since the last timeout; the sender
 //!   tells, `TimeoutInfo::repeated`), ssthresh is held (RFC 5681 §3.1: FlightSize/2 applies
 //!   only to a segment not yet resent by the timer; a repeated timeout would otherwise take
-//!   half of the one or two packets go-back-N had
-//!   resent, and the next slow start would stop at 2);
+//!   half of the one or two packets go-back-N had resent, and the next slow start would stop
+//!   at 2);
 //! - RTO per RFC 6298 (srtt + 4 rttvar), Karn's rule, back-off; min RTO 200 ms as in Linux
 //!   (RFC 6298's 1 s is available through `min_rto`).
 //!

@@ -3,8 +3,8 @@
 //! ssthresh but by Reno's one packet), then the rule's increase per ACK;
 //! at a loss or an ECN mark the rule's decrease (ssthresh = cwnd = what it keeps, at least 2);
 //! at a timeout ssthresh the same (held when the same packet times out again, RFC 5681 §3.1)
-//! and cwnd = 1. CUBIC, BIC, Scalable TCP, HighSpeed TCP, H-TCP, TCP
-//! Hybla and TCP Westwood+ are such rules (`cubic.rs`, `bic.rs`, `stcp.rs`, `hstcp.rs`, `htcp.rs`,
+//! and cwnd = 1. CUBIC, BIC, Scalable TCP, HighSpeed TCP, H-TCP, TCP Hybla and TCP Westwood+
+//! are such rules (`cubic.rs`, `bic.rs`, `stcp.rs`, `hstcp.rs`, `htcp.rs`,
 //! `hybla.rs`, `westwood.rs`).
 
 use super::sack_loss::{DupResponse, SackLoss};
